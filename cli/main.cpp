@@ -1,0 +1,180 @@
+// edgegan: run .egan generators from the command line. Uses only the public API.
+//   edgegan generate MODEL -n 16 --seed 1 [--label 7] [--threads 2] -o grid.png
+//   edgegan run MODEL --input z=z.npy [--input label=l.npy] -o out.npy
+//   edgegan inspect MODEL
+#include <CLI/CLI.hpp>
+#include <cmath>
+#include <iomanip>
+#include <iostream>
+#include <map>
+
+#include "edgegan/edgegan.h"
+#include "edgegan/io.h"
+
+namespace {
+
+std::string dims_text(const std::vector<int64_t>& d) {
+  std::string s;
+  for (size_t i = 0; i < d.size(); ++i) s += (i ? "x" : "") + (d[i] < 0 ? std::string("N") : std::to_string(d[i]));
+  return s;
+}
+
+edgegan::SessionOptions session_options(int threads, int batch, const std::string& algo, const std::string& backend) {
+  edgegan::SessionOptions o;
+  o.threads = threads;
+  o.batch = batch;
+  o.deconv_algo = edgegan::deconv_algo_from_string(algo);
+  if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
+  return o;
+}
+
+int generate(const std::string& path, int count, uint64_t seed, int label, int threads, const std::string& algo,
+             const std::string& backend, int columns, int scale, const std::string& out, const std::string& npy_out) {
+  auto model = edgegan::Model::load(path);
+  if (model->noise_size() == 0) throw edgegan::Error("'" + path + "' has no noise input; it is not a generator (use 'edgegan run')");
+  const int64_t classes = model->label_count();
+  if (label >= 0 && classes == 0) throw edgegan::Error("--label given, but '" + path + "' is not a conditional model");
+  if (label >= classes && classes > 0) throw edgegan::Error("--label " + std::to_string(label) + " is outside 0.." + std::to_string(classes - 1));
+  edgegan::Session session(model, session_options(threads, count, algo, backend));
+  const std::vector<float> noise = edgegan::normal_noise(static_cast<size_t>(count * model->noise_size()), seed);
+  std::vector<int64_t> labels;
+  if (classes > 0) {
+    // --label L: every image of class L; otherwise class = column, so each grid row counts 0, 1, 2, ...
+    const int cols = columns > 0 ? columns : static_cast<int>(classes);
+    for (int i = 0; i < count; ++i) labels.push_back(label >= 0 ? label : (i % cols) % classes);
+    if (columns == 0) columns = cols;
+  }
+  const edgegan::Tensor images = session.generate(noise, labels);
+  const edgegan::OutputInfo& info = model->outputs().front();
+  if (!npy_out.empty()) edgegan::write_npy(npy_out, images);
+  edgegan::write_png_grid(out, images, columns, scale, info.value_min, info.value_max);
+  std::cout << "wrote " << count << " images (" << dims_text({images.shape[1], images.shape[2], images.shape[3]}) << ") to " << out << "\n";
+  return 0;
+}
+
+int run(const std::string& path, const std::vector<std::string>& inputs, const std::string& out, bool nhwc, int threads,
+        const std::string& algo, const std::string& backend) {
+  auto model = edgegan::Model::load(path);
+  std::vector<edgegan::Tensor> tensors;
+  int64_t batch = -1;
+  for (const std::string& spec : inputs) {
+    const size_t eq = spec.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw edgegan::Error("--input must be NAME=FILE.npy, got '" + spec + "'");
+    edgegan::Tensor t = edgegan::read_npy(spec.substr(eq + 1));
+    t.name = spec.substr(0, eq);
+    const edgegan::InputInfo* info = nullptr;
+    for (const auto& in : model->inputs())
+      if (in.name == t.name) info = &in;
+    if (!info) throw edgegan::Error("the model has no input named '" + t.name + "'");
+    if (t.shape.empty()) throw edgegan::Error("input '" + t.name + "' must have a batch dimension");
+    // .npy files hold ONNX (NCHW) order unless --nhwc: convert image inputs to the engine's NHWC.
+    if (info->layout == edgegan::Layout::kNHWC && !nhwc) t = edgegan::to_nhwc(t);
+    else if (info->layout == edgegan::Layout::kNHWC) t.layout = edgegan::Layout::kNHWC;
+    if (batch >= 0 && t.shape[0] != batch) throw edgegan::Error("inputs disagree on the batch size");
+    batch = t.shape[0];
+    tensors.push_back(std::move(t));
+  }
+  if (batch < 1) throw edgegan::Error("no inputs given (use --input NAME=FILE.npy for each model input)");
+  edgegan::Session session(model, session_options(threads, static_cast<int>(batch), algo, backend));
+  std::vector<edgegan::Tensor> outputs = session.run(tensors);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    edgegan::Tensor t = nhwc ? outputs[i] : edgegan::to_nchw(outputs[i]);
+    std::string file = out;
+    if (outputs.size() > 1) {
+      const size_t dot = out.rfind(".npy");
+      file = (dot == std::string::npos ? out : out.substr(0, dot)) + "." + t.name + ".npy";
+    }
+    edgegan::write_npy(file, t);
+    std::cout << "wrote " << t.name << " " << dims_text(t.shape) << " to " << file << "\n";
+  }
+  return 0;
+}
+
+int inspect(const std::string& path) {
+  auto model = edgegan::Model::load(path);
+  std::cout << path << ": schema " << model->schema_version() << ", by " << model->producer() << "\n"
+            << "source sha256 " << model->source_sha256() << "\n";
+  for (const auto& [k, v] : model->metadata()) std::cout << "  " << k << ": " << v << "\n";
+  for (const auto& in : model->inputs()) {
+    std::cout << "input  '" << in.name << "' " << dims_text(in.dims) << (in.layout == edgegan::Layout::kNHWC ? " NHWC" : "")
+              << (in.dtype == edgegan::DType::kInt64 ? " int64" : " float32");
+    if (in.role == edgegan::InputRole::kNoise) std::cout << "  noise (" << in.noise_size << " values)";
+    if (in.role == edgegan::InputRole::kLabel) std::cout << "  label (" << in.label_count << " classes: 0.." << in.label_count - 1 << ")";
+    if (in.role == edgegan::InputRole::kImage) std::cout << "  image";
+    std::cout << "\n";
+  }
+  for (const auto& out : model->outputs()) {
+    std::cout << "output '" << out.name << "' " << dims_text(out.dims) << (out.layout == edgegan::Layout::kNHWC ? " NHWC" : "");
+    if (out.role == edgegan::OutputRole::kImage) std::cout << "  image";
+    if (out.role == edgegan::OutputRole::kScore) std::cout << "  score";
+    if (!std::isnan(out.value_min)) std::cout << ", values in [" << out.value_min << ", " << out.value_max << "]";
+    std::cout << "\n";
+  }
+  int index = 0;
+  for (const auto& op : model->ops()) {
+    std::cout << "op " << std::setw(2) << index++ << " " << std::left << std::setw(16) << op.kind << std::right;
+    for (size_t i = 0; i < op.inputs.size(); ++i) std::cout << (i ? ", " : "") << op.inputs[i] << " " << dims_text(op.input_dims[i]);
+    std::cout << " -> " << op.outputs[0] << " " << dims_text(op.output_dims[0]) << "\n";
+    if (!op.attributes.empty()) std::cout << "       " << op.attributes << "\n";
+    if (op.weight_bytes) std::cout << "       weights " << op.weight_bytes << " bytes\n";
+    if (!op.phases.empty()) {
+      std::cout << "       stored as " << op.phases.size() << " phases (taps h x w):";
+      for (const auto& p : op.phases) std::cout << " (" << p.phase_h << "," << p.phase_w << ")=" << p.taps_h << "x" << p.taps_w;
+      std::cout << "\n";
+    }
+    if (!op.name.empty()) std::cout << "       from " << op.name << "\n";
+  }
+  std::cout << "weights " << model->weight_bytes() << " bytes (mapped), file " << model->file_bytes() << " bytes\n";
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"edgegan: GAN generator inference on the edge"};
+  app.require_subcommand(1);
+
+  std::string model, out = "grid.png", npy_out, algo = "split", backend = "cpu";
+  int count = 16, label = -1, threads = 0, columns = 0, scale = 4;
+  uint64_t seed = 0;
+  auto* gen = app.add_subcommand("generate", "generate images from noise and write them as one PNG grid");
+  gen->add_option("model", model, ".egan generator")->required()->check(CLI::ExistingFile);
+  gen->add_option("-n,--count", count, "number of images")->check(CLI::Range(1, 4096));
+  gen->add_option("--seed", seed, "noise seed (same seed, same images)");
+  gen->add_option("--label", label, "class of every image (conditional models)")->check(CLI::NonNegativeNumber);
+  gen->add_option("--threads", threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
+  gen->add_option("--columns", columns, "images per grid row (default: near-square, or one per class)")->check(CLI::Range(0, 4096));
+  gen->add_option("--scale", scale, "pixel magnification in the PNG")->check(CLI::Range(1, 64));
+  gen->add_option("--algo", algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
+  gen->add_option("--backend", backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  gen->add_option("--npy", npy_out, "also write the raw NHWC floats to this .npy file");
+  gen->add_option("-o,--output", out, "PNG file to write");
+
+  std::vector<std::string> inputs;
+  std::string run_model, run_out = "out.npy", run_algo = "split", run_backend = "cpu";
+  int run_threads = 0;
+  bool nhwc = false;
+  auto* runc = app.add_subcommand("run", "run a model on .npy inputs (ONNX NCHW order) and write .npy outputs");
+  runc->add_option("model", run_model, ".egan model")->required()->check(CLI::ExistingFile);
+  runc->add_option("-i,--input", inputs, "NAME=FILE.npy, once per model input")->required();
+  runc->add_option("-o,--output", run_out, "output .npy (NAME is inserted when the model has several outputs)");
+  runc->add_flag("--nhwc", nhwc, "inputs and outputs in the engine's NHWC order instead of ONNX's NCHW");
+  runc->add_option("--threads", run_threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
+  runc->add_option("--algo", run_algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
+  runc->add_option("--backend", run_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+
+  std::string inspect_model;
+  auto* insp = app.add_subcommand("inspect", "show a model's inputs, ops, shapes and the phases of each transposed conv");
+  insp->add_option("model", inspect_model, ".egan model")->required()->check(CLI::ExistingFile);
+
+  CLI11_PARSE(app, argc, argv);
+  try {
+    if (*gen) return generate(model, count, seed, label, threads, algo, backend, columns, scale, out, npy_out);
+    if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
+    if (*insp) return inspect(inspect_model);
+  } catch (const std::exception& e) {
+    std::cerr << "edgegan: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

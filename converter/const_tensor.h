@@ -1,0 +1,44 @@
+// Constant tensors of an ONNX graph (initializers, Constant nodes, and the
+// results of folding shape arithmetic), held as float32 or int64.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace onnx {
+class TensorProto;
+}
+
+namespace edgegan::converter {
+
+struct ConstTensor {
+  bool is_int = false;             // int64 (shapes, indices) or float32 (weights)
+  std::vector<int64_t> dims;
+  std::vector<float> f;
+  std::vector<int64_t> i;
+
+  int64_t numel() const;
+  double at(int64_t k) const { return is_int ? static_cast<double>(i[static_cast<size_t>(k)]) : f[static_cast<size_t>(k)]; }
+  static ConstTensor ints(std::vector<int64_t> values, std::vector<int64_t> dims);
+  static ConstTensor floats(std::vector<float> values, std::vector<int64_t> dims);
+};
+
+// Decodes an ONNX TensorProto (raw_data or typed fields). `what` names it in errors.
+ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what);
+
+// NumPy-style broadcasting binary op: op is one of "Add", "Sub", "Mul", "Div".
+ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const ConstTensor& b, const std::string& what);
+
+// ONNX Gather along `axis` with constant data and indices.
+ConstTensor gather(const ConstTensor& data, const ConstTensor& indices, int64_t axis, const std::string& what);
+
+// ONNX Slice (starts/ends/axes/steps already read).
+ConstTensor slice(const ConstTensor& data, std::vector<int64_t> starts, std::vector<int64_t> ends,
+                  std::vector<int64_t> axes, std::vector<int64_t> steps, const std::string& what);
+
+ConstTensor concat(const std::vector<const ConstTensor*>& parts, int64_t axis, const std::string& what);
+ConstTensor transpose(const ConstTensor& t, std::vector<int64_t> perm, const std::string& what);
+ConstTensor cast(const ConstTensor& t, bool to_int);
+
+}  // namespace edgegan::converter

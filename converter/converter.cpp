@@ -1,0 +1,105 @@
+#include "converter/converter.h"
+
+#include <openssl/evp.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <iterator>
+#include <sstream>
+
+#include "converter/egan_ir.h"
+#include "converter/egan_writer.h"
+#include "edgegan/edgegan.h"
+#include "edgegan/io.h"
+
+namespace edgegan::converter {
+namespace {
+
+const char* kProducer = "edgegan-convert 0.1.0";
+
+std::string sha256_hex(const std::string& bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  if (!EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr)) throw ConvertError("sha256 failed");
+  std::ostringstream os;
+  for (unsigned int i = 0; i < len; ++i) os << std::hex << std::setw(2) << std::setfill('0') << static_cast<int>(digest[i]);
+  return os.str();
+}
+
+std::string dims_text(const std::vector<int64_t>& d) {
+  std::ostringstream os;
+  for (size_t i = 0; i < d.size(); ++i) os << (i ? "x" : "") << (d[i] < 0 ? std::string("N") : std::to_string(d[i]));
+  return os.str();
+}
+
+std::string summarize(const Model& model, const IrModel& ir) {
+  std::ostringstream os;
+  for (const InputInfo& in : model.inputs()) {
+    os << "input  " << in.name << " " << dims_text(in.dims) << (in.layout == Layout::kNHWC ? " (NHWC)" : "");
+    if (in.role == InputRole::kNoise) os << "  noise, " << in.noise_size << " values";
+    if (in.role == InputRole::kLabel) os << "  label, " << in.label_count << " classes";
+    if (in.role == InputRole::kImage) os << "  image";
+    os << "\n";
+  }
+  int index = 0;
+  for (const OpInfo& op : model.ops()) {
+    os << "op " << std::setw(2) << index++ << "  " << std::left << std::setw(16) << op.kind << std::right << dims_text(op.input_dims[0])
+       << " -> " << dims_text(op.output_dims[0]) << "  " << op.attributes;
+    if (!op.phases.empty()) {
+      os << "  phases:";
+      for (const PhaseInfo& p : op.phases) os << " (" << p.phase_h << "," << p.phase_w << ")=" << p.taps_h << "x" << p.taps_w;
+    }
+    os << "  [" << op.name << "]\n";
+  }
+  for (const OutputInfo& out : model.outputs()) {
+    os << "output " << out.name << " " << dims_text(out.dims) << (out.layout == Layout::kNHWC ? " (NHWC)" : "");
+    if (!std::isnan(out.value_min)) os << "  values in [" << out.value_min << ", " << out.value_max << "]";
+    os << "\n";
+  }
+  os << ir.ops.size() << " ops, " << ir.batchnorms_folded << " BatchNorm folded, " << ir.activations_fused
+     << " activations fused; weights " << model.weight_bytes() << " bytes, file " << model.file_bytes() << " bytes\n";
+  return os.str();
+}
+
+}  // namespace
+
+ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name) {
+  onnx::ModelProto proto;
+  if (onnx_bytes.empty() || !proto.ParseFromString(onnx_bytes)) throw ConvertError("'" + source_name + "' is not a valid ONNX model (protobuf parse failed)");
+  if (!proto.has_graph()) throw ConvertError("'" + source_name + "' has no graph");
+  const OnnxGraph graph(proto);
+  IrModel ir = lower_to_ir(graph);
+  ir.source_sha256 = sha256_hex(onnx_bytes);
+  ir.metadata = {{"source_file", source_name},
+                 {"onnx_opset", std::to_string(graph.opset())},
+                 {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())}};
+  ConvertResult result;
+  result.egan = write_egan(ir, kProducer);
+  // The converter never writes a file the engine would reject: load it back.
+  std::shared_ptr<const Model> model;
+  try {
+    model = Model::from_bytes(result.egan);
+  } catch (const Error& e) {
+    throw ConvertError(std::string("internal error: the written model does not load: ") + e.what());
+  }
+  result.summary = summarize(*model, ir);
+  return result;
+}
+
+ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path) {
+  std::ifstream in(onnx_path, std::ios::binary);
+  if (!in) throw ConvertError("cannot open '" + onnx_path + "': " + std::strerror(errno));
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t slash = onnx_path.find_last_of('/');
+  ConvertResult r = convert_onnx(bytes, slash == std::string::npos ? onnx_path : onnx_path.substr(slash + 1));
+  try {
+    write_file_atomically(egan_path, r.egan.data(), r.egan.size());
+  } catch (const Error& e) {
+    throw ConvertError(e.what());
+  }
+  return r;
+}
+
+}  // namespace edgegan::converter

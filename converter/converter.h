@@ -1,0 +1,24 @@
+// edgegan-convert as a library: ONNX bytes in, .egan bytes out, plus a
+// human-readable summary. The CLI (main.cpp) and the tests both use this.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "converter/errors.h"
+
+namespace edgegan::converter {
+
+struct ConvertResult {
+  std::vector<uint8_t> egan;   // the file image (already verified by loading it back)
+  std::string summary;         // what was written, one op per line
+};
+
+// `source_name` is recorded in the metadata (e.g. the input file's name).
+ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name);
+
+// Reads `onnx_path`, converts, and writes `egan_path` atomically (never a partial file).
+ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path);
+
+}  // namespace edgegan::converter

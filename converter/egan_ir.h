@@ -1,0 +1,72 @@
+// The converter's form of an engine model, between ONNX lowering and the
+// flatbuffers writer. Weights are still in ONNX layouts here; the writer packs
+// them (and splits every transposed convolution into its phases).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "converter/onnx_graph.h"
+#include "kernels_cpu/epilogue.h"
+
+namespace edgegan::converter {
+
+enum class IrOpKind { kConvTranspose, kConv, kDense, kEmbedding, kConcat, kReshape, kChannelAffine, kElementwise };
+
+struct IrTensor {
+  std::string name;
+  bool is_int = false;
+  bool nhwc = false;                 // rank-4 image tensors
+  std::vector<int64_t> dims;         // storage order, dims[0] = -1
+};
+
+struct IrOp {
+  IrOpKind kind = IrOpKind::kElementwise;
+  std::string name;                  // source node name(s), "conv+bn+relu" after fusion
+  std::vector<int> inputs;
+  int output = -1;
+  ConvGeometry geometry;             // conv, conv transpose
+  // ONNX layouts: ConvTranspose [Cin][Cout][kh][kw], Conv [Cout][Cin][kh][kw], Dense [in][out],
+  // Embedding [rows][dim], ChannelAffine: scale.
+  std::vector<float> weights;
+  std::vector<float> bias;           // bias, or ChannelAffine shift; empty = none
+  cpu::Activation activation = cpu::Activation::kNone;
+  float alpha = 0.01f;
+  int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
+  int axis = 0;                      // Concat, storage order
+};
+
+enum class IrInputRole { kOther, kNoise, kLabel, kImage };
+enum class IrOutputRole { kOther, kImage, kScore };
+
+struct IrInput {
+  int tensor = -1;
+  IrInputRole role = IrInputRole::kOther;
+  int64_t noise_size = 0, label_count = 0;
+};
+
+struct IrOutput {
+  int tensor = -1;
+  IrOutputRole role = IrOutputRole::kOther;
+  float value_min = NAN, value_max = NAN;
+};
+
+struct IrModel {
+  std::vector<IrTensor> tensors;
+  std::vector<IrOp> ops;
+  std::vector<IrInput> inputs;
+  std::vector<IrOutput> outputs;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::string source_sha256;
+  int batchnorms_folded = 0;
+  int activations_fused = 0;
+};
+
+// ONNX graph -> engine IR: checks batch independence, folds BatchNorm and bias
+// Adds into their producers, fuses activations, assigns NHWC layouts and roles.
+IrModel lower_to_ir(const OnnxGraph& graph);
+
+}  // namespace edgegan::converter

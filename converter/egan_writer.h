@@ -1,0 +1,16 @@
+// Serializes the engine IR into .egan bytes: packs conv weights to
+// [kh][kw][Cin][Cout], splits every transposed convolution into its
+// stride_h*stride_w phase sub-kernels, and lays weights out 64-byte aligned
+// after the flatbuffer (see engine/format/egan.fbs for the file layout).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "converter/egan_ir.h"
+
+namespace edgegan::converter {
+
+std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer);
+
+}  // namespace edgegan::converter

@@ -1,0 +1,23 @@
+// edgegan-convert in.onnx -o out.egan
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "converter/converter.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"edgegan-convert: ONNX GAN generator/discriminator -> .egan model (transposed convolutions stored pre-split)"};
+  std::string input, output;
+  bool quiet = false;
+  app.add_option("input", input, "ONNX model exported by torch.onnx.export")->required()->check(CLI::ExistingFile);
+  app.add_option("-o,--output", output, "the .egan file to write")->required();
+  app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  CLI11_PARSE(app, argc, argv);
+  try {
+    const auto result = edgegan::converter::convert_file(input, output);
+    if (!quiet) std::cout << result.summary << "wrote " << output << "\n";
+  } catch (const std::exception& e) {
+    std::cerr << "edgegan-convert: error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

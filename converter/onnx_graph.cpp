@@ -1,0 +1,385 @@
+#include "converter/onnx_graph.h"
+
+#include <algorithm>
+#include <numeric>
+#include <set>
+
+#include "converter/errors.h"
+
+namespace edgegan::converter {
+
+namespace {
+
+int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
+  int64_t p = 1;
+  for (size_t k = from; k < v.size(); ++k) p *= v[k];
+  return p;
+}
+
+std::vector<int64_t> as_ints(const Value& v, const Node& n, const char* what) {
+  if (!v.is_const || !v.c.is_int) throw ConvertError(where(n) + ": " + what + " must be a constant integer tensor");
+  return v.c.i;
+}
+
+// ONNX Reshape target: 0 copies the input dim, -1 is inferred.
+std::vector<int64_t> reshape_target(const Node& n, const std::vector<int64_t>& in, std::vector<int64_t> shape) {
+  if (attr_int(n, "allowzero", 0) != 0 && std::count(shape.begin(), shape.end(), 0) > 0)
+    throw ConvertError(where(n) + ": attribute 'allowzero' = 1 with a zero in the shape is not supported");
+  int64_t known = 1;
+  int infer = -1;
+  for (size_t k = 0; k < shape.size(); ++k) {
+    if (shape[k] == 0) {
+      if (k >= in.size()) throw ConvertError(where(n) + ": shape copies a dimension the input does not have");
+      shape[k] = in[k];
+    }
+    if (shape[k] == -1) {
+      if (infer >= 0) throw ConvertError(where(n) + ": more than one -1 in the target shape");
+      infer = static_cast<int>(k);
+    } else if (shape[k] < 0) {
+      throw ConvertError(where(n) + ": negative dimension in the target shape");
+    } else {
+      known *= shape[k];
+    }
+  }
+  const int64_t total = product(in);
+  if (infer >= 0) {
+    if (known == 0 || total % known != 0) throw ConvertError(where(n) + ": cannot infer the -1 dimension");
+    shape[static_cast<size_t>(infer)] = total / known;
+  } else if (known != total) {
+    throw ConvertError(where(n) + ": target shape holds " + std::to_string(known) + " elements, the input " + std::to_string(total));
+  }
+  return shape;
+}
+
+std::vector<int64_t> unsqueeze_shape(const Node& n, std::vector<int64_t> shape, std::vector<int64_t> axes) {
+  const int64_t rank = static_cast<int64_t>(shape.size() + axes.size());
+  for (auto& a : axes) {
+    if (a < -rank || a >= rank) throw ConvertError(where(n) + ": axis out of range");
+    if (a < 0) a += rank;
+  }
+  std::sort(axes.begin(), axes.end());
+  for (int64_t a : axes) shape.insert(shape.begin() + a, 1);
+  return shape;
+}
+
+std::vector<int64_t> squeeze_shape(const Node& n, const std::vector<int64_t>& shape, std::vector<int64_t> axes) {
+  const int64_t rank = static_cast<int64_t>(shape.size());
+  std::set<int64_t> drop;
+  if (axes.empty()) {
+    for (int64_t k = 0; k < rank; ++k)
+      if (shape[static_cast<size_t>(k)] == 1) drop.insert(k);
+  }
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) throw ConvertError(where(n) + ": axis out of range");
+    if (a < 0) a += rank;
+    if (shape[static_cast<size_t>(a)] != 1) throw ConvertError(where(n) + ": cannot squeeze a dimension of size " + std::to_string(shape[static_cast<size_t>(a)]));
+    drop.insert(a);
+  }
+  std::vector<int64_t> out;
+  for (int64_t k = 0; k < rank; ++k)
+    if (!drop.count(k)) out.push_back(shape[static_cast<size_t>(k)]);
+  return out;
+}
+
+// Axes of Unsqueeze/Squeeze: an attribute up to opset 12, an input from 13.
+std::vector<int64_t> axes_of(const Node& n, const std::map<std::string, Value>& values) {
+  if (find_attr(n, "axes")) return attr_ints(n, "axes", {});
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) return as_ints(values.at(n.inputs[1]), n, "axes");
+  return {};
+}
+
+}  // namespace
+
+OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
+  for (const auto& op : model.opset_import())
+    if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
+  if (opset_ == 0) throw ConvertError("the model declares no default-domain opset");
+  if (opset_ < 11 || opset_ > 17)
+    throw ConvertError("opset " + std::to_string(opset_) + " is not supported (edgegan-convert reads opsets 11-17; re-export with torch.onnx.export(..., opset_version=13))");
+  const auto& g = model.graph();
+  for (const auto& t : g.initializer()) initializers_[t.name()] = decode_tensor(t, "initializer '" + t.name() + "'");
+  for (const auto& in : g.input()) {
+    if (initializers_.count(in.name())) continue;  // old exporters list initializers as inputs
+    GraphInput gi;
+    gi.name = in.name();
+    if (!in.type().has_tensor_type()) throw ConvertError("graph input '" + in.name() + "' is not a tensor");
+    const int et = in.type().tensor_type().elem_type();
+    if (et == onnx::TensorProto::INT64 || et == onnx::TensorProto::INT32) gi.is_int = true;
+    else if (et != onnx::TensorProto::FLOAT) throw ConvertError("graph input '" + in.name() + "' has element type " + std::to_string(et) + "; float32 and int64 are supported");
+    const auto& shape = in.type().tensor_type().shape();
+    if (shape.dim_size() < 1) throw ConvertError("graph input '" + in.name() + "' must have a batch dimension");
+    for (int k = 0; k < shape.dim_size(); ++k) {
+      const auto& d = shape.dim(k);
+      if (k == 0) { gi.dims.push_back(-1); continue; }
+      if (!d.has_dim_value() || d.dim_value() < 1)
+        throw ConvertError("graph input '" + in.name() + "': dimension " + std::to_string(k) + " must be a fixed positive number (only the batch may vary)");
+      gi.dims.push_back(d.dim_value());
+    }
+    inputs_.push_back(gi);
+  }
+  if (inputs_.empty()) throw ConvertError("the graph has no inputs");
+  for (const auto& out : g.output()) outputs_.push_back(out.name());
+  if (outputs_.empty()) throw ConvertError("the graph has no outputs");
+  for (int k = 0; k < g.node_size(); ++k) {
+    const auto& p = g.node(k);
+    Node n;
+    n.proto = &p;
+    n.op = p.op_type();
+    n.name = p.name().empty() ? n.op + " #" + std::to_string(k) : p.name();
+    if (!p.domain().empty() && p.domain() != "ai.onnx") throw ConvertError(where(n) + ": op domain '" + p.domain() + "' is not supported");
+    n.inputs.assign(p.input().begin(), p.input().end());
+    n.outputs.assign(p.output().begin(), p.output().end());
+    nodes_.push_back(std::move(n));
+  }
+}
+
+AnalysisPass OnnxGraph::analyse(int64_t batch) const {
+  AnalysisPass pass;
+  pass.batch = batch;
+  auto& values = pass.values;
+  for (const auto& [name, t] : initializers_) {
+    Value v;
+    v.is_const = true;
+    v.c = t;
+    values[name] = v;
+  }
+  for (const GraphInput& in : inputs_) {
+    Value v;
+    v.is_int = in.is_int;
+    v.shape = in.dims;
+    v.shape[0] = batch;
+    values[in.name] = v;
+  }
+
+  for (const Node& n : nodes_) {
+    auto input = [&](size_t k) -> const Value& {
+      if (k >= n.inputs.size() || n.inputs[k].empty()) throw ConvertError(where(n) + ": input " + std::to_string(k) + " is missing");
+      const auto it = values.find(n.inputs[k]);
+      if (it == values.end()) throw ConvertError(where(n) + ": input '" + n.inputs[k] + "' is not defined before this node (is the graph topologically sorted?)");
+      return it->second;
+    };
+    auto has_input = [&](size_t k) { return k < n.inputs.size() && !n.inputs[k].empty(); };
+    auto constant = [&](size_t k, const char* what) -> const ConstTensor& {
+      const Value& v = input(k);
+      if (!v.is_const) throw ConvertError(where(n) + ": " + what + " must be a constant (initializer), but '" + n.inputs[k] + "' is computed at run time");
+      return v.c;
+    };
+    auto set_const = [&](ConstTensor c) {
+      Value v;
+      v.is_const = true;
+      v.c = std::move(c);
+      values[n.outputs.at(0)] = std::move(v);
+    };
+    auto set_act = [&](std::vector<int64_t> shape, bool is_int = false) {
+      Value v;
+      v.shape = std::move(shape);
+      v.is_int = is_int;
+      values[n.outputs.at(0)] = std::move(v);
+    };
+    if (n.outputs.empty()) throw ConvertError(where(n) + ": node has no outputs");
+    bool all_const = true;
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (has_input(k)) all_const = all_const && input(k).is_const;
+    const std::string& op = n.op;
+    bool folded = true;
+
+    if (op == "Constant") {
+      check_attributes(n, {"value", "value_float", "value_floats", "value_int", "value_ints"});
+      if (const auto* a = find_attr(n, "value")) set_const(decode_tensor(a->t(), where(n)));
+      else if (const auto* a = find_attr(n, "value_float")) set_const(ConstTensor::floats({a->f()}, {}));
+      else if (const auto* a = find_attr(n, "value_floats")) set_const(ConstTensor::floats({a->floats().begin(), a->floats().end()}, {a->floats_size()}));
+      else if (const auto* a = find_attr(n, "value_int")) set_const(ConstTensor::ints({a->i()}, {}));
+      else if (const auto* a = find_attr(n, "value_ints")) set_const(ConstTensor::ints({a->ints().begin(), a->ints().end()}, {a->ints_size()}));
+      else throw ConvertError(where(n) + ": Constant without a supported value attribute");
+    } else if (op == "Identity" || op == "Dropout") {
+      if (op == "Dropout" && has_input(2) && !(input(2).is_const && input(2).c.numel() == 1 && input(2).c.at(0) == 0))
+        throw ConvertError(where(n) + ": Dropout in training mode is not supported (export with model.eval())");
+      if (n.outputs.size() > 1 && !n.outputs[1].empty()) {
+        for (const Node& other : nodes_)
+          for (const auto& i : other.inputs)
+            if (i == n.outputs[1]) throw ConvertError(where(n) + ": the Dropout mask output is used, which is not supported");
+      }
+      values[n.outputs[0]] = input(0);
+      folded = input(0).is_const;
+      // An Identity of an activation is resolved by the lowering as an alias, not an op.
+    } else if (op == "Shape") {
+      check_attributes(n, {"start", "end"});
+      const Value& x = input(0);
+      std::vector<int64_t> shape = x.is_const ? x.c.dims : x.shape;
+      const int64_t rank = static_cast<int64_t>(shape.size());
+      int64_t s = attr_int(n, "start", 0), e = attr_int(n, "end", rank);
+      if (s < 0) s += rank;
+      if (e < 0) e += rank;
+      s = std::clamp<int64_t>(s, 0, rank);
+      e = std::clamp<int64_t>(e, s, rank);
+      std::vector<int64_t> part(shape.begin() + s, shape.begin() + e);
+      set_const(ConstTensor::ints(part, {static_cast<int64_t>(part.size())}));
+    } else if (all_const && op == "Gather") {
+      check_attributes(n, {"axis"});
+      set_const(gather(constant(0, "data"), constant(1, "indices"), attr_int(n, "axis", 0), where(n)));
+    } else if (all_const && op == "Unsqueeze") {
+      ConstTensor c = constant(0, "data");
+      c.dims = unsqueeze_shape(n, c.dims, axes_of(n, values));
+      set_const(c);
+    } else if (all_const && op == "Squeeze") {
+      ConstTensor c = constant(0, "data");
+      c.dims = squeeze_shape(n, c.dims, axes_of(n, values));
+      set_const(c);
+    } else if (all_const && op == "Concat") {
+      std::vector<const ConstTensor*> parts;
+      for (size_t k = 0; k < n.inputs.size(); ++k) parts.push_back(&constant(k, "input"));
+      set_const(concat(parts, attr_int(n, "axis", 0), where(n)));
+    } else if (all_const && op == "Slice") {
+      std::vector<int64_t> starts, ends, axes, steps;
+      if (find_attr(n, "starts")) {  // opset < 10 style attributes
+        starts = attr_ints(n, "starts", {});
+        ends = attr_ints(n, "ends", {});
+        axes = attr_ints(n, "axes", {});
+      } else {
+        starts = as_ints(input(1), n, "starts");
+        ends = as_ints(input(2), n, "ends");
+        if (has_input(3)) axes = as_ints(input(3), n, "axes");
+        if (has_input(4)) steps = as_ints(input(4), n, "steps");
+      }
+      set_const(slice(constant(0, "data"), starts, ends, axes, steps, where(n)));
+    } else if (all_const && op == "Cast") {
+      const int64_t to = attr_int(n, "to", onnx::TensorProto::FLOAT);
+      const bool to_int = to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32 || to == onnx::TensorProto::BOOL;
+      if (!to_int && to != onnx::TensorProto::FLOAT && to != onnx::TensorProto::DOUBLE)
+        throw ConvertError(where(n) + ": attribute 'to' = " + std::to_string(to) + " is not supported");
+      set_const(cast(constant(0, "input"), to_int));
+    } else if (all_const && (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")) {
+      set_const(broadcast_binary(op, constant(0, "A"), constant(1, "B"), where(n)));
+    } else if (all_const && op == "Reshape") {
+      ConstTensor c = constant(0, "data");
+      c.dims = reshape_target(n, c.dims, as_ints(input(1), n, "shape"));
+      set_const(c);
+    } else if (all_const && op == "Transpose") {
+      set_const(transpose(constant(0, "data"), attr_ints(n, "perm", {}), where(n)));
+    } else if (all_const && op == "ConstantOfShape") {
+      const std::vector<int64_t> dims = as_ints(input(0), n, "shape");
+      ConstTensor fill = ConstTensor::floats({0.f}, {1});
+      if (const auto* a = find_attr(n, "value")) fill = decode_tensor(a->t(), where(n));
+      const int64_t count = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
+      if (count < 0 || count > (int64_t{1} << 24)) throw ConvertError(where(n) + ": ConstantOfShape is too large");
+      if (fill.is_int) set_const(ConstTensor::ints(std::vector<int64_t>(static_cast<size_t>(count), fill.i.at(0)), dims));
+      else set_const(ConstTensor::floats(std::vector<float>(static_cast<size_t>(count), fill.f.at(0)), dims));
+    } else if (op == "Gather") {
+      // A constant table indexed by a run-time tensor: an embedding lookup.
+      folded = false;
+      check_attributes(n, {"axis"});
+      const Value& data = input(0);
+      const Value& idx = input(1);
+      if (!data.is_const || idx.is_const) throw ConvertError(where(n) + ": only a constant table indexed by a run-time tensor is supported");
+      if (attr_int(n, "axis", 0) != 0) throw ConvertError(where(n) + ": attribute 'axis' must be 0 for an embedding lookup");
+      if (!idx.is_int) throw ConvertError(where(n) + ": indices must be integers");
+      if (data.c.dims.size() != 2 || data.c.is_int) throw ConvertError(where(n) + ": the embedding table must be a 2-D float tensor");
+      std::vector<int64_t> out = idx.shape;
+      out.push_back(data.c.dims[1]);
+      set_act(out);
+    } else {
+      // An op computed at run time: infer its output shape.
+      folded = false;
+      const Value& x = input(0);
+      if (x.is_const) throw ConvertError(where(n) + ": a run-time op whose first input is constant is not supported");
+      if (op == "ConvTranspose") {
+        const ConstTensor& w = constant(1, "weights");
+        if (has_input(2)) constant(2, "bias");
+        const ConvGeometry g = resolve_conv_transpose(n, x.shape, w.dims);
+        set_act({batch, g.out_channels, g.out_h, g.out_w});
+      } else if (op == "Conv") {
+        const ConstTensor& w = constant(1, "weights");
+        if (has_input(2)) constant(2, "bias");
+        const ConvGeometry g = resolve_conv(n, x.shape, w.dims);
+        set_act({batch, g.out_channels, g.out_h, g.out_w});
+      } else if (op == "BatchNormalization") {
+        check_attributes(n, {"epsilon", "momentum", "training_mode", "spatial"});
+        if (attr_int(n, "training_mode", 0) != 0) throw ConvertError(where(n) + ": attribute 'training_mode' = 1 is not supported (export with model.eval())");
+        if (attr_int(n, "spatial", 1) != 1) throw ConvertError(where(n) + ": attribute 'spatial' = 0 is not supported");
+        for (size_t k = 1; k <= 4; ++k)
+          if (constant(k, "BatchNorm parameters").numel() != (x.shape.size() > 1 ? x.shape[1] : 0))
+            throw ConvertError(where(n) + ": parameter '" + n.inputs[k] + "' does not have one value per channel");
+        for (size_t k = 1; k < n.outputs.size(); ++k)
+          if (!n.outputs[k].empty()) throw ConvertError(where(n) + ": training-mode outputs (running mean/var) are not supported");
+        set_act(x.shape);
+      } else if (op == "Relu" || op == "Tanh" || op == "Sigmoid") {
+        check_attributes(n, {});
+        set_act(x.shape);
+      } else if (op == "LeakyRelu") {
+        check_attributes(n, {"alpha"});
+        set_act(x.shape);
+      } else if (op == "Gemm") {
+        check_attributes(n, {"alpha", "beta", "transA", "transB"});
+        if (attr_int(n, "transA", 0) != 0) throw ConvertError(where(n) + ": attribute 'transA' = 1 is not supported (the activation must be the left operand)");
+        if (x.shape.size() != 2) throw ConvertError(where(n) + ": input must be 2-D [batch, features]");
+        const ConstTensor& w = constant(1, "weights");
+        if (w.dims.size() != 2) throw ConvertError(where(n) + ": weights must be 2-D");
+        const bool tb = attr_int(n, "transB", 0) != 0;
+        const int64_t k = tb ? w.dims[1] : w.dims[0], m = tb ? w.dims[0] : w.dims[1];
+        if (k != x.shape[1]) throw ConvertError(where(n) + ": input has " + std::to_string(x.shape[1]) + " features, the weights expect " + std::to_string(k));
+        if (has_input(2)) {
+          const ConstTensor& c = constant(2, "bias");
+          if (c.numel() != m && c.numel() != 1) throw ConvertError(where(n) + ": bias must have one value per output feature");
+        }
+        set_act({batch, m});
+      } else if (op == "MatMul") {
+        check_attributes(n, {});
+        if (x.shape.size() != 2) throw ConvertError(where(n) + ": only 2-D [batch, features] x [features, out] products are supported");
+        const ConstTensor& w = constant(1, "weights");
+        if (w.dims.size() != 2 || w.dims[0] != x.shape[1]) throw ConvertError(where(n) + ": weights do not match the input features");
+        set_act({batch, w.dims[1]});
+      } else if (op == "Add" || op == "Mul" || op == "Sub" || op == "Div") {
+        if (!input(1).is_const) throw ConvertError(where(n) + ": " + op + " of two run-time tensors is not supported");
+        const ConstTensor& c = input(1).c;
+        if (op != "Add") throw ConvertError(where(n) + ": " + op + " with a run-time tensor is not supported (only a bias Add is)");
+        // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
+        const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
+        const bool channels = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 &&
+                              c.dims[c.dims.size() - 1] == 1 && c.dims[c.dims.size() - 2] == 1;
+        if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant Add is supported");
+        set_act(x.shape);
+      } else if (op == "Reshape") {
+        check_attributes(n, {"allowzero"});
+        set_act(reshape_target(n, x.shape, as_ints(input(1), n, "shape")));
+      } else if (op == "Flatten") {
+        check_attributes(n, {"axis"});
+        int64_t axis = attr_int(n, "axis", 1);
+        if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
+        if (axis != 1) throw ConvertError(where(n) + ": attribute 'axis' = " + std::to_string(axis) + " is not supported (only 1: keep the batch)");
+        set_act({batch, product(x.shape, 1)});
+      } else if (op == "Unsqueeze") {
+        set_act(unsqueeze_shape(n, x.shape, axes_of(n, values)));
+      } else if (op == "Squeeze") {
+        set_act(squeeze_shape(n, x.shape, axes_of(n, values)));
+      } else if (op == "Concat") {
+        check_attributes(n, {"axis"});
+        const int64_t rank = static_cast<int64_t>(x.shape.size());
+        int64_t axis = attr_int(n, "axis", 0);
+        if (axis < 0) axis += rank;
+        if (axis < 1 || axis >= rank) throw ConvertError(where(n) + ": attribute 'axis' = " + std::to_string(axis) + " is not supported (the batch axis cannot be concatenated)");
+        std::vector<int64_t> out = x.shape;
+        out[static_cast<size_t>(axis)] = 0;
+        for (size_t k = 0; k < n.inputs.size(); ++k) {
+          const Value& v = input(k);
+          if (v.is_const) throw ConvertError(where(n) + ": concatenating a constant with run-time tensors is not supported");
+          if (v.is_int || v.shape.size() != x.shape.size()) throw ConvertError(where(n) + ": inputs differ in rank or type");
+          for (int64_t d = 0; d < rank; ++d)
+            if (d != axis && v.shape[static_cast<size_t>(d)] != x.shape[static_cast<size_t>(d)]) throw ConvertError(where(n) + ": input shapes do not match");
+          out[static_cast<size_t>(axis)] += v.shape[static_cast<size_t>(axis)];
+        }
+        set_act(out);
+      } else {
+        throw ConvertError(where(n) + ": op '" + op + "' is not supported" + (all_const ? "" : " on run-time tensors"));
+      }
+    }
+    pass.folded.push_back(folded);
+  }
+  for (const auto& name : outputs_) {
+    const auto it = values.find(name);
+    if (it == values.end()) throw ConvertError("graph output '" + name + "' is never produced");
+    if (it->second.is_const) throw ConvertError("graph output '" + name + "' is a constant; nothing to compute");
+  }
+  return pass;
+}
+
+}  // namespace edgegan::converter

@@ -1,0 +1,87 @@
+// An ONNX graph as the converter sees it, and the analysis pass that folds the
+// constant sub-graphs (weights, Identity chains, torch's Shape/Gather/Concat
+// arithmetic) and infers every activation's shape for a given batch size.
+//
+// The pass runs twice, with two batch sizes: a value that changes with the batch
+// is either an activation (its dim 0) or shape arithmetic, and the converter
+// checks that every activation's per-sample shape is the same in both runs, so a
+// model whose structure depends on the batch in any other way is rejected.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
+
+#include "converter/const_tensor.h"
+
+namespace edgegan::converter {
+
+struct Value {
+  bool is_const = false;
+  ConstTensor c;                  // when is_const
+  bool is_int = false;            // activation dtype: int64 (labels) or float32
+  std::vector<int64_t> shape;     // activation shape, dim 0 = batch (ONNX NCHW order)
+};
+
+struct Node {
+  const onnx::NodeProto* proto = nullptr;
+  std::string name;               // node name, or "<op> #index" when unnamed
+  std::string op;
+  std::vector<std::string> inputs, outputs;  // "" = omitted optional input
+};
+
+struct GraphInput {
+  std::string name;
+  bool is_int = false;
+  std::vector<int64_t> dims;      // dims[0] ignored (batch)
+};
+
+struct AnalysisPass {
+  int64_t batch = 0;
+  std::map<std::string, Value> values;
+  std::vector<bool> folded;       // per node: computed at conversion time
+};
+
+class OnnxGraph {
+ public:
+  explicit OnnxGraph(const onnx::ModelProto& model);
+
+  const std::vector<Node>& nodes() const { return nodes_; }
+  const std::vector<GraphInput>& inputs() const { return inputs_; }
+  const std::vector<std::string>& outputs() const { return outputs_; }
+  int64_t opset() const { return opset_; }
+
+  AnalysisPass analyse(int64_t batch) const;
+
+ private:
+  std::vector<Node> nodes_;
+  std::vector<GraphInput> inputs_;
+  std::vector<std::string> outputs_;
+  std::map<std::string, ConstTensor> initializers_;
+  int64_t opset_ = 0;
+};
+
+// ---- attribute access (errors name the node and attribute)
+const onnx::AttributeProto* find_attr(const Node& n, const std::string& name);
+int64_t attr_int(const Node& n, const std::string& name, int64_t fallback);
+float attr_float(const Node& n, const std::string& name, float fallback);
+std::string attr_string(const Node& n, const std::string& name, const std::string& fallback);
+std::vector<int64_t> attr_ints(const Node& n, const std::string& name, std::vector<int64_t> fallback);
+// Rejects any attribute not in `supported`, naming it.
+void check_attributes(const Node& n, std::initializer_list<const char*> supported);
+std::string where(const Node& n);  // "node 'name' (Op)"
+
+// ---- convolution geometry, shared by shape inference and lowering
+struct ConvGeometry {
+  int64_t in_channels = 0, out_channels = 0;
+  int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
+  int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
+  int64_t out_h = 0, out_w = 0;
+};
+// x: [N, C, H, W]; w: ConvTranspose [Cin, Cout, kh, kw] / Conv [Cout, Cin, kh, kw].
+ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
+ConvGeometry resolve_conv(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
+
+}  // namespace edgegan::converter

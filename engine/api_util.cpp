@@ -1,0 +1,64 @@
+// Small parts of the public API: tensors, names, deterministic noise, layout helpers.
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "edgegan/edgegan.h"
+#include "kernels_cpu/tensor_ops.h"
+
+namespace edgegan {
+
+int64_t Tensor::elements() const {
+  return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
+}
+
+const char* to_string(DeconvAlgo algo) {
+  switch (algo) {
+    case DeconvAlgo::kZeroInsert: return "zero-insert";
+    case DeconvAlgo::kCol2im: return "col2im";
+    default: return "split";
+  }
+}
+
+DeconvAlgo deconv_algo_from_string(const std::string& name) {
+  if (name == "split") return DeconvAlgo::kSplit;
+  if (name == "zero-insert") return DeconvAlgo::kZeroInsert;
+  if (name == "col2im") return DeconvAlgo::kCol2im;
+  throw Error("unknown deconvolution algorithm '" + name + "' (expected split, zero-insert or col2im)");
+}
+
+std::vector<float> normal_noise(size_t count, uint64_t seed) {
+  // std::normal_distribution differs between standard libraries; Box-Muller on the
+  // standard-specified mt19937_64 stream gives the same numbers everywhere.
+  std::mt19937_64 rng(seed);
+  auto uniform = [&] { return (static_cast<double>(rng() >> 11) + 0.5) * (1.0 / 9007199254740992.0); };  // (0,1)
+  std::vector<float> out(count);
+  constexpr double kTwoPi = 6.283185307179586;
+  for (size_t i = 0; i < count; i += 2) {
+    const double r = std::sqrt(-2.0 * std::log(uniform()));
+    const double theta = kTwoPi * uniform();
+    out[i] = static_cast<float>(r * std::cos(theta));
+    if (i + 1 < count) out[i + 1] = static_cast<float>(r * std::sin(theta));
+  }
+  return out;
+}
+
+Tensor to_nchw(const Tensor& t) {
+  if (t.layout != Layout::kNHWC || t.shape.size() != 4) return t;
+  Tensor r = t;
+  r.layout = Layout::kRowMajor;
+  r.shape = {t.shape[0], t.shape[3], t.shape[1], t.shape[2]};
+  cpu::nhwc_to_nchw(t.shape[0], t.shape[3], t.shape[1], t.shape[2], t.f32.data(), r.f32.data());
+  return r;
+}
+
+Tensor to_nhwc(const Tensor& t) {
+  if (t.layout == Layout::kNHWC || t.shape.size() != 4 || t.dtype != DType::kFloat32) return t;
+  Tensor r = t;
+  r.layout = Layout::kNHWC;
+  r.shape = {t.shape[0], t.shape[2], t.shape[3], t.shape[1]};
+  cpu::nchw_to_nhwc(t.shape[0], t.shape[1], t.shape[2], t.shape[3], t.f32.data(), r.f32.data());
+  return r;
+}
+
+}  // namespace edgegan

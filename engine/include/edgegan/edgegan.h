@@ -1,0 +1,161 @@
+// edgegan public C++ API.
+//
+//   auto model = edgegan::Model::load("dcgan.egan");        // mmap + verify + checks
+//   edgegan::Session session(model, {.batch = 16});          // plans one arena
+//   std::vector<float> z = edgegan::normal_noise(16 * model->noise_size(), /*seed=*/1);
+//   edgegan::Tensor images = session.generate(z);            // NHWC floats
+//
+// Every failure (bad file, wrong shapes, bad labels) throws edgegan::Error with a
+// message naming the problem. A Model is immutable and may be shared by several
+// Sessions on different threads; a Session is used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace edgegan {
+
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+enum class DType { kFloat32, kInt64 };
+enum class Layout { kRowMajor, kNHWC };  // rank-4 activations are NHWC; the rest row-major
+enum class Backend { kCpu, kCuda };
+// How transposed convolutions run. kSplit is the product; the others are baselines.
+enum class DeconvAlgo { kSplit, kZeroInsert, kCol2im };
+
+const char* to_string(DeconvAlgo algo);
+DeconvAlgo deconv_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
+
+// A host tensor in the engine's storage layout. For rank 4 and kNHWC, shape is
+// [N, H, W, C]. Exactly one of f32 / i64 holds data, as dtype says.
+struct Tensor {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  Layout layout = Layout::kRowMajor;
+  std::vector<int64_t> shape;
+  std::vector<float> f32;
+  std::vector<int64_t> i64;
+  int64_t elements() const;
+};
+
+enum class InputRole { kOther, kNoise, kLabel, kImage };
+enum class OutputRole { kOther, kImage, kScore };
+
+struct InputInfo {
+  std::string name;
+  InputRole role = InputRole::kOther;
+  DType dtype = DType::kFloat32;
+  Layout layout = Layout::kRowMajor;
+  std::vector<int64_t> dims;     // storage order, dims[0] = -1 (batch)
+  int64_t noise_size = 0;        // kNoise: values per sample
+  int64_t label_count = 0;       // kLabel: valid labels are 0 .. label_count-1
+};
+
+struct OutputInfo {
+  std::string name;
+  OutputRole role = OutputRole::kOther;
+  Layout layout = Layout::kRowMajor;
+  std::vector<int64_t> dims;     // storage order, dims[0] = -1 (batch)
+  float value_min = 0, value_max = 0;  // both NaN when the range is unbounded
+};
+
+struct PhaseInfo {
+  int phase_h = 0, phase_w = 0;
+  int taps_h = 0, taps_w = 0;
+};
+
+// One op of the model, for `edgegan inspect` and reports.
+struct OpInfo {
+  std::string kind;              // "ConvTranspose2D", "Conv2D", "Dense", ...
+  std::string name;              // source ONNX node(s)
+  std::vector<std::string> inputs, outputs;
+  std::vector<std::vector<int64_t>> input_dims, output_dims;
+  std::string attributes;        // "k4x4 s2x2 pads 1,1,1,1 relu", ...
+  std::vector<PhaseInfo> phases; // ConvTranspose2D only: stored phases
+  uint64_t weight_bytes = 0;
+};
+
+class Model {
+ public:
+  // Maps the file read-only and validates it (flatbuffers Verifier + semantic checks).
+  static std::shared_ptr<const Model> load(const std::string& path);
+  // Validates and copies an in-memory file image (tests, fuzzing, embedded use).
+  static std::shared_ptr<const Model> from_bytes(std::span<const uint8_t> bytes);
+
+  ~Model();
+  Model(const Model&) = delete;
+  Model& operator=(const Model&) = delete;
+
+  uint32_t schema_version() const;
+  const std::string& producer() const;
+  const std::string& source_sha256() const;
+  const std::vector<std::pair<std::string, std::string>>& metadata() const;
+  const std::vector<InputInfo>& inputs() const;
+  const std::vector<OutputInfo>& outputs() const;
+  std::vector<OpInfo> ops() const;
+  uint64_t weight_bytes() const;   // bytes of the data section (mapped, not copied)
+  uint64_t file_bytes() const;
+
+  // Convenience for generators: the noise input's size per sample (0 if none),
+  // the label input's class count (0 if none).
+  int64_t noise_size() const;
+  int64_t label_count() const;
+
+  struct Impl;
+  const Impl& impl() const { return *impl_; }
+
+ private:
+  explicit Model(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+struct SessionOptions {
+  Backend backend = Backend::kCpu;
+  int threads = 0;       // 0: OpenMP's default (all cores)
+  int batch = 1;
+  DeconvAlgo deconv_algo = DeconvAlgo::kSplit;
+};
+
+class Session {
+ public:
+  Session(std::shared_ptr<const Model> model, const SessionOptions& options = {});
+  ~Session();
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+
+  // Runs the graph. `inputs` must hold every graph input by name, shaped
+  // [batch, ...] in storage layout. Returns the graph outputs in storage layout.
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+
+  // Generator convenience: noise holds batch*noise_size values, labels holds
+  // batch class ids when the model has a label input. Returns the first output.
+  Tensor generate(std::span<const float> noise, std::span<const int64_t> labels = {});
+
+  int batch() const;
+  int threads() const;
+  const SessionOptions& options() const;
+  const Model& model() const;
+  uint64_t arena_bytes() const;        // activations + workspace, planned
+  uint64_t session_weight_bytes() const;  // weights the session repacked (baselines only; 0 for split)
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// Deterministic standard-normal noise (Box-Muller on a 64-bit Mersenne Twister),
+// identical on every platform for the same seed.
+std::vector<float> normal_noise(size_t count, uint64_t seed);
+
+// Storage <-> ONNX logical layout (rank 4: NHWC <-> NCHW). Other ranks pass through.
+Tensor to_nchw(const Tensor& nhwc);
+Tensor to_nhwc(const Tensor& nchw);
+
+}  // namespace edgegan

@@ -1,0 +1,28 @@
+// File helpers used by the CLI, samples and tests: NumPy .npy tensors and PNG grids.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "edgegan/edgegan.h"
+
+namespace edgegan {
+
+// Reads a little-endian, C-order .npy file of float32 or int64 (int32 is widened).
+// The result has Layout::kRowMajor and the file's shape. Throws Error on any defect.
+Tensor read_npy(const std::string& path);
+// Parses an in-memory .npy image (read_npy uses it; exposed for fuzzing).
+Tensor parse_npy(const uint8_t* data, size_t size, const std::string& what);
+void write_npy(const std::string& path, const Tensor& tensor);
+
+// Tiles NHWC images [N, H, W, C] (C = 1 or 3) into one PNG, `columns` per row
+// (0: a near-square grid), each pixel scaled up `scale` times, values mapped
+// linearly from [value_min, value_max] to 0..255 (NaN range: the data's own range).
+void write_png_grid(const std::string& path, const Tensor& images, int columns, int scale,
+                    float value_min, float value_max);
+
+// Writes `bytes` to `path` via a temporary file in the same directory and an
+// atomic rename, so a failed write never leaves a truncated file behind.
+void write_file_atomically(const std::string& path, const void* bytes, size_t size);
+
+}  // namespace edgegan

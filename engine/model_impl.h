@@ -1,0 +1,64 @@
+// The validated, read-only form of a loaded .egan file that sessions execute.
+// Everything here has passed validate_model(): indices are in range, shapes are
+// consistent and buffers lie inside the file, so sessions need not re-check.
+#pragma once
+
+#include <cstdlib>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "edgegan/edgegan.h"
+#include "egan_generated.h"
+#include "engine/mapped_file.h"
+
+namespace edgegan {
+
+constexpr uint32_t kSchemaVersion = 1;
+constexpr size_t kWeightAlignment = 64;
+
+struct TensorDesc {
+  std::string name;
+  DType dtype = DType::kFloat32;
+  Layout layout = Layout::kRowMajor;
+  std::vector<int64_t> dims;   // storage order, dims[0] = -1
+  int64_t per_sample = 0;      // product of dims[1..]
+  int producer = -1;           // op index, -1 for graph inputs
+  size_t element_size() const { return dtype == DType::kInt64 ? 8 : 4; }
+};
+
+struct Model::Impl {
+  std::unique_ptr<MappedFile> mapping;   // set by load()
+  std::unique_ptr<uint8_t, void (*)(void*)> owned{nullptr, &std::free};  // from_bytes(): 64-B aligned copy
+  const uint8_t* file = nullptr;
+  size_t file_size = 0;
+  const schema::Model* root = nullptr;
+  const uint8_t* data = nullptr;         // data section
+  size_t data_size = 0;
+
+  std::vector<TensorDesc> tensors;
+  std::vector<InputInfo> inputs;
+  std::vector<int> input_tensors;
+  std::vector<OutputInfo> outputs;
+  std::vector<int> output_tensors;
+  std::vector<std::pair<std::string, std::string>> metadata;
+  std::string producer, source_sha256;
+
+  const float* f32(uint32_t buffer) const;  // nullptr for buffer 0
+  uint64_t buffer_bytes(uint32_t buffer) const;
+};
+
+// Builds a Model::Impl from a file image: runs the flatbuffers Verifier, then
+// the semantic checks. Throws Error naming the op / tensor and the defect.
+void validate_model(Model::Impl& impl);
+
+}  // namespace edgegan
+
+namespace edgegan {
+
+// The tensors an op reads and the one it writes (validated indices).
+std::vector<int> op_inputs(const schema::Op& op);
+int op_output(const schema::Op& op);
+
+}  // namespace edgegan

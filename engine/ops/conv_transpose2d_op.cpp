@@ -1,0 +1,77 @@
+// ConvTranspose2D: runs the split kernel on the pre-split sub-kernels mapped from
+// the file; the zero-insertion and col2im baselines reassemble the full kernel
+// once here (never per run) and need a workspace.
+#include "engine/ops/op_kernel.h"
+#include "kernels_cpu/conv_transpose.h"
+
+namespace edgegan {
+namespace {
+
+class ConvTranspose2DKernel final : public OpKernel {
+ public:
+  ConvTranspose2DKernel(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch)
+      : algo_(algo), input_(op.input()), output_(op.output()), epilogue_(make_epilogue(m, op.epilogue())) {
+    const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
+    const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
+    shape_.batch = batch;
+    shape_.in_channels = op.in_channels();
+    shape_.out_channels = op.out_channels();
+    shape_.h = {x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), y.dims[1]};
+    shape_.w = {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]};
+    weights_.phases_h = cpu::split_deconv_axis(shape_.h);
+    weights_.phases_w = cpu::split_deconv_axis(shape_.w);
+    for (const auto* p : *op.phases()) weights_.sub_kernels.push_back(m.f32(p->weights()));
+    if (algo_ == DeconvAlgo::kZeroInsert) {
+      full_kernel_ = cpu::assemble_full_deconv_kernel(shape_, weights_);
+    } else if (algo_ == DeconvAlgo::kCol2im) {
+      const std::vector<float> full = cpu::assemble_full_deconv_kernel(shape_, weights_);
+      full_kernel_.resize(full.size());
+      cpu::col2im_kernel_from_full(shape_, full.data(), full_kernel_.data());
+    }
+  }
+
+  const char* kernel_name() const override {
+    switch (algo_) {
+      case DeconvAlgo::kZeroInsert: return "conv_transpose2d_zero_insert";
+      case DeconvAlgo::kCol2im: return "conv_transpose2d_col2im";
+      default: return "conv_transpose2d_split";
+    }
+  }
+
+  uint64_t workspace_bytes() const override {
+    switch (algo_) {
+      case DeconvAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;
+      case DeconvAlgo::kCol2im: return static_cast<uint64_t>(cpu::conv_transpose2d_col2im_workspace(shape_)) * 4;
+      default: return 0;  // the split algorithm needs no scratch
+    }
+  }
+
+  uint64_t repacked_weight_bytes() const override { return full_kernel_.size() * sizeof(float); }
+
+  void run(const RunContext& ctx) override {
+    const float* x = ctx.f32(input_);
+    float* y = ctx.f32(output_);
+    float* ws = reinterpret_cast<float*>(ctx.workspace);
+    switch (algo_) {
+      case DeconvAlgo::kZeroInsert: cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.data(), x, y, ws, epilogue_, ctx.threads); break;
+      case DeconvAlgo::kCol2im: cpu::conv_transpose2d_col2im(shape_, full_kernel_.data(), x, y, ws, epilogue_, ctx.threads); break;
+      default: cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads); break;
+    }
+  }
+
+ private:
+  DeconvAlgo algo_;
+  int input_, output_;
+  cpu::Epilogue epilogue_;
+  cpu::DeconvShape shape_;
+  cpu::SplitDeconvWeights weights_;
+  std::vector<float> full_kernel_;  // baselines only
+};
+
+}  // namespace
+
+std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch) {
+  return std::make_unique<ConvTranspose2DKernel>(m, op, algo, batch);
+}
+
+}  // namespace edgegan

@@ -1,0 +1,38 @@
+#include "engine/ops/op_kernel.h"
+
+namespace edgegan {
+
+cpu::Activation to_cpu(schema::Activation a) {
+  switch (a) {
+    case schema::Activation_Relu: return cpu::Activation::kRelu;
+    case schema::Activation_LeakyRelu: return cpu::Activation::kLeakyRelu;
+    case schema::Activation_Tanh: return cpu::Activation::kTanh;
+    case schema::Activation_Sigmoid: return cpu::Activation::kSigmoid;
+    default: return cpu::Activation::kNone;
+  }
+}
+
+cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep) {
+  cpu::Epilogue e;
+  if (!ep) return e;
+  e.bias = model.f32(ep->bias());
+  e.activation = to_cpu(ep->activation());
+  e.alpha = ep->alpha();
+  return e;
+}
+
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch) {
+  switch (op.kind_type()) {
+    case schema::OpKind_ConvTranspose2D: return make_conv_transpose2d(m, *op.kind_as_ConvTranspose2D(), algo, batch);
+    case schema::OpKind_Conv2D: return make_conv2d(m, *op.kind_as_Conv2D(), batch);
+    case schema::OpKind_Dense: return make_dense(m, *op.kind_as_Dense(), batch);
+    case schema::OpKind_Embedding: return make_embedding(m, *op.kind_as_Embedding(), batch, op.name() ? op.name()->str() : "");
+    case schema::OpKind_Concat: return make_concat(m, *op.kind_as_Concat(), batch);
+    case schema::OpKind_Reshape: return make_reshape(m, *op.kind_as_Reshape(), batch);
+    case schema::OpKind_ChannelAffine: return make_channel_affine(m, *op.kind_as_ChannelAffine(), batch);
+    case schema::OpKind_Elementwise: return make_elementwise(m, *op.kind_as_Elementwise(), batch);
+    default: throw Error("unsupported op kind");  // unreachable: validation rejects unknown kinds
+  }
+}
+
+}  // namespace edgegan

@@ -1,0 +1,53 @@
+// An op prepared for execution by a session: weights bound (in place from the
+// model file), kernel chosen, scratch size known before the first run.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "engine/model_impl.h"
+#include "kernels_cpu/epilogue.h"
+
+namespace edgegan {
+
+struct RunContext {
+  const std::vector<uint8_t*>* tensors;  // arena address of every tensor
+  uint8_t* workspace = nullptr;          // this op's scratch (workspace_bytes())
+  int64_t batch = 1;
+  int threads = 1;
+  float* f32(int tensor) const { return reinterpret_cast<float*>((*tensors)[static_cast<size_t>(tensor)]); }
+  const int64_t* i64(int tensor) const { return reinterpret_cast<const int64_t*>((*tensors)[static_cast<size_t>(tensor)]); }
+};
+
+class OpKernel {
+ public:
+  virtual ~OpKernel() = default;
+  virtual const char* kernel_name() const = 0;     // e.g. "conv_transpose2d_split"
+  virtual uint64_t workspace_bytes() const { return 0; }
+  virtual uint64_t repacked_weight_bytes() const { return 0; }  // session-owned weight copies
+  // Output may share the input's buffer: no data movement at all (Reshape that keeps order).
+  virtual bool output_aliases_input() const { return false; }
+  // Output may overwrite the input element by element (activations, affine).
+  virtual bool works_in_place() const { return false; }
+  virtual int in_place_input() const { return -1; }
+  virtual void run(const RunContext& ctx) = 0;
+};
+
+// Builds the CPU kernel for one validated op.
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, DeconvAlgo algo, int64_t batch);
+
+cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep);
+cpu::Activation to_cpu(schema::Activation a);
+
+// One factory per op kind (each in its own file).
+std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, DeconvAlgo, int64_t batch);
+std::unique_ptr<OpKernel> make_conv2d(const Model::Impl&, const schema::Conv2D&, int64_t batch);
+std::unique_ptr<OpKernel> make_dense(const Model::Impl&, const schema::Dense&, int64_t batch);
+std::unique_ptr<OpKernel> make_embedding(const Model::Impl&, const schema::Embedding&, int64_t batch, const std::string& name);
+std::unique_ptr<OpKernel> make_concat(const Model::Impl&, const schema::Concat&, int64_t batch);
+std::unique_ptr<OpKernel> make_reshape(const Model::Impl&, const schema::Reshape&, int64_t batch);
+std::unique_ptr<OpKernel> make_channel_affine(const Model::Impl&, const schema::ChannelAffine&, int64_t batch);
+std::unique_ptr<OpKernel> make_elementwise(const Model::Impl&, const schema::Elementwise&, int64_t batch);
+
+}  // namespace edgegan

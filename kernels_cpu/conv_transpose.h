@@ -1,0 +1,39 @@
+// Transposed convolution, NHWC activations. Four implementations with one contract:
+//   y[N, out_h, out_w, Cout] = convT(x[N, in_h, in_w, Cin]) + bias, then activation.
+//
+//   reference   — direct scatter loop over ONNX-layout weights [Cin][Cout][kh][kw]; obviously correct.
+//   split       — the product path: per phase, a dense stride-1 correlation with the
+//                 pre-split sub-kernel, written straight into the phase's strided output
+//                 positions; taps outside the input are trimmed, no zero is read.
+//   zero_insert — baseline: builds the zero-inserted, padded input and runs a stride-1
+//                 conv with the flipped full kernel over it (what naive engines do).
+//   col2im      — baseline: GEMM of x with the full kernel into a column buffer of
+//                 Cout*kh*kw per input pixel, then col2im scatter-add (PyTorch/ORT CPU).
+// The baselines use the same GEMM as `split`, so timing ratios show the algorithm.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels_cpu/conv_transpose_geometry.h"
+#include "kernels_cpu/epilogue.h"
+
+namespace edgegan::cpu {
+
+void conv_transpose2d_reference(const DeconvShape& shape, const float* x, const float* onnx_weights,
+                                float* y, const Epilogue& epilogue);
+
+void conv_transpose2d_split(const DeconvShape& shape, const SplitDeconvWeights& weights,
+                            const float* x, float* y, const Epilogue& epilogue, int threads);
+
+// full_kernel: [kh][kw][Cin][Cout] (assemble_full_deconv_kernel).
+int64_t conv_transpose2d_zero_insert_workspace(const DeconvShape& shape);  // floats
+void conv_transpose2d_zero_insert(const DeconvShape& shape, const float* full_kernel, const float* x,
+                                  float* y, float* workspace, const Epilogue& epilogue, int threads);
+
+// col_kernel: [Cin][kh][kw][Cout] (col2im_kernel_from_full).
+int64_t conv_transpose2d_col2im_workspace(const DeconvShape& shape);  // floats
+void col2im_kernel_from_full(const DeconvShape& shape, const float* full_kernel, float* col_kernel);
+void conv_transpose2d_col2im(const DeconvShape& shape, const float* col_kernel, const float* x,
+                             float* y, float* workspace, const Epilogue& epilogue, int threads);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,75 @@
+#include "kernels_cpu/conv_transpose_geometry.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace edgegan::cpu {
+
+int64_t deconv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                             int64_t pad_begin, int64_t pad_end, int64_t output_padding) {
+  return (in - 1) * stride - pad_begin - pad_end + dilation * (kernel - 1) + output_padding + 1;
+}
+
+std::vector<AxisPhase> split_deconv_axis(const DeconvAxis& axis) {
+  std::vector<AxisPhase> phases(static_cast<size_t>(axis.stride));
+  for (int64_t r = 0; r < axis.stride; ++r) {
+    AxisPhase& p = phases[static_cast<size_t>(r)];
+    p.residue = r;
+    for (int64_t tap = 0; tap < axis.kernel; ++tap) {
+      const int64_t reach = tap * axis.dilation;
+      if (reach % axis.stride == r) {
+        p.taps.push_back(tap);
+        p.offsets.push_back((reach - r) / axis.stride);
+      }
+    }
+    // Outputs of this phase: o = q*stride + r - pad_begin with 0 <= o < out.
+    p.q_begin = floor_div(axis.pad_begin - r + axis.stride - 1, axis.stride);
+    p.q_end = floor_div(axis.out - 1 + axis.pad_begin - r, axis.stride) + 1;
+    if (p.q_end < p.q_begin) p.q_end = p.q_begin;
+  }
+  return phases;
+}
+
+std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& s,
+                                                          const std::vector<AxisPhase>& phases_h,
+                                                          const std::vector<AxisPhase>& phases_w,
+                                                          const float* w) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, kh = s.h.kernel, kw = s.w.kernel;
+  std::vector<std::vector<float>> packed;
+  for (const AxisPhase& ph : phases_h) {
+    for (const AxisPhase& pw : phases_w) {
+      const int64_t th_n = static_cast<int64_t>(ph.taps.size());
+      const int64_t tw_n = static_cast<int64_t>(pw.taps.size());
+      std::vector<float> sub(static_cast<size_t>(th_n * tw_n * cin * cout));
+      for (int64_t th = 0; th < th_n; ++th)
+        for (int64_t tw = 0; tw < tw_n; ++tw)
+          for (int64_t ci = 0; ci < cin; ++ci)
+            for (int64_t co = 0; co < cout; ++co)
+              sub[static_cast<size_t>(((th * tw_n + tw) * cin + ci) * cout + co)] =
+                  w[((ci * cout + co) * kh + ph.taps[th]) * kw + pw.taps[tw]];
+      packed.push_back(std::move(sub));
+    }
+  }
+  return packed;
+}
+
+std::vector<float> assemble_full_deconv_kernel(const DeconvShape& s, const SplitDeconvWeights& w) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel;
+  std::vector<float> full(static_cast<size_t>(s.h.kernel * kw * cin * cout), 0.f);
+  size_t phase = 0;
+  for (const AxisPhase& ph : w.phases_h) {
+    for (const AxisPhase& pw : w.phases_w) {
+      const float* sub = w.sub_kernels[phase++];
+      const int64_t tw_n = static_cast<int64_t>(pw.taps.size());
+      for (size_t th = 0; th < ph.taps.size(); ++th)
+        for (int64_t tw = 0; tw < tw_n; ++tw) {
+          const float* src = sub + (static_cast<int64_t>(th) * tw_n + tw) * cin * cout;
+          float* dst = full.data() + (ph.taps[th] * kw + pw.taps[static_cast<size_t>(tw)]) * cin * cout;
+          std::copy(src, src + cin * cout, dst);
+        }
+    }
+  }
+  return full;
+}
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,73 @@
+// Geometry of a 2-D transposed convolution (ONNX / PyTorch semantics) and its
+// split into stride×stride phases (KS-deconv stage 1; DESIGN.md "The math").
+//
+// Per axis: o = i*stride - pad_begin + tap*dilation. Output position o belongs
+// to phase r = (o + pad_begin) mod stride. Phase r is a dense stride-1
+// correlation: with q = (o + pad_begin - r) / stride it reads input i = q - offset
+// through every tap whose tap*dilation ≡ r (mod stride), offset = (tap*dilation - r)/stride.
+// No inserted zero is ever read; taps whose input falls outside [0, in) are skipped.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace edgegan::cpu {
+
+struct DeconvAxis {
+  int64_t in = 0;         // input length
+  int64_t kernel = 1;
+  int64_t stride = 1;
+  int64_t dilation = 1;
+  int64_t pad_begin = 0;  // may be negative (ONNX output_shape can ask for more output)
+  int64_t pad_end = 0;
+  int64_t out = 0;        // output length, = deconv_output_length(...)
+};
+
+// (in-1)*stride - pad_begin - pad_end + dilation*(kernel-1) + output_padding + 1
+int64_t deconv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
+                             int64_t pad_begin, int64_t pad_end, int64_t output_padding);
+
+// One phase of one axis.
+struct AxisPhase {
+  int64_t residue = 0;            // r
+  std::vector<int64_t> taps;      // original kernel indices, by increasing offset
+  std::vector<int64_t> offsets;   // input offset of each tap: i = q - offset
+  int64_t q_begin = 0;            // first q with 0 <= o < out
+  int64_t q_end = 0;              // one past the last (q_end <= q_begin: phase has no outputs)
+  int64_t output_of(int64_t q, const DeconvAxis& axis) const {
+    return q * axis.stride + residue - axis.pad_begin;
+  }
+};
+
+// Splits one axis into its `stride` phases (residue = index).
+std::vector<AxisPhase> split_deconv_axis(const DeconvAxis& axis);
+
+// Floor division / modulo for possibly negative numerators (positive divisor).
+inline int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+inline int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
+
+struct DeconvShape {
+  int64_t batch = 1;
+  int64_t in_channels = 0;
+  int64_t out_channels = 0;
+  DeconvAxis h, w;
+};
+
+// Split weights: one packed sub-kernel [taps_h][taps_w][Cin][Cout] per phase, row-major (ph, pw).
+struct SplitDeconvWeights {
+  std::vector<AxisPhase> phases_h, phases_w;
+  std::vector<const float*> sub_kernels;  // stride_h*stride_w entries; nullptr when a phase has no taps
+};
+
+// Packs ONNX-layout weights W[Cin][Cout][kh][kw] into the per-phase sub-kernels
+// (what the converter writes to the model file). Returns one vector per phase.
+std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& shape,
+                                                          const std::vector<AxisPhase>& phases_h,
+                                                          const std::vector<AxisPhase>& phases_w,
+                                                          const float* onnx_weights);
+
+// Reassembles the full kernel [kh][kw][Cin][Cout] from the split sub-kernels. Used only
+// once, at session creation, by the zero-insertion and col2im baselines.
+std::vector<float> assemble_full_deconv_kernel(const DeconvShape& shape, const SplitDeconvWeights& w);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,19 @@
+// C[m×n] += A[m×k] · B[k×n], all row-major with leading dimensions (elements
+// between consecutive rows). Leading dimensions larger than the row width let
+// callers read strided input pixels and write phase-strided output pixels
+// directly, which is how the split deconvolution avoids any scatter pass.
+//
+// Backed by Eigen for now; the ISA micro-kernels of the CPU performance work
+// replace this one function.
+#pragma once
+
+#include <cstdint>
+
+namespace edgegan::cpu {
+
+void gemm_accumulate(int64_t m, int64_t n, int64_t k,
+                     const float* a, int64_t lda,
+                     const float* b, int64_t ldb,
+                     float* c, int64_t ldc);
+
+}  // namespace edgegan::cpu
