@@ -135,7 +135,7 @@ class Writer {
     for (const auto& [k, v] : m.metadata) meta.push_back(fb::CreateKeyValue(b_, b_.CreateString(k), b_.CreateString(v)));
 
     // Buffer table: offsets relative to the data section, each 64-byte aligned.
-    std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b_, 0, 0)};
+    std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b_, uint64_t{0}, uint64_t{0})};
     uint64_t offset = 0;
     for (const auto& blob : blobs_) {
       buffers.push_back(fb::CreateBuffer(b_, offset, blob.size() * sizeof(float)));

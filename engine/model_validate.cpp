@@ -53,8 +53,9 @@ class Validator {
     m_.source_sha256 = str(root_.source_sha256());
     check_buffers();
     check_tensors();
-    check_ops();
     check_inputs();
+    check_ops();
+    check_every_tensor_defined();
     check_outputs();
     if (root_.metadata())
       for (const auto* kv : *root_.metadata())
@@ -394,7 +395,10 @@ class Validator {
       m_.inputs.push_back(std::move(info));
       m_.input_tensors.push_back(in->tensor());
     }
-    // Every tensor is either produced or a graph input (so none is read uninitialised).
+  }
+
+  // Every tensor is either produced or a graph input (so none is read uninitialised).
+  void check_every_tensor_defined() {
     for (size_t i = 0; i < m_.tensors.size(); ++i)
       if (m_.tensors[i].producer < 0 && !is_graph_input(static_cast<int>(i)))
         fail("tensor " + std::to_string(i) + " '" + m_.tensors[i].name + "'", "is neither produced by an op nor a graph input");

@@ -91,6 +91,9 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
 
   for (const auto* op : *s.m().root->ops()) s.kernels.push_back(create_cpu_op(s.m(), *op, options.deconv_algo, options.batch));
   s.plan();
+  if (s.arena_size > options.memory_limit_bytes)
+    throw Error("session: the model needs a " + std::to_string(s.arena_size) + "-byte arena at batch " + std::to_string(options.batch) +
+                ", over the memory limit of " + std::to_string(options.memory_limit_bytes) + " bytes");
 
   s.arena.reset(static_cast<uint8_t*>(std::aligned_alloc(kWeightAlignment, std::max<uint64_t>(s.arena_size, kWeightAlignment))));
   if (!s.arena) throw Error("session: cannot allocate the " + std::to_string(s.arena_size) + "-byte activation arena");

@@ -121,6 +121,10 @@ struct SessionOptions {
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
   DeconvAlgo deconv_algo = DeconvAlgo::kSplit;
+  // A session whose planned arena (activations + workspace) would exceed this is
+  // refused before anything is allocated: a hostile or mistaken model cannot make
+  // an edge device swap or get OOM-killed.
+  uint64_t memory_limit_bytes = uint64_t{2} << 30;
 };
 
 class Session {

@@ -1,0 +1,278 @@
+// Converter rules: BatchNorm folding is exact, every unsupported op or attribute
+// is an error naming the node, op and attribute, metadata survives the trip.
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+
+#include <cmath>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv_transpose.h"
+#include "tests/converter/onnx_builder.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using converter::convert_onnx;
+using converter::ConvertError;
+using testing::max_abs_diff;
+using testing::OnnxBuilder;
+using testing::random_floats;
+
+std::string convert_error(const std::string& bytes) {
+  try {
+    convert_onnx(bytes, "test.onnx");
+  } catch (const ConvertError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+struct BnParams {
+  std::vector<float> gamma, beta, mean, var;
+};
+
+BnParams random_bn(std::mt19937& rng, int c) {
+  return {random_floats(rng, c, 0.5f, 2.f), random_floats(rng, c), random_floats(rng, c), random_floats(rng, c, 0.1f, 3.f)};
+}
+
+void add_bn(OnnxBuilder& b, const std::string& in, const std::string& out, const BnParams& p, float eps) {
+  const int64_t c = static_cast<int64_t>(p.gamma.size());
+  b.floats("gamma", {c}, p.gamma).floats("beta", {c}, p.beta).floats("mean", {c}, p.mean).floats("var", {c}, p.var);
+  OnnxBuilder::attr(b.node("BatchNormalization", "bn", {in, "gamma", "beta", "mean", "var"}, {out}), "epsilon", eps);
+}
+
+// The unfused computation in double precision.
+float bn_ref(float v, const BnParams& p, int64_t c, float eps) {
+  return static_cast<float>((v - p.mean[c]) / std::sqrt(static_cast<double>(p.var[c]) + eps) * p.gamma[c] + p.beta[c]);
+}
+
+TEST(Converter, FoldsBatchNormIntoConvTransposeExactly) {
+  std::mt19937 rng(1);
+  const int cin = 5, cout = 3, k = 4;
+  const auto w = random_floats(rng, cin * cout * k * k), bias = random_floats(rng, cout);
+  const BnParams bn = random_bn(rng, cout);
+  OnnxBuilder b;
+  b.input("x", {-1, cin, 3, 4}).output("y").floats("W", {cin, cout, k, k}, w).floats("B", {cout}, bias);
+  auto& ct = b.node("ConvTranspose", "deconv", {"x", "W", "B"}, {"t"});
+  OnnxBuilder::attr(ct, "strides", std::vector<int64_t>{2, 2});
+  OnnxBuilder::attr(ct, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  add_bn(b, "t", "y", bn, 1e-3f);
+  const auto result = convert_onnx(b.bytes(), "bn.onnx");
+  EXPECT_NE(result.summary.find("1 BatchNorm folded"), std::string::npos) << result.summary;
+  const auto model = Model::from_bytes(result.egan);
+  ASSERT_EQ(model->ops().size(), 1u);
+
+  Session s(model, {.batch = 2});
+  const auto x = random_floats(rng, 2 * 3 * 4 * cin);  // NHWC
+  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, 3, 4, cin}, x, {}}})[0];
+  cpu::DeconvShape shape{2, cin, cout, {3, k, 2, 1, 1, 1, 6}, {4, k, 2, 1, 1, 1, 8}};
+  std::vector<float> ref(y.f32.size());
+  cpu::Epilogue ep{bias.data(), cpu::Activation::kNone, 0};
+  cpu::conv_transpose2d_reference(shape, x.data(), w.data(), ref.data(), ep);
+  for (size_t i = 0; i < ref.size(); ++i) ref[i] = bn_ref(ref[i], bn, static_cast<int64_t>(i % cout), 1e-3f);
+  EXPECT_LE(max_abs_diff(y.f32, ref), 2e-6f);
+}
+
+TEST(Converter, FoldsBatchNormIntoConvAndDense) {
+  std::mt19937 rng(2);
+  {  // Conv (no bias) + BN + LeakyRelu
+    const int cin = 3, cout = 4;
+    const auto w = random_floats(rng, cout * cin * 9);
+    const BnParams bn = random_bn(rng, cout);
+    OnnxBuilder b;
+    b.input("x", {-1, cin, 6, 5}).output("y").floats("W", {cout, cin, 3, 3}, w);
+    OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W"}, {"c"}), "pads", std::vector<int64_t>{1, 0, 1, 2});
+    add_bn(b, "c", "n", bn, 1e-5f);
+    OnnxBuilder::attr(b.node("LeakyRelu", "act", {"n"}, {"y"}), "alpha", 0.2f);
+    const auto model = Model::from_bytes(convert_onnx(b.bytes(), "c.onnx").egan);
+    ASSERT_EQ(model->ops().size(), 1u);
+    Session s(model, {.batch = 1});
+    const auto x = random_floats(rng, 6 * 5 * cin);
+    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {1, 6, 5, cin}, x, {}}})[0];
+    cpu::ConvShape shape{1, cin, cout, {6, 3, 1, 1, 1, 1, 6}, {5, 3, 1, 1, 0, 2, 5}};
+    std::vector<float> ref(y.f32.size());
+    cpu::conv2d_reference(shape, x.data(), w.data(), ref.data(), {});
+    for (size_t i = 0; i < ref.size(); ++i) {
+      const float v = bn_ref(ref[i], bn, static_cast<int64_t>(i % cout), 1e-5f);
+      ref[i] = v > 0 ? v : 0.2f * v;
+    }
+    EXPECT_LE(max_abs_diff(y.f32, ref), 2e-6f);
+  }
+  {  // Gemm (transB) + BatchNorm1d
+    const int in = 7, out = 5;
+    const auto w = random_floats(rng, out * in), c = random_floats(rng, out);
+    const BnParams bn = random_bn(rng, out);
+    OnnxBuilder b;
+    b.input("x", {-1, in}).output("y").floats("W", {out, in}, w).floats("C", {out}, c);
+    auto& g = b.node("Gemm", "fc", {"x", "W", "C"}, {"f"});
+    OnnxBuilder::attr(g, "transB", int64_t{1});
+    OnnxBuilder::attr(g, "alpha", 0.5f);
+    add_bn(b, "f", "y", bn, 1e-5f);
+    const auto model = Model::from_bytes(convert_onnx(b.bytes(), "g.onnx").egan);
+    Session s(model, {.batch = 3});
+    const auto x = random_floats(rng, 3 * in);
+    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kRowMajor, {3, in}, x, {}}})[0];
+    std::vector<float> ref;
+    for (int r = 0; r < 3; ++r)
+      for (int o = 0; o < out; ++o) {
+        double acc = c[o];
+        for (int i = 0; i < in; ++i) acc += 0.5 * x[r * in + i] * w[o * in + i];
+        ref.push_back(bn_ref(static_cast<float>(acc), bn, o, 1e-5f));
+      }
+    EXPECT_LE(max_abs_diff(y.f32, ref), 2e-6f);
+  }
+}
+
+TEST(Converter, KeepsBatchNormStandaloneWhenItCannotFold) {
+  // The conv output feeds two consumers (BN and the graph output): BN cannot fold.
+  std::mt19937 rng(3);
+  OnnxBuilder b;
+  b.input("x", {-1, 2, 4, 4}).output("c").output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6));
+  b.node("Conv", "conv", {"x", "W"}, {"c"});
+  add_bn(b, "c", "y", random_bn(rng, 3), 1e-5f);
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "t.onnx").egan);
+  ASSERT_EQ(model->ops().size(), 2u);
+  EXPECT_EQ(model->ops()[1].kind, "ChannelAffine");
+}
+
+struct ErrorCase {
+  const char* name;
+  std::function<void(OnnxBuilder&)> build;
+  std::vector<std::string> expected;  // every string must appear in the message
+};
+
+void deconv_model(OnnxBuilder& b, const std::function<void(onnx::NodeProto&)>& attrs) {
+  b.input("x", {-1, 2, 3, 3}).output("y").floats("W", {2, 2, 3, 3}, std::vector<float>(36, 0.1f));
+  auto& n = b.node("ConvTranspose", "up1", {"x", "W"}, {"y"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{2, 2});
+  attrs(n);
+}
+
+TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
+  const std::vector<ErrorCase> cases = {
+      {"unsupported op", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y");
+         b.node("Softmax", "probabilities", {"x"}, {"y"});
+       }, {"probabilities", "Softmax", "not supported"}},
+      {"grouped deconv", [](OnnxBuilder& b) { deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{2}); }); },
+       {"up1", "ConvTranspose", "'group' = 2"}},
+      {"unknown attribute", [](OnnxBuilder& b) { deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "fancy", int64_t{1}); }); },
+       {"up1", "ConvTranspose", "'fancy'"}},
+      {"bad auto_pad", [](OnnxBuilder& b) { deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_MIDDLE")); }); },
+       {"up1", "'auto_pad'", "SAME_MIDDLE"}},
+      {"output_padding too large", [](OnnxBuilder& b) {
+         deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "output_padding", std::vector<int64_t>{2, 0}); });
+       }, {"up1", "'output_padding'"}},
+      {"3-D deconv", [](OnnxBuilder& b) {
+         deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{1, 1, 1}); });
+       }, {"up1", "'dilations'", "2 values"}},
+      {"run-time weights", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).input("w", {-1, 2, 3, 3}).output("y");
+         b.node("ConvTranspose", "up1", {"x", "w"}, {"y"});
+       }, {"up1", "weights must be a constant"}},
+      {"training-mode BN", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y");
+         b.floats("g", {2}, {1, 1}).floats("b", {2}, {0, 0}).floats("m", {2}, {0, 0}).floats("v", {2}, {1, 1});
+         OnnxBuilder::attr(b.node("BatchNormalization", "bn7", {"x", "g", "b", "m", "v"}, {"y"}), "training_mode", int64_t{1});
+       }, {"bn7", "'training_mode'"}},
+      {"grouped conv", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 5, 5}).output("y").floats("W", {2, 1, 3, 3}, std::vector<float>(18, 0.f));
+         OnnxBuilder::attr(b.node("Conv", "dw", {"x", "W"}, {"y"}), "group", int64_t{2});
+       }, {"dw", "Conv", "'group' = 2"}},
+      {"add of two tensors", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).input("z", {-1, 4}).output("y");
+         b.node("Add", "sum", {"x", "z"}, {"y"});
+       }, {"sum", "Add", "two run-time tensors"}},
+      {"concat on batch", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).input("z", {-1, 4}).output("y");
+         OnnxBuilder::attr(b.node("Concat", "cat", {"x", "z"}, {"y"}), "axis", int64_t{0});
+       }, {"cat", "'axis' = 0"}},
+      {"batch-dependent reshape", [](OnnxBuilder& b) {
+         b.input("x", {-1, 6}).output("y").ints("shape", {2}, {2, -1});
+         b.node("Reshape", "r", {"x", "shape"}, {"y"});
+       }, {"batch"}},
+      {"not topologically sorted", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y");
+         b.node("Relu", "second", {"t"}, {"y"});
+         b.node("Relu", "first", {"x"}, {"t"});
+       }, {"second", "'t'", "topologically"}},
+      {"old opset", [](OnnxBuilder& b) {
+         b.proto().mutable_opset_import(0)->set_version(9);
+         b.input("x", {-1, 4}).output("y");
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"opset 9"}},
+      {"fixed-size input needed", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y");
+         b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("F");
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"'x'", "fixed positive"}},
+      {"output is an input", [](OnnxBuilder& b) { b.input("x", {-1, 4}).output("x"); }, {"'x'", "graph input"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    OnnxBuilder b;
+    c.build(b);
+    const std::string error = convert_error(b.bytes());
+    ASSERT_FALSE(error.empty()) << "converted without an error";
+    for (const auto& needle : c.expected) EXPECT_NE(error.find(needle), std::string::npos) << "message: " << error;
+  }
+  EXPECT_NE(convert_error("this is not protobuf").find("not a valid ONNX model"), std::string::npos);
+  EXPECT_NE(convert_error("").find("not a valid ONNX model"), std::string::npos);
+}
+
+TEST(Converter, MetadataRoundTrips) {
+  OnnxBuilder b;
+  b.input("z", {-1, 3}).input("label", {-1}, onnx::TensorProto::INT64).output("img");
+  b.floats("table", {4, 2}, std::vector<float>(8, 0.25f)).floats("W", {5, 2, 3, 3}, std::vector<float>(90, 0.01f));
+  b.ints("shape", {4}, {-1, 5, 1, 1});
+  b.node("Gather", "embed", {"table", "label"}, {"e"});
+  OnnxBuilder::attr(b.node("Concat", "cat", {"z", "e"}, {"ze"}), "axis", int64_t{1});
+  b.node("Reshape", "to_map", {"ze", "shape"}, {"m"});
+  OnnxBuilder::attr(b.node("ConvTranspose", "up", {"m", "W"}, {"u"}), "strides", std::vector<int64_t>{2, 2});
+  b.node("Tanh", "out", {"u"}, {"img"});
+  const std::string bytes = b.bytes();
+  const auto result = convert_onnx(bytes, "cgan_tiny.onnx");
+  const auto model = Model::from_bytes(result.egan);
+
+  unsigned char digest[32];
+  unsigned int len = 0;
+  EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr);
+  std::string hex;
+  for (unsigned int i = 0; i < len; ++i) {
+    char h[3];
+    std::snprintf(h, sizeof h, "%02x", digest[i]);
+    hex += h;
+  }
+  EXPECT_EQ(model->source_sha256(), hex);
+  EXPECT_NE(model->producer().find("edgegan-convert"), std::string::npos);
+  EXPECT_EQ(model->schema_version(), 1u);
+  std::map<std::string, std::string> meta(model->metadata().begin(), model->metadata().end());
+  EXPECT_EQ(meta["source_file"], "cgan_tiny.onnx");
+  EXPECT_EQ(meta["onnx_opset"], "13");
+  EXPECT_EQ(meta["onnx_producer"], "edgegan-tests");
+  ASSERT_EQ(model->inputs().size(), 2u);
+  EXPECT_EQ(model->inputs()[0].role, InputRole::kNoise);
+  EXPECT_EQ(model->inputs()[0].noise_size, 3);
+  EXPECT_EQ(model->inputs()[1].role, InputRole::kLabel);
+  EXPECT_EQ(model->inputs()[1].label_count, 4);
+  ASSERT_EQ(model->outputs().size(), 1u);
+  EXPECT_EQ(model->outputs()[0].name, "img");
+  EXPECT_EQ(model->outputs()[0].role, OutputRole::kImage);
+  EXPECT_EQ(model->outputs()[0].layout, Layout::kNHWC);
+  EXPECT_EQ(model->outputs()[0].dims, (std::vector<int64_t>{-1, 3, 3, 2}));
+  EXPECT_EQ(model->outputs()[0].value_min, -1.f);
+  EXPECT_EQ(model->outputs()[0].value_max, 1.f);
+  // The deconv is stored as its 4 phases: taps 2x2, 2x1, 1x2, 1x1 for k3 s2.
+  const auto ops = model->ops();
+  const auto deconv = std::find_if(ops.begin(), ops.end(), [](const OpInfo& o) { return o.kind == "ConvTranspose2D"; });
+  ASSERT_NE(deconv, ops.end());
+  ASSERT_EQ(deconv->phases.size(), 4u);
+  EXPECT_EQ(deconv->phases[0].taps_h * deconv->phases[0].taps_w, 4);
+  EXPECT_EQ(deconv->phases[3].taps_h * deconv->phases[3].taps_w, 1);
+}
+
+}  // namespace
+}  // namespace edgegan

@@ -1,0 +1,96 @@
+// The engine against PyTorch: every case under tests/golden/cases holds an ONNX
+// model exported from PyTorch, its inputs and PyTorch's outputs (.npy). Each is
+// converted, run with every deconvolution algorithm and thread count, and must
+// match within 1e-4 max abs error. Regenerate with tests/golden/make_goldens.py.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "edgegan/io.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+namespace fs = std::filesystem;
+using edgegan::testing::golden_dir;
+using edgegan::testing::max_abs_diff;
+using edgegan::testing::read_file;
+using edgegan::testing::source_dir;
+
+std::vector<std::string> golden_cases() {
+  std::vector<std::string> names;
+  if (fs::exists(golden_dir()))
+    for (const auto& e : fs::directory_iterator(golden_dir()))
+      if (e.is_directory()) names.push_back(e.path().filename().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+fs::path model_path(const fs::path& dir) {
+  if (fs::exists(dir / "model.onnx")) return dir / "model.onnx";
+  std::string rel = read_file(dir / "model_path.txt");
+  rel.erase(rel.find_last_not_of(" \n\r\t") + 1);
+  return source_dir() / rel;
+}
+
+std::vector<Tensor> npy_dir(const fs::path& dir) {
+  std::vector<Tensor> tensors;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    Tensor t = read_npy(e.path().string());
+    t.name = e.path().stem().string();
+    tensors.push_back(std::move(t));
+  }
+  return tensors;
+}
+
+class Golden : public ::testing::TestWithParam<std::string> {};
+
+TEST_P(Golden, MatchesPyTorch) {
+  const fs::path dir = golden_dir() / GetParam();
+  const auto converted = converter::convert_onnx(read_file(model_path(dir)), GetParam());
+  const auto model = Model::from_bytes(converted.egan);
+  std::vector<Tensor> inputs = npy_dir(dir / "inputs");
+  const std::vector<Tensor> expected = npy_dir(dir / "outputs");
+  ASSERT_FALSE(inputs.empty());
+  ASSERT_EQ(expected.size(), model->outputs().size());
+  for (Tensor& t : inputs)
+    for (const InputInfo& info : model->inputs())
+      if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
+
+  std::vector<float> first_run;
+  for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im})
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE(std::string(to_string(algo)) + ", threads " + std::to_string(threads));
+      Session session(model, {.threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .deconv_algo = algo});
+      const std::vector<Tensor> outputs = session.run(inputs);
+      for (const Tensor& out : outputs) {
+        const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
+        ASSERT_NE(want, expected.end()) << "no golden for output " << out.name;
+        const Tensor got = to_nchw(out);
+        ASSERT_EQ(got.shape, want->shape) << out.name;
+        EXPECT_LE(max_abs_diff(got.f32, want->f32), 1e-4f) << out.name;
+      }
+      // Same ISA path, any thread count: bit-identical.
+      if (algo == DeconvAlgo::kSplit) {
+        if (first_run.empty()) first_run = outputs[0].f32;
+        else EXPECT_EQ(outputs[0].f32, first_run);
+      }
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::ValuesIn(golden_cases()),
+                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+
+TEST(GoldenSuite, HasTheRequiredCases) {
+  const auto cases = golden_cases();
+  EXPECT_GE(cases.size(), 8u);
+  for (const char* required : {"dcgan_digits_generator", "cgan_digits_generator", "dcgan_digits_discriminator", "cgan_digits_discriminator"})
+    EXPECT_NE(std::find(cases.begin(), cases.end(), required), cases.end()) << required;
+}
+
+}  // namespace
+}  // namespace edgegan

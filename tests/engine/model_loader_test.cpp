@@ -1,0 +1,195 @@
+// A corrupt or hostile .egan file is rejected with a message, never a crash.
+#include <gtest/gtest.h>
+
+#include <random>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "egan_generated.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using edgegan::testing::golden_dir;
+using edgegan::testing::read_file;
+
+const std::vector<uint8_t>& valid_file() {
+  static const std::vector<uint8_t> bytes =
+      converter::convert_onnx(read_file(golden_dir() / "cgan_embed_concat_small" / "model.onnx"), "cgan").egan;
+  return bytes;
+}
+
+// Loads, and if the file is accepted, runs it: neither may crash.
+void load_and_maybe_run(const std::vector<uint8_t>& bytes) {
+  std::shared_ptr<const Model> m;
+  try {
+    m = Model::from_bytes(bytes);
+  } catch (const Error&) {
+    return;
+  }
+  try {
+    Session s(m, {.threads = 1, .batch = 2, .memory_limit_bytes = 64 << 20});
+    std::vector<Tensor> inputs;
+    for (const InputInfo& in : m->inputs()) {
+      Tensor t{in.name, in.dtype, in.layout, in.dims, {}, {}};
+      t.shape[0] = 2;
+      if (in.dtype == DType::kInt64) t.i64.assign(static_cast<size_t>(t.elements()), 1);
+      else t.f32.assign(static_cast<size_t>(t.elements()), 0.5f);
+      inputs.push_back(std::move(t));
+    }
+    s.run(inputs);
+  } catch (const Error&) {
+  }
+}
+
+std::string load_error(const std::vector<uint8_t>& bytes) {
+  try {
+    Model::from_bytes(bytes);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ModelLoader, AcceptsTheValidFile) { EXPECT_EQ(load_error(valid_file()), ""); }
+
+TEST(ModelLoader, RejectsEmptyTinyAndForeignFiles) {
+  EXPECT_NE(load_error({}).find("too small"), std::string::npos);
+  EXPECT_NE(load_error(std::vector<uint8_t>(10, 0)).find("too small"), std::string::npos);
+  std::vector<uint8_t> png = {0x89, 'P', 'N', 'G', 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  EXPECT_NE(load_error(png).find("not an .egan file"), std::string::npos);
+}
+
+TEST(ModelLoader, RejectsWrongIdentifier) {
+  std::vector<uint8_t> bytes = valid_file();
+  bytes[8] = 'X';  // size prefix (4) + root offset (4) + "EGAN"
+  EXPECT_NE(load_error(bytes).find("file identifier"), std::string::npos);
+}
+
+TEST(ModelLoader, TruncatedFilesNeverCrash) {
+  const auto& full = valid_file();
+  int rejected = 0;
+  for (size_t len = 0; len < full.size(); len += (len < 2048 ? 1 : 61)) {
+    std::vector<uint8_t> cut(full.begin(), full.begin() + static_cast<long>(len));
+    if (!load_error(cut).empty()) ++rejected;
+    load_and_maybe_run(cut);
+  }
+  EXPECT_GT(rejected, 100);
+}
+
+TEST(ModelLoader, BitFlipsNeverCrash) {
+  std::mt19937 rng(1234);
+  const auto& full = valid_file();
+  for (int trial = 0; trial < 4000; ++trial) {
+    std::vector<uint8_t> bytes = full;
+    const int flips = 1 + trial % 4;
+    for (int f = 0; f < flips; ++f) {
+      // Mostly the graph section, where structure lives; sometimes anywhere.
+      const size_t limit = trial % 3 ? std::min<size_t>(bytes.size(), 2048) : bytes.size();
+      bytes[std::uniform_int_distribution<size_t>(0, limit - 1)(rng)] ^= static_cast<uint8_t>(1u << (rng() % 8));
+    }
+    load_and_maybe_run(bytes);
+  }
+}
+
+// Unpacks the valid file into the flatbuffers object API, lets the test break
+// one thing, and packs it again with the original data section.
+std::vector<uint8_t> mutated(const std::function<void(schema::ModelT&)>& mutate) {
+  const auto& full = valid_file();
+  const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
+  const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
+  std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
+  mutate(*m);
+  flatbuffers::FlatBufferBuilder b;
+  schema::FinishSizePrefixedModelBuffer(b, schema::Model::Pack(b, m.get()));
+  std::vector<uint8_t> out(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  out.resize((out.size() + 63) / 64 * 64, 0);
+  out.insert(out.end(), full.begin() + static_cast<long>(data_begin), full.end());
+  return out;
+}
+
+schema::ConvTranspose2DT& first_deconv(schema::ModelT& m) {
+  for (auto& op : m.ops)
+    if (auto* c = op->kind.AsConvTranspose2D()) return *c;
+  throw std::runtime_error("no deconv");
+}
+
+struct HostileCase {
+  const char* name;
+  std::function<void(schema::ModelT&)> mutate;
+  const char* expected;
+};
+
+TEST(ModelLoader, RejectsHostileContentWithAMessage) {
+  const std::vector<HostileCase> cases = {
+      {"untouched round trip", [](schema::ModelT&) {}, ""},
+      {"schema version", [](schema::ModelT& m) { m.schema_version = 99; }, "schema version 99"},
+      {"huge dimension", [](schema::ModelT& m) { m.tensors[2]->dims[1] = int64_t{1} << 40; }, "out of range"},
+      {"overflowing shape", [](schema::ModelT& m) {
+         for (auto& t : m.tensors)
+           if (t->dims.size() == 4) t->dims = {-1, 1 << 24, 1 << 24, 1 << 24};
+       }, "overflows"},
+      {"batch not first", [](schema::ModelT& m) { m.tensors[0]->dims[0] = 7; }, "must be -1"},
+      {"output index out of range", [](schema::ModelT& m) { m.outputs[0]->tensor = 999; }, "out of range"},
+      {"input index negative", [](schema::ModelT& m) { m.inputs[0]->tensor = -3; }, "out of range"},
+      {"buffer outside the file", [](schema::ModelT& m) { m.buffers.back()->offset += 1 << 20; }, "outside the file"},
+      {"buffer misaligned", [](schema::ModelT& m) { m.buffers.back()->offset += 4; }, "aligned"},
+      {"buffer size huge", [](schema::ModelT& m) { m.buffers[1]->size = ~uint64_t{0} - 8; }, "outside the file"},
+      {"sentinel not empty", [](schema::ModelT& m) { m.buffers[0]->size = 64; }, "sentinel"},
+      {"stride zero", [](schema::ModelT& m) { first_deconv(m).stride_h = 0; }, "stride_h = 0"},
+      {"kernel huge", [](schema::ModelT& m) { first_deconv(m).kernel_w = 100000; }, "kernel_w"},
+      {"phase taps altered", [](schema::ModelT& m) { first_deconv(m).axis_phases_h[0]->taps[0] += 1; }, "does not match the split"},
+      {"phase missing", [](schema::ModelT& m) { first_deconv(m).phases.pop_back(); }, "phases"},
+      {"wrong weight size", [](schema::ModelT& m) {
+         auto& c = first_deconv(m);
+         c.phases[0]->weights = c.phases[1]->weights == c.phases[0]->weights ? 1 : c.epilogue->bias;
+       }, "bytes, the op needs"},
+      {"channel mismatch", [](schema::ModelT& m) { first_deconv(m).in_channels += 1; }, "channels"},
+      {"output shape inconsistent", [](schema::ModelT& m) {
+         auto& c = first_deconv(m);
+         m.tensors[static_cast<size_t>(c.output)]->dims[1] += 5;
+       }, "does not follow"},
+      {"used before produced", [](schema::ModelT& m) { std::swap(m.ops.front(), m.ops.back()); }, "before it is produced"},
+      {"produced twice", [](schema::ModelT& m) { m.ops.push_back(std::make_unique<schema::OpT>(*m.ops.back())); }, "produced twice"},
+      {"no ops", [](schema::ModelT& m) { m.ops.clear(); }, "no ops"},
+      {"label input as float", [](schema::ModelT& m) {
+         for (auto& in : m.inputs)
+           if (in->role == schema::InputRole_Label) m.tensors[static_cast<size_t>(in->tensor)]->dtype = schema::DType_Float32;
+       }, "int64"},
+      {"unknown activation", [](schema::ModelT& m) { first_deconv(m).epilogue->activation = static_cast<schema::Activation>(42); }, "activation"},
+      {"non-finite slope", [](schema::ModelT& m) { first_deconv(m).epilogue->alpha = NAN; }, "not finite"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string error = load_error(mutated(c.mutate));
+    if (std::string(c.expected).empty()) {
+      EXPECT_EQ(error, "");
+    } else {
+      EXPECT_NE(error.find(c.expected), std::string::npos) << "got: '" << error << "'";
+      EXPECT_NE(error.find("invalid model"), std::string::npos) << error;
+    }
+  }
+}
+
+TEST(ModelLoader, MemoryLimitRefusesHugeSessions) {
+  const auto m = Model::from_bytes(valid_file());
+  try {
+    Session s(m, {.batch = 4096, .memory_limit_bytes = 1 << 20});
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("memory limit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ModelLoader, LoadReportsMissingFiles) {
+  try {
+    Model::load("/nonexistent/model.egan");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/model.egan"), std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace edgegan

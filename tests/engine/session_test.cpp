@@ -1,0 +1,94 @@
+// Session behaviour on a real converted model: input checking, labels, batch,
+// memory plan, generate(), noise determinism.
+#include <gtest/gtest.h>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "edgegan/io.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using edgegan::testing::golden_dir;
+using edgegan::testing::read_file;
+
+std::shared_ptr<const Model> small_cgan() {
+  static auto model = Model::from_bytes(
+      converter::convert_onnx(read_file(golden_dir() / "cgan_embed_concat_small" / "model.onnx"), "cgan").egan);
+  return model;
+}
+
+TEST(Session, ReportsRolesFromTheConverter) {
+  const auto m = small_cgan();
+  EXPECT_EQ(m->noise_size(), 6);
+  EXPECT_EQ(m->label_count(), 5);
+  ASSERT_EQ(m->outputs().size(), 1u);
+  EXPECT_EQ(m->outputs()[0].role, OutputRole::kImage);
+  EXPECT_EQ(m->outputs()[0].value_min, -1.f);
+  EXPECT_EQ(m->outputs()[0].value_max, 1.f);
+}
+
+TEST(Session, GenerateIsDeterministicAndBatchIndependent) {
+  const auto m = small_cgan();
+  Session s4(m, {.batch = 4});
+  const auto noise = normal_noise(4 * 6, 42);
+  EXPECT_EQ(noise, normal_noise(4 * 6, 42));
+  EXPECT_NE(noise, normal_noise(4 * 6, 43));
+  const std::vector<int64_t> labels = {0, 1, 2, 4};
+  const Tensor a = s4.generate(noise, labels);
+  EXPECT_EQ(a.f32, s4.generate(noise, labels).f32);
+  // Image 2 alone equals image 2 of the batch.
+  Session s1(m, {.batch = 1});
+  const Tensor one = s1.generate(std::span(noise).subspan(12, 6), std::span(labels).subspan(2, 1));
+  const size_t per = one.f32.size();
+  EXPECT_TRUE(std::equal(one.f32.begin(), one.f32.end(), a.f32.begin() + 2 * static_cast<long>(per)));
+}
+
+TEST(Session, RejectsBadInputsWithClearMessages) {
+  const auto m = small_cgan();
+  Session s(m, {.batch = 2});
+  const auto noise = normal_noise(12, 1);
+  auto expect_error = [](auto&& fn, const std::string& needle) {
+    try {
+      fn();
+      ADD_FAILURE() << "no error, expected one mentioning '" << needle << "'";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << e.what();
+    }
+  };
+  const std::vector<int64_t> ok_labels = {1, 2};
+  const std::vector<int64_t> bad_labels = {1, 5}, negative = {-1, 0}, too_few = {1};
+  expect_error([&] { s.generate(noise, bad_labels); }, "outside 0..4");
+  expect_error([&] { s.generate(noise, negative); }, "outside 0..4");
+  expect_error([&] { s.generate(noise, too_few); }, "one label per image");
+  expect_error([&] { s.generate(std::span(noise).subspan(1), ok_labels); }, "noise holds 11 values");
+  Tensor z{"z", DType::kFloat32, Layout::kRowMajor, {2, 7}, std::vector<float>(14), {}};
+  Tensor l{"label", DType::kInt64, Layout::kRowMajor, {2}, {}, {0, 1}};
+  expect_error([&] { s.run({z, l}); }, "has shape [2, 7]");
+  expect_error([&] { s.run({l}); }, "'z' is missing");
+  Tensor extra = l;
+  extra.name = "nope";
+  expect_error([&] { s.run({extra}); }, "no input named 'nope'");
+  Tensor zf{"label", DType::kFloat32, Layout::kRowMajor, {2}, {0, 1}, {}};
+  z.shape = {2, 6};
+  z.f32.resize(12);
+  expect_error([&] { s.run({z, zf}); }, "must be int64");
+  expect_error([&] { Session(m, {.batch = 0}); }, "batch 0");
+  expect_error([&] { Session(m, {.threads = -1}); }, "threads -1");
+  expect_error([&] { Session(m, {.backend = Backend::kCuda}); }, "CUDA");
+  EXPECT_THROW(deconv_algo_from_string("winograd"), Error);
+}
+
+TEST(Session, SplitNeedsNoWorkspaceWhileBaselinesDo) {
+  const auto m = small_cgan();
+  Session split(m, {.batch = 4});
+  Session zero(m, {.batch = 4, .deconv_algo = DeconvAlgo::kZeroInsert});
+  Session col(m, {.batch = 4, .deconv_algo = DeconvAlgo::kCol2im});
+  EXPECT_EQ(split.session_weight_bytes(), 0u);
+  EXPECT_GT(zero.arena_bytes(), split.arena_bytes());
+  EXPECT_GT(col.arena_bytes(), split.arena_bytes());
+}
+
+}  // namespace
+}  // namespace edgegan

@@ -1,0 +1,52 @@
+// Trimmed conv == reference over random geometries (stride, dilation, asymmetric pads).
+#include <gtest/gtest.h>
+
+#include "kernels_cpu/conv2d.h"
+#include "tests/test_util.h"
+
+namespace edgegan::cpu {
+namespace {
+
+using edgegan::testing::max_abs_diff;
+using edgegan::testing::random_floats;
+using edgegan::testing::uniform_int;
+
+TEST(Conv2DProperty, TrimmedMatchesReferenceOnRandomGeometries) {
+  std::mt19937 rng(99);
+  int checked = 0;
+  for (int attempt = 0; checked < 400; ++attempt) {
+    ASSERT_LT(attempt, 10000);
+    ConvShape s;
+    s.batch = uniform_int(rng, 1, 3);
+    s.in_channels = uniform_int(rng, 1, 9);
+    s.out_channels = uniform_int(rng, 1, 9);
+    for (ConvAxis* a : {&s.h, &s.w}) {
+      a->in = uniform_int(rng, 1, 12);
+      a->kernel = uniform_int(rng, 1, 6);
+      a->stride = uniform_int(rng, 1, 4);
+      a->dilation = uniform_int(rng, 1, 3);
+      a->pad_begin = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
+      a->pad_end = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
+      a->out = conv_output_length(a->in, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end);
+    }
+    if (s.h.out < 1 || s.w.out < 1) continue;
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    Epilogue ep;
+    ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
+    ep.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
+    ep.alpha = 0.2f;
+    const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
+    std::vector<float> ref(out_size), y(out_size, NAN), packed(w.size());
+    conv2d_reference(s, x.data(), w.data(), ref.data(), ep);
+    pack_conv2d_weights(s, w.data(), packed.data());
+    conv2d_trimmed(s, packed.data(), x.data(), y.data(), ep, uniform_int(rng, 1, 2));
+    ASSERT_LE(max_abs_diff(y, ref), 1e-5f) << "in " << s.h.in << "x" << s.w.in << " k" << s.h.kernel << "x" << s.w.kernel << " s"
+                                           << s.h.stride << "x" << s.w.stride << " d" << s.h.dilation << "x" << s.w.dilation;
+    ++checked;
+  }
+}
+
+}  // namespace
+}  // namespace edgegan::cpu

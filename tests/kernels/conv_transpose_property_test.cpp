@@ -1,0 +1,165 @@
+// split == reference == zero-insert == col2im over many random geometries:
+// stride 1-4, kernel 1-7, any pads < kernel (asymmetric, occasionally negative as
+// ONNX output_shape produces), output_padding < stride, dilation 1-3, odd
+// channel counts, non-square maps, batch 1-3, every activation, 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include "kernels_cpu/conv_transpose.h"
+#include "tests/test_util.h"
+
+namespace edgegan::cpu {
+namespace {
+
+using edgegan::testing::max_abs_diff;
+using edgegan::testing::random_floats;
+using edgegan::testing::uniform_int;
+
+struct Case {
+  DeconvShape shape;
+  Activation activation;
+  bool bias;
+};
+
+std::string describe(const Case& c) {
+  const auto& s = c.shape;
+  std::ostringstream os;
+  os << "N" << s.batch << " Cin" << s.in_channels << " Cout" << s.out_channels << " in " << s.h.in << "x" << s.w.in << " k" << s.h.kernel
+     << "x" << s.w.kernel << " s" << s.h.stride << "x" << s.w.stride << " d" << s.h.dilation << "x" << s.w.dilation << " pads "
+     << s.h.pad_begin << "," << s.w.pad_begin << "," << s.h.pad_end << "," << s.w.pad_end << " out " << s.h.out << "x" << s.w.out
+     << " act " << static_cast<int>(c.activation);
+  return os.str();
+}
+
+DeconvAxis random_axis(std::mt19937& rng, int64_t in, bool allow_dilation) {
+  DeconvAxis a;
+  a.in = in;
+  a.kernel = uniform_int(rng, 1, 7);
+  a.stride = uniform_int(rng, 1, 4);
+  a.dilation = allow_dilation ? uniform_int(rng, 1, 3) : 1;
+  // Pads < kernel on each side, independently; sometimes negative (output_shape asks for more).
+  a.pad_begin = uniform_int(rng, uniform_int(rng, 0, 5) == 0 ? -2 : 0, static_cast<int>(a.kernel) - 1);
+  a.pad_end = uniform_int(rng, uniform_int(rng, 0, 5) == 0 ? -2 : 0, static_cast<int>(a.kernel) - 1);
+  const int64_t output_padding = uniform_int(rng, 0, static_cast<int>(std::max(a.stride, a.dilation)) - 1);
+  a.out = deconv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end, output_padding);
+  return a;
+}
+
+TEST(ConvTransposeProperty, AllAlgorithmsMatchReferenceOnRandomGeometries) {
+  std::mt19937 rng(20261121);
+  int checked = 0;
+  for (int attempt = 0; checked < 600; ++attempt) {
+    ASSERT_LT(attempt, 10000);
+    Case c;
+    auto& s = c.shape;
+    s.batch = uniform_int(rng, 1, 3);
+    s.in_channels = uniform_int(rng, 1, 9);
+    s.out_channels = uniform_int(rng, 1, 9);
+    const bool dilated = uniform_int(rng, 0, 4) == 0;
+    s.h = random_axis(rng, uniform_int(rng, 1, 7), dilated);
+    s.w = random_axis(rng, uniform_int(rng, 1, 7), dilated);
+    if (s.h.out < 1 || s.w.out < 1) continue;  // pads ate the whole output
+    c.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
+    c.bias = uniform_int(rng, 0, 1) == 1;
+    SCOPED_TRACE(describe(c));
+
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    Epilogue ep;
+    ep.bias = c.bias ? bias.data() : nullptr;
+    ep.activation = c.activation;
+    ep.alpha = 0.2f;
+    const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
+
+    std::vector<float> ref(out_size);
+    conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), ep);
+
+    // split: the converter's packing, then the kernel.
+    SplitDeconvWeights split;
+    split.phases_h = split_deconv_axis(s.h);
+    split.phases_w = split_deconv_axis(s.w);
+    const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+    for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    // Every kernel tap lands in exactly one phase: nothing lost, nothing duplicated.
+    size_t taps = 0;
+    for (const auto& p : packed) taps += p.size();
+    ASSERT_EQ(taps, w.size());
+
+    for (int threads : {1, 2}) {
+      std::vector<float> y(out_size, NAN);
+      conv_transpose2d_split(s, split, x.data(), y.data(), ep, threads);
+      ASSERT_LE(max_abs_diff(y, ref), 1e-5f) << "split, threads " << threads;
+    }
+
+    const std::vector<float> full = assemble_full_deconv_kernel(s, split);
+    {
+      std::vector<float> y(out_size, NAN), ws(static_cast<size_t>(conv_transpose2d_zero_insert_workspace(s)));
+      conv_transpose2d_zero_insert(s, full.data(), x.data(), y.data(), ws.data(), ep, 2);
+      ASSERT_LE(max_abs_diff(y, ref), 1e-5f) << "zero-insert";
+    }
+    {
+      std::vector<float> col(full.size()), y(out_size, NAN), ws(static_cast<size_t>(conv_transpose2d_col2im_workspace(s)));
+      col2im_kernel_from_full(s, full.data(), col.data());
+      conv_transpose2d_col2im(s, col.data(), x.data(), y.data(), ws.data(), ep, 2);
+      ASSERT_LE(max_abs_diff(y, ref), 1e-5f) << "col2im";
+    }
+    ++checked;
+  }
+  EXPECT_GE(checked, 500);
+}
+
+TEST(ConvTransposeSplit, PhasesSkipEveryZeroAndCoverEveryOutput) {
+  // Per axis: phases partition the kernel taps and the output positions.
+  for (int64_t stride = 1; stride <= 4; ++stride)
+    for (int64_t kernel = 1; kernel <= 7; ++kernel)
+      for (int64_t pb = 0; pb < kernel; ++pb)
+        for (int64_t op = 0; op < stride; ++op) {
+          DeconvAxis a{5, kernel, stride, 1, pb, kernel - 1 - pb, 0};
+          a.out = deconv_output_length(a.in, a.kernel, a.stride, 1, a.pad_begin, a.pad_end, op);
+          const auto phases = split_deconv_axis(a);
+          ASSERT_EQ(static_cast<int64_t>(phases.size()), stride);
+          std::vector<int> tap_seen(static_cast<size_t>(kernel), 0), out_seen(static_cast<size_t>(a.out), 0);
+          for (const auto& p : phases) {
+            // T_r = ceil((k - r)/s) taps, offsets 0..T_r-1 (DESIGN.md).
+            ASSERT_EQ(static_cast<int64_t>(p.taps.size()), std::max<int64_t>(0, (kernel - p.residue + stride - 1) / stride));
+            for (size_t t = 0; t < p.taps.size(); ++t) {
+              EXPECT_EQ(p.taps[t], p.residue + stride * static_cast<int64_t>(t));
+              EXPECT_EQ(p.offsets[t], static_cast<int64_t>(t));
+              tap_seen[static_cast<size_t>(p.taps[t])]++;
+            }
+            for (int64_t q = p.q_begin; q < p.q_end; ++q) out_seen[static_cast<size_t>(p.output_of(q, a))]++;
+          }
+          for (int v : tap_seen) EXPECT_EQ(v, 1);
+          for (int v : out_seen) EXPECT_EQ(v, 1);
+        }
+}
+
+TEST(ConvTransposeSplit, BatchAndThreadCountGiveBitIdenticalResults) {
+  std::mt19937 rng(7);
+  DeconvShape s;
+  s.batch = 3;
+  s.in_channels = 16;
+  s.out_channels = 8;
+  s.h = {4, 4, 2, 1, 1, 1, 8};
+  s.w = {4, 4, 2, 1, 1, 1, 8};
+  const auto x = random_floats(rng, static_cast<size_t>(3 * 4 * 4 * 16));
+  const auto w = random_floats(rng, static_cast<size_t>(16 * 8 * 16));
+  SplitDeconvWeights split;
+  split.phases_h = split_deconv_axis(s.h);
+  split.phases_w = split_deconv_axis(s.w);
+  const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+  for (const auto& p : packed) split.sub_kernels.push_back(p.data());
+  std::vector<float> y1(3 * 8 * 8 * 8), y2(y1.size());
+  conv_transpose2d_split(s, split, x.data(), y1.data(), {}, 1);
+  conv_transpose2d_split(s, split, x.data(), y2.data(), {}, 2);
+  EXPECT_EQ(y1, y2);
+  // Image 1 computed alone equals image 1 of the batch.
+  DeconvShape one = s;
+  one.batch = 1;
+  std::vector<float> y_one(8 * 8 * 8);
+  conv_transpose2d_split(one, split, x.data() + 4 * 4 * 16, y_one.data(), {}, 1);
+  EXPECT_TRUE(std::equal(y_one.begin(), y_one.end(), y1.begin() + 8 * 8 * 8));
+}
+
+}  // namespace
+}  // namespace edgegan::cpu
