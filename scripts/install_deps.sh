@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the Debian packages edgegan needs to build and test. Idempotent: does
+# nothing when everything is present. Needs root (or sudo) only to install.
+set -euo pipefail
+
+packages=(
+  cmake g++ make pkg-config
+  libflatbuffers-dev flatbuffers-compiler   # model file schema + flatc
+  libeigen3-dev                              # GEMM for the portable kernels
+  libonnx-dev libprotobuf-dev                # the converter's ONNX parser
+  libssl-dev                                 # SHA-256 of the source model
+  libcli11-dev libstb-dev                    # CLI parsing, PNG writing
+  libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "installing: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -ne 0 ] && sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

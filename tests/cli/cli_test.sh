@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# End-to-end checks of edgegan-convert and edgegan: happy paths, and every
+# argument or file error exits non-zero with one clear line on stderr.
+# usage: cli_test.sh EDGEGAN EDGEGAN_CONVERT SOURCE_DIR WORK_DIR
+set -u
+edgegan=$1 convert=$2 src=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect_ok NAME CMD...: exit 0
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$work/out.txt" 2>"$work/err.txt"; then ok; else bad "$name: exit $? — $(cat "$work/err.txt")"; fi
+}
+
+# expect_error NAME REGEX CMD...: non-zero exit, stderr matches REGEX, no crash (exit < 128)
+expect_error() {
+  local name=$1 regex=$2; shift 2
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  if [ $rc -eq 0 ]; then bad "$name: exited 0"; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
+  if ! grep -Eq "$regex" "$work/err.txt"; then bad "$name: stderr does not match /$regex/: $(cat "$work/err.txt")"; return; fi
+  ok
+}
+
+dcgan_onnx="$src/models/dcgan_digits/generator.onnx"
+cgan_onnx="$src/models/cgan_digits/generator.onnx"
+disc_onnx="$src/models/dcgan_digits/discriminator.onnx"
+
+# --- converter
+expect_ok "convert dcgan" "$convert" "$dcgan_onnx" -o "$work/dcgan.egan"
+expect_ok "convert cgan" "$convert" "$cgan_onnx" -o "$work/cgan.egan"
+expect_ok "convert discriminator" "$convert" -q "$disc_onnx" -o "$work/disc.egan"
+expect_error "convert missing file" "does not exist|not exist" "$convert" "$work/nope.onnx" -o "$work/x.egan"
+printf 'garbage' >"$work/garbage.onnx"
+expect_error "convert garbage" "not a valid ONNX model" "$convert" "$work/garbage.onnx" -o "$work/x.egan"
+[ -e "$work/x.egan" ] && bad "a failed conversion left an output file" || ok
+expect_error "convert without -o" "output.*required|required" "$convert" "$dcgan_onnx"
+expect_error "convert into missing dir" "cannot write" "$convert" "$dcgan_onnx" -o "$work/no/such/dir/x.egan"
+
+# --- inspect
+expect_ok "inspect dcgan" "$edgegan" inspect "$work/dcgan.egan"
+grep -q "stored as 4 phases" "$work/out.txt" && ok || bad "inspect does not show the stored phases"
+expect_error "inspect an onnx file" "not an .egan file" "$edgegan" inspect "$dcgan_onnx"
+head -c 1000 "$work/dcgan.egan" >"$work/truncated.egan"
+expect_error "inspect truncated" "invalid model" "$edgegan" inspect "$work/truncated.egan"
+
+# --- generate
+expect_ok "generate dcgan" "$edgegan" generate "$work/dcgan.egan" -n 9 --seed 3 -o "$work/d.png"
+[ -s "$work/d.png" ] && ok || bad "no PNG written"
+expect_ok "generate again, same seed" "$edgegan" generate "$work/dcgan.egan" -n 9 --seed 3 -o "$work/d2.png"
+cmp -s "$work/d.png" "$work/d2.png" && ok || bad "same seed gave a different PNG"
+expect_ok "generate cgan label 7" "$edgegan" generate "$work/cgan.egan" -n 4 --label 7 -o "$work/c7.png"
+expect_ok "generate split vs zero-insert" "$edgegan" generate "$work/dcgan.egan" -n 4 --algo zero-insert --threads 1 -o "$work/z.png"
+expect_error "generate -n 0" "count" "$edgegan" generate "$work/dcgan.egan" -n 0 -o "$work/x.png"
+expect_error "generate bad algo" "algo" "$edgegan" generate "$work/dcgan.egan" --algo fast -o "$work/x.png"
+expect_error "generate label on unconditional" "not a conditional model" "$edgegan" generate "$work/dcgan.egan" --label 3 -o "$work/x.png"
+expect_error "generate label out of range" "outside 0..9" "$edgegan" generate "$work/cgan.egan" --label 12 -o "$work/x.png"
+expect_error "generate negative label" "label" "$edgegan" generate "$work/cgan.egan" --label -1 -o "$work/x.png"
+expect_error "generate on a discriminator" "no noise input" "$edgegan" generate "$work/disc.egan" -o "$work/x.png"
+expect_error "generate missing model" "does not exist|not exist" "$edgegan" generate "$work/none.egan"
+expect_error "generate bad seed" "seed" "$edgegan" generate "$work/dcgan.egan" --seed abc
+expect_error "generate cuda backend" "CUDA" "$edgegan" generate "$work/dcgan.egan" --backend cuda -o "$work/x.png"
+expect_error "no subcommand" "subcommand" "$edgegan"
+expect_error "unknown subcommand" "" "$edgegan" paint
+
+# --- run
+z="$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy"
+expect_ok "run dcgan" "$edgegan" run "$work/dcgan.egan" -i "z=$z" -o "$work/out.npy"
+[ -s "$work/out.npy" ] && ok || bad "run wrote no .npy"
+expect_error "run wrong input name" "no input named 'q'" "$edgegan" run "$work/dcgan.egan" -i "q=$z" -o "$work/o.npy"
+expect_error "run malformed spec" "NAME=FILE" "$edgegan" run "$work/dcgan.egan" -i "$z" -o "$work/o.npy"
+expect_error "run missing npy" "cannot open" "$edgegan" run "$work/dcgan.egan" -i "z=$work/none.npy" -o "$work/o.npy"
+expect_error "run garbage npy" "not a .npy file" "$edgegan" run "$work/dcgan.egan" -i "z=$work/garbage.onnx" -o "$work/o.npy"
+img="$src/tests/golden/cases/dcgan_digits_discriminator/inputs/image.npy"
+expect_error "run wrong shape" "shape" "$edgegan" run "$work/dcgan.egan" -i "z=$img" -o "$work/o.npy"
+expect_error "run cgan missing label" "'label' is missing" "$edgegan" run "$work/cgan.egan" -i "z=$src/tests/golden/cases/cgan_digits_generator/inputs/z.npy" -o "$work/o.npy"
+
+# Errors are one line.
+"$edgegan" generate "$work/cgan.egan" --label 12 -o "$work/x.png" 2>"$work/err.txt"
+[ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "error message is not one line: $(cat "$work/err.txt")"
+
+echo "cli: $passed passed, $failed failed"
+[ $failed -eq 0 ]
