@@ -3,6 +3,7 @@
 //   edgegan run MODEL --input z=z.npy [--input label=l.npy] -o out.npy
 //   edgegan inspect MODEL
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -39,10 +40,10 @@ int generate(const std::string& path, int count, uint64_t seed, int label, int t
   const std::vector<float> noise = edgegan::normal_noise(static_cast<size_t>(count * model->noise_size()), seed);
   std::vector<int64_t> labels;
   if (classes > 0) {
-    // --label L: every image of class L; otherwise class = column, so each grid row counts 0, 1, 2, ...
-    const int cols = columns > 0 ? columns : static_cast<int>(classes);
-    for (int i = 0; i < count; ++i) labels.push_back(label >= 0 ? label : (i % cols) % classes);
-    if (columns == 0) columns = cols;
+    // --label L: every image of class L. Otherwise class = column (one column per class
+    // unless --columns says otherwise), so each grid row counts 0, 1, 2, ...
+    if (label < 0 && columns == 0) columns = static_cast<int>(classes);
+    for (int i = 0; i < count; ++i) labels.push_back(label >= 0 ? label : (i % std::max(columns, 1)) % classes);
   }
   const edgegan::Tensor images = session.generate(noise, labels);
   const edgegan::OutputInfo& info = model->outputs().front();

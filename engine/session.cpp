@@ -189,6 +189,8 @@ Tensor Session::generate(std::span<const float> noise, std::span<const int64_t> 
   const Model::Impl& m = impl_->m();
   std::vector<Tensor> inputs;
   const int64_t batch = impl_->options.batch;
+  const bool conditional = std::any_of(m.inputs.begin(), m.inputs.end(), [](const InputInfo& i) { return i.role == InputRole::kLabel; });
+  if (!labels.empty() && !conditional) throw Error("generate: the model takes no labels");
   for (const InputInfo& info : m.inputs) {
     Tensor t;
     t.name = info.name;
@@ -211,7 +213,6 @@ Tensor Session::generate(std::span<const float> noise, std::span<const int64_t> 
     }
     inputs.push_back(std::move(t));
   }
-  if (!labels.empty() && m.inputs.size() == 1) throw Error("generate: the model takes no labels");
   return std::move(run(inputs).front());
 }
 
