@@ -112,7 +112,7 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
     od[k] = std::max(ad[k], bd[k]);
   }
   const auto as = strides_of(ad), bs = strides_of(bd), os = strides_of(od);
-  const bool to_int = a.is_int && b.is_int;
+  const bool to_int = (a.is_int && b.is_int) || op == "Equal";
   ConstTensor out;
   out.is_int = to_int;
   out.dims = od;
@@ -131,11 +131,14 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
       if (op == "Add") r = x + y;
       else if (op == "Sub") r = x - y;
       else if (op == "Mul") r = x * y;
+      else if (op == "Equal") r = x == y;
       else {
         if (y == 0) throw ConvertError(what + ": integer division by zero");
         r = x / y;
       }
       out.i.push_back(r);
+    } else if (op == "Equal") {
+      out.i.push_back(a.at(ai) == b.at(bi));
     } else {
       const double x = a.at(ai), y = b.at(bi);
       double r = 0;

@@ -27,7 +27,7 @@ struct ConstTensor {
 // Decodes an ONNX TensorProto (raw_data or typed fields). `what` names it in errors.
 ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what);
 
-// NumPy-style broadcasting binary op: op is one of "Add", "Sub", "Mul", "Div".
+// NumPy-style broadcasting binary op: "Add", "Sub", "Mul", "Div", or "Equal" (int64 0/1 result).
 ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const ConstTensor& b, const std::string& what);
 
 // ONNX Gather along `axis` with constant data and indices.

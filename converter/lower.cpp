@@ -20,7 +20,7 @@ class Lowering {
   Lowering(const OnnxGraph& g, const AnalysisPass& a) : g_(g), a_(a) {}
 
   IrModel run() {
-    const auto& nodes = g_.nodes();
+    const auto& nodes = a_.nodes;
     // Aliases: run-time Identity/Dropout, resolved before counting consumers.
     for (size_t i = 0; i < nodes.size(); ++i)
       if (!a_.folded[i] && (nodes[i].op == "Identity" || nodes[i].op == "Dropout")) alias_[nodes[i].outputs[0]] = resolve(nodes[i].inputs[0]);
@@ -298,6 +298,7 @@ void check_batch_independence(const OnnxGraph& g, const AnalysisPass& a, const A
                     vb.shape[0] == b.batch && std::equal(va.shape.begin() + 1, va.shape.end(), vb.shape.begin() + 1);
     if (!ok) throw ConvertError("tensor '" + name + "': its shape does not keep the batch as dimension 0 independently of the rest; edgegan needs batch-independent generators");
   }
+  if (a.branch_choices != b.branch_choices) throw ConvertError("an If node takes a different branch at another batch size; edgegan needs batch-independent generators");
   (void)g;
 }
 

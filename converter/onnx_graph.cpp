@@ -151,7 +151,67 @@ AnalysisPass OnnxGraph::analyse(int64_t batch) const {
     values[in.name] = v;
   }
 
-  for (const Node& n : nodes_) {
+  for (const Node& n : nodes_) evaluate(n, pass);
+  for (const auto& name : outputs_) {
+    const auto it = values.find(name);
+    if (it == values.end()) throw ConvertError("graph output '" + name + "' is never produced");
+    if (it->second.is_const) throw ConvertError("graph output '" + name + "' is a constant; nothing to compute");
+  }
+  return pass;
+}
+
+void OnnxGraph::inline_if(const Node& n, AnalysisPass& pass) const {
+  check_attributes(n, {"then_branch", "else_branch"});
+  const auto it = pass.values.find(n.inputs.empty() ? "" : n.inputs[0]);
+  if (it == pass.values.end() || !it->second.is_const || it->second.c.numel() != 1)
+    throw ConvertError(where(n) + ": only an If whose condition is known at conversion time is supported (torch emits these for squeeze/shape checks)");
+  const bool condition = it->second.c.at(0) != 0;
+  pass.branch_choices.push_back(condition);
+  const auto* branch = find_attr(n, condition ? "then_branch" : "else_branch");
+  if (!branch || branch->type() != onnx::AttributeProto::GRAPH) throw ConvertError(where(n) + ": missing branch graph");
+  const onnx::GraphProto& g = branch->g();
+  for (const auto& t : g.initializer()) {
+    Value v;
+    v.is_const = true;
+    v.c = decode_tensor(t, where(n) + " branch initializer '" + t.name() + "'");
+    pass.values[t.name()] = v;
+  }
+  for (int k = 0; k < g.node_size(); ++k) {
+    Node inner;
+    inner.proto = &g.node(k);
+    inner.op = inner.proto->op_type();
+    inner.name = inner.proto->name().empty() ? n.name + "/" + inner.op + " #" + std::to_string(k) : inner.proto->name();
+    inner.inputs.assign(inner.proto->input().begin(), inner.proto->input().end());
+    inner.outputs.assign(inner.proto->output().begin(), inner.proto->output().end());
+    evaluate(inner, pass);
+  }
+  if (g.output_size() != static_cast<int>(n.outputs.size())) throw ConvertError(where(n) + ": branch outputs do not match the node's outputs");
+  // The If's outputs are the branch's outputs: synthetic Identity nodes connect them.
+  for (int k = 0; k < g.output_size(); ++k) {
+    auto proto = std::make_shared<onnx::NodeProto>();
+    proto->set_op_type("Identity");
+    proto->set_name(n.name + "/output " + std::to_string(k));
+    proto->add_input(g.output(k).name());
+    proto->add_output(n.outputs[static_cast<size_t>(k)]);
+    pass.synthetic.push_back(proto);
+    Node id;
+    id.proto = proto.get();
+    id.op = "Identity";
+    id.name = proto->name();
+    id.inputs = {g.output(k).name()};
+    id.outputs = {n.outputs[static_cast<size_t>(k)]};
+    evaluate(id, pass);
+  }
+}
+
+void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
+  const int64_t batch = pass.batch;
+  auto& values = pass.values;
+  if (n.op == "If") {
+    inline_if(n, pass);
+    return;
+  }
+  {
     auto input = [&](size_t k) -> const Value& {
       if (k >= n.inputs.size() || n.inputs[k].empty()) throw ConvertError(where(n) + ": input " + std::to_string(k) + " is missing");
       const auto it = values.find(n.inputs[k]);
@@ -248,7 +308,7 @@ AnalysisPass OnnxGraph::analyse(int64_t batch) const {
       if (!to_int && to != onnx::TensorProto::FLOAT && to != onnx::TensorProto::DOUBLE)
         throw ConvertError(where(n) + ": attribute 'to' = " + std::to_string(to) + " is not supported");
       set_const(cast(constant(0, "input"), to_int));
-    } else if (all_const && (op == "Add" || op == "Sub" || op == "Mul" || op == "Div")) {
+    } else if (all_const && (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal")) {
       set_const(broadcast_binary(op, constant(0, "A"), constant(1, "B"), where(n)));
     } else if (all_const && op == "Reshape") {
       ConstTensor c = constant(0, "data");
@@ -372,14 +432,9 @@ AnalysisPass OnnxGraph::analyse(int64_t batch) const {
         throw ConvertError(where(n) + ": op '" + op + "' is not supported" + (all_const ? "" : " on run-time tensors"));
       }
     }
+    pass.nodes.push_back(n);
     pass.folded.push_back(folded);
   }
-  for (const auto& name : outputs_) {
-    const auto it = values.find(name);
-    if (it == values.end()) throw ConvertError("graph output '" + name + "' is never produced");
-    if (it->second.is_const) throw ConvertError("graph output '" + name + "' is a constant; nothing to compute");
-  }
-  return pass;
 }
 
 }  // namespace edgegan::converter

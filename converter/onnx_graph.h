@@ -9,6 +9,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -41,7 +42,12 @@ struct GraphInput {
 struct AnalysisPass {
   int64_t batch = 0;
   std::map<std::string, Value> values;
+  // The graph's nodes in execution order, with every If replaced by the nodes
+  // of the branch its (constant) condition selects.
+  std::vector<Node> nodes;
   std::vector<bool> folded;       // per node: computed at conversion time
+  std::vector<bool> branch_choices;  // one per inlined If, to compare passes
+  std::vector<std::shared_ptr<onnx::NodeProto>> synthetic;  // Identity nodes made for If outputs
 };
 
 class OnnxGraph {
@@ -56,6 +62,9 @@ class OnnxGraph {
   AnalysisPass analyse(int64_t batch) const;
 
  private:
+  void evaluate(const Node& n, AnalysisPass& pass) const;
+  void inline_if(const Node& n, AnalysisPass& pass) const;
+
   std::vector<Node> nodes_;
   std::vector<GraphInput> inputs_;
   std::vector<std::string> outputs_;

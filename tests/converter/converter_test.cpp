@@ -209,6 +209,10 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("F");
          b.node("Relu", "r", {"x"}, {"y"});
        }, {"'x'", "fixed positive"}},
+ {"run-time If", [](OnnxBuilder& b) {
+         b.input("c", {-1}, onnx::TensorProto::INT64).input("x", {-1, 4}).output("y");
+         b.node("If", "branchy", {"c"}, {"y"});
+       }, {"branchy", "If", "known at conversion time"}},
       {"output is an input", [](OnnxBuilder& b) { b.input("x", {-1, 4}).output("x"); }, {"'x'", "graph input"}},
   };
   for (const auto& c : cases) {

@@ -188,6 +188,44 @@ class DConvDilatedFlatten(nn.Module):
         return torch.sigmoid(self.fc(torch.flatten(x, 1)))
 
 
+class DExamplesSqueeze(nn.Module):
+    """pytorch/examples dcgan discriminator (ndf 4, 32x32 RGB): Conv+BN+LeakyReLU stack, Sigmoid,
+    then .view(-1, 1).squeeze(1) -- at opset 17 torch exports the squeeze as Shape/Gather/Equal/If."""
+    def __init__(self, ndf=4, nc=3):
+        super().__init__()
+        self.main = nn.Sequential(
+            nn.Conv2d(nc, ndf, 4, 2, 1, bias=False), nn.LeakyReLU(0.2, inplace=True),
+            nn.Conv2d(ndf, ndf * 2, 4, 2, 1, bias=False), nn.BatchNorm2d(ndf * 2), nn.LeakyReLU(0.2, inplace=True),
+            nn.Conv2d(ndf * 2, ndf * 4, 4, 2, 1, bias=False), nn.BatchNorm2d(ndf * 4), nn.LeakyReLU(0.2, inplace=True),
+            nn.Conv2d(ndf * 4, 1, 4, 1, 0, bias=False), nn.Sigmoid())
+
+    def forward(self, x):
+        return self.main(x).view(-1, 1).squeeze(1)
+
+
+class CganMlpLabelFirst(nn.Module):
+    """PyTorch-GAN style MLP conditional generator: label embedding concatenated BEFORE the
+    noise on the last axis (-1), Linear + BatchNorm1d(eps=0.8) + LeakyReLU blocks, Tanh,
+    img.view(img.size(0), *img_shape)."""
+    def __init__(self, n_classes=10, latent=8, img_shape=(1, 6, 6)):
+        super().__init__()
+        self.img_shape = img_shape
+        self.label_emb = nn.Embedding(n_classes, n_classes)
+
+        def block(i, o, normalize=True):
+            layers = [nn.Linear(i, o)]
+            if normalize:
+                layers.append(nn.BatchNorm1d(o, 0.8))
+            layers.append(nn.LeakyReLU(0.2, inplace=True))
+            return layers
+        self.model = nn.Sequential(*block(latent + n_classes, 16, normalize=False), *block(16, 24),
+                                   nn.Linear(24, int(np.prod(img_shape))), nn.Tanh())
+
+    def forward(self, noise, labels):
+        img = self.model(torch.cat((self.label_emb(labels), noise), -1))
+        return img.view(img.size(0), *self.img_shape)
+
+
 def make_torch_cases():
     torch.manual_seed(1)
     m = GK3S2OutpadNonsquare()
@@ -230,6 +268,20 @@ def make_torch_cases():
     torch_case("convt_dilation2", m, {"x": torch.randn(2, 3, 4, 4)}, "y", 13,
                "Single ConvTranspose: W [3,2,3,3], strides 2, dilations 2, pads [1,1,1,1], "
                "output_padding [1,1] (4x4 -> 10x10). Exported from torch.nn.ConvTranspose2d.", seed=6)
+
+    torch.manual_seed(7)
+    m = DExamplesSqueeze()
+    torch_case("d_examples_squeeze_opset17", m, {"image": torch.randn(3, 3, 32, 32)}, "prob", 17,
+               "pytorch/examples DCGAN discriminator (ndf 4, RGB 32x32) ending in .view(-1,1).squeeze(1): at "
+               "opset 17 the exporter emits Shape/Gather/Equal/If for the squeeze, which the converter folds "
+               "(If with a constant condition is inlined). Output is 1-D [N].", seed=7, keep_bn=True)
+
+    torch.manual_seed(8)
+    m = CganMlpLabelFirst()
+    torch_case("cgan_mlp_label_first", m,
+               {"noise": torch.randn(4, 8), "labels": torch.tensor([3, 1, 9, 0], dtype=torch.int64)}, "img", 12,
+               "PyTorch-GAN style MLP cGAN: cat(Embedding(10,10)(labels), noise) on axis -1, Linear+LeakyReLU, "
+               "Linear+BatchNorm1d(eps 0.8)+LeakyReLU, Linear+Tanh, view(size(0),1,6,6). opset 12.", seed=8)
 
 
 # ----------------------------------------------------------------------------- hand-built ONNX
