@@ -87,6 +87,17 @@ std::string epilogue_text(const fb::Epilogue* ep) {
   return s;
 }
 
+// "k4x4 s2x2 pads(t,l,b,r) 1,1,1,1 +bias relu" for Conv2D and ConvTranspose2D alike.
+template <typename ConvOp>
+std::string conv_text(const ConvOp& c) {
+  std::ostringstream os;
+  os << "k" << c.kernel_h() << "x" << c.kernel_w() << " s" << c.stride_h() << "x" << c.stride_w() << " pads(t,l,b,r) "
+     << c.pad_top() << "," << c.pad_left() << "," << c.pad_bottom() << "," << c.pad_right();
+  if (c.dilation_h() != 1 || c.dilation_w() != 1) os << " dilation " << c.dilation_h() << "x" << c.dilation_w();
+  os << epilogue_text(c.epilogue());
+  return os.str();
+}
+
 }  // namespace
 
 std::vector<OpInfo> Model::ops() const {
@@ -108,10 +119,7 @@ std::vector<OpInfo> Model::ops() const {
         info.kind = "ConvTranspose2D";
         add_tensor(info, c.input(), false);
         add_tensor(info, c.output(), true);
-        attrs << "k" << c.kernel_h() << "x" << c.kernel_w() << " s" << c.stride_h() << "x" << c.stride_w()
-              << " pads(t,l,b,r) " << c.pad_top() << "," << c.pad_left() << "," << c.pad_bottom() << "," << c.pad_right();
-        if (c.dilation_h() != 1 || c.dilation_w() != 1) attrs << " dilation " << c.dilation_h() << "x" << c.dilation_w();
-        attrs << epilogue_text(c.epilogue());
+        attrs << conv_text(c);
         for (const auto* p : *c.phases()) {
           PhaseInfo ph;
           ph.phase_h = p->phase_h();
@@ -129,10 +137,7 @@ std::vector<OpInfo> Model::ops() const {
         info.kind = "Conv2D";
         add_tensor(info, c.input(), false);
         add_tensor(info, c.output(), true);
-        attrs << "k" << c.kernel_h() << "x" << c.kernel_w() << " s" << c.stride_h() << "x" << c.stride_w()
-              << " pads(t,l,b,r) " << c.pad_top() << "," << c.pad_left() << "," << c.pad_bottom() << "," << c.pad_right();
-        if (c.dilation_h() != 1 || c.dilation_w() != 1) attrs << " dilation " << c.dilation_h() << "x" << c.dilation_w();
-        attrs << epilogue_text(c.epilogue());
+        attrs << conv_text(c);
         info.weight_bytes = bytes(c.weights()) + (c.epilogue() ? bytes(c.epilogue()->bias()) : 0);
         break;
       }

@@ -4,6 +4,7 @@
 // buffer exactly the size its op needs, every split deconvolution's phases equal
 // to the ones its kernel/stride/pads imply. A hostile file fails here with a
 // message, before any allocation sized by the file's numbers.
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <sstream>
@@ -178,7 +179,9 @@ class Validator {
       fail(where, std::string(what) + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
   }
 
-  void check_conv_transpose(const fb::ConvTranspose2D& op, const std::string& where) {
+  // Parameters Conv2D and ConvTranspose2D share; returns the validated NHWC input.
+  template <typename ConvOp>
+  const TensorDesc& check_conv_params(const ConvOp& op, int64_t min_pad, const std::string& where) {
     const TensorDesc& x = use(op.input(), where, "input");
     expect_float(x, where);
     if (x.layout != Layout::kNHWC) fail(where, "input must be an NHWC image tensor");
@@ -190,12 +193,18 @@ class Validator {
     check_range(op.stride_w(), 1, kMaxStride, where, "stride_w");
     check_range(op.dilation_h(), 1, kMaxDilation, where, "dilation_h");
     check_range(op.dilation_w(), 1, kMaxDilation, where, "dilation_w");
-    for (int p : {op.pad_top(), op.pad_left(), op.pad_bottom(), op.pad_right()}) check_range(p, -kMaxPad, kMaxPad, where, "pad");
+    for (int p : {op.pad_top(), op.pad_left(), op.pad_bottom(), op.pad_right()}) check_range(p, min_pad, kMaxPad, where, "pad");
     if (x.dims[3] != op.in_channels()) fail(where, "input has " + std::to_string(x.dims[3]) + " channels, the op expects " + std::to_string(op.in_channels()));
+    return x;
+  }
+
+  void check_conv_transpose(const fb::ConvTranspose2D& op, const std::string& where) {
+    // Transposed convolutions may have negative pads (ONNX output_shape asks for extra output).
+    const TensorDesc& x = check_conv_params(op, -kMaxPad, where);
     cpu::DeconvAxis h{x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), 0};
     cpu::DeconvAxis w{x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), 0};
-    // The output length also absorbs output_padding, so it is read from the output tensor
-    // and must lie within [length without output_padding, that + stride - 1].
+    // The output length also absorbs output_padding, so it is read from the output tensor and
+    // must lie within [length without output_padding, that + max(stride, dilation) - 1] (PyTorch's rule).
     TensorDesc& y = define(op.output(), where);
     if (y.layout != Layout::kNHWC || y.dims.size() != 4) fail(where, "output must be an NHWC image tensor");
     expect_float(y, where);
@@ -204,9 +213,10 @@ class Validator {
     w.out = y.dims[2];
     for (const auto* axis : {&h, &w}) {
       const int64_t base = cpu::deconv_output_length(axis->in, axis->kernel, axis->stride, axis->dilation, axis->pad_begin, axis->pad_end, 0);
-      if (axis->out < base || axis->out > base + axis->stride - 1)
+      const int64_t max_output_padding = std::max(axis->stride, axis->dilation) - 1;
+      if (axis->out < base || axis->out > base + max_output_padding)
         fail(where, "output length " + std::to_string(axis->out) + " does not follow from input " + std::to_string(axis->in) +
-                        ", kernel, stride and pads (expected " + std::to_string(base) + " + output_padding < stride)");
+                        ", kernel, stride and pads (expected " + std::to_string(base) + " + output_padding, output_padding < max(stride, dilation))");
     }
     check_axis_phases(op.axis_phases_h(), cpu::split_deconv_axis(h), where + " (height phases)");
     check_axis_phases(op.axis_phases_w(), cpu::split_deconv_axis(w), where + " (width phases)");
@@ -241,19 +251,7 @@ class Validator {
   }
 
   void check_conv(const fb::Conv2D& op, const std::string& where) {
-    const TensorDesc& x = use(op.input(), where, "input");
-    expect_float(x, where);
-    if (x.layout != Layout::kNHWC) fail(where, "input must be an NHWC image tensor");
-    check_range(op.in_channels(), 1, kMaxDim, where, "in_channels");
-    check_range(op.out_channels(), 1, kMaxDim, where, "out_channels");
-    check_range(op.kernel_h(), 1, kMaxKernel, where, "kernel_h");
-    check_range(op.kernel_w(), 1, kMaxKernel, where, "kernel_w");
-    check_range(op.stride_h(), 1, kMaxStride, where, "stride_h");
-    check_range(op.stride_w(), 1, kMaxStride, where, "stride_w");
-    check_range(op.dilation_h(), 1, kMaxDilation, where, "dilation_h");
-    check_range(op.dilation_w(), 1, kMaxDilation, where, "dilation_w");
-    for (int p : {op.pad_top(), op.pad_left(), op.pad_bottom(), op.pad_right()}) check_range(p, 0, kMaxPad, where, "pad");
-    if (x.dims[3] != op.in_channels()) fail(where, "input has " + std::to_string(x.dims[3]) + " channels, the op expects " + std::to_string(op.in_channels()));
+    const TensorDesc& x = check_conv_params(op, 0, where);
     const int64_t oh = cpu::conv_output_length(x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
     const int64_t ow = cpu::conv_output_length(x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
     if (oh < 1 || ow < 1) fail(where, "the kernel does not fit the padded input");

@@ -126,6 +126,26 @@ TEST(Converter, FoldsBatchNormIntoConvAndDense) {
   }
 }
 
+TEST(Converter, OutputPaddingMayReachTheDilation) {
+  // PyTorch allows output_padding < max(stride, dilation); converter and loader must agree.
+  std::mt19937 rng(4);
+  const auto w = random_floats(rng, 2 * 3 * 3 * 3);
+  OnnxBuilder b;
+  b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {2, 3, 3, 3}, w);
+  auto& n = b.node("ConvTranspose", "dilated", {"x", "W"}, {"y"});
+  OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{3, 3});
+  OnnxBuilder::attr(n, "output_padding", std::vector<int64_t>{2, 1});
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "d.onnx").egan);
+  EXPECT_EQ(model->outputs()[0].dims, (std::vector<int64_t>{-1, 12, 11, 3}));
+  Session s(model, {.batch = 1});
+  const auto x = random_floats(rng, 4 * 4 * 2);
+  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {1, 4, 4, 2}, x, {}}})[0];
+  cpu::DeconvShape shape{1, 2, 3, {4, 3, 1, 3, 0, 0, 12}, {4, 3, 1, 3, 0, 0, 11}};
+  std::vector<float> ref(y.f32.size());
+  cpu::conv_transpose2d_reference(shape, x.data(), w.data(), ref.data(), {});
+  EXPECT_LE(max_abs_diff(y.f32, ref), 1e-5f);
+}
+
 TEST(Converter, KeepsBatchNormStandaloneWhenItCannotFold) {
   // The conv output feeds two consumers (BN and the graph output): BN cannot fold.
   std::mt19937 rng(3);
