@@ -119,7 +119,7 @@ int inspect(const std::string& path) {
     if (!op.attributes.empty()) std::cout << "       " << op.attributes << "\n";
     if (op.weight_bytes) std::cout << "       weights " << op.weight_bytes << " bytes\n";
     if (!op.phases.empty()) {
-      std::cout << "       stored as " << op.phases.size() << " phases (taps h x w):";
+      std::cout << "       stored as " << op.phases.size() << (op.phases.size() == 1 ? " phase" : " phases") << " (taps h x w):";
       for (const auto& p : op.phases) std::cout << " (" << p.phase_h << "," << p.phase_w << ")=" << p.taps_h << "x" << p.taps_w;
       std::cout << "\n";
     }
