@@ -5,9 +5,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "engine/memory_planner.h"
-#include "engine/model_impl.h"
-#include "engine/ops/op_kernel.h"
+#include "engine/session_plan.h"
 
 namespace edgegan {
 
@@ -17,64 +15,13 @@ struct Session::Impl {
   std::shared_ptr<const Model> model;
   SessionOptions options;
   int threads = 1;
-  std::vector<std::unique_ptr<OpKernel>> kernels;
-  std::vector<PlannedBuffer> buffers;
-  std::vector<int> tensor_buffer;     // buffer of every tensor
-  std::vector<int> workspace_buffer;  // buffer of every op's scratch, -1 for none
-  uint64_t arena_size = 0;
-  std::unique_ptr<uint8_t, void (*)(void*)> arena{nullptr, &std::free};
+  MemoryTracker tracker;  // declared before everything it accounts for
+  SessionPlan plan;
+  TrackedBuffer arena;
   std::vector<uint8_t*> tensor_ptr;
 
   const Model::Impl& m() const { return model->impl(); }
-  uint64_t tensor_bytes(int t) const {
-    const TensorDesc& d = m().tensors[static_cast<size_t>(t)];
-    return static_cast<uint64_t>(options.batch) * static_cast<uint64_t>(d.per_sample) * d.element_size();
-  }
-  void plan();
 };
-
-void Session::Impl::plan() {
-  const Model::Impl& mi = m();
-  const auto& ops = *mi.root->ops();
-  const int n_ops = static_cast<int>(ops.size());
-  const size_t n_tensors = mi.tensors.size();
-
-  // Last step at which each tensor is read; graph outputs live to the end.
-  std::vector<int> last_use(n_tensors, -1);
-  for (int i = 0; i < n_ops; ++i)
-    for (int t : op_inputs(*ops.Get(static_cast<uint32_t>(i)))) last_use[static_cast<size_t>(t)] = i;
-  for (int t : mi.output_tensors) last_use[static_cast<size_t>(t)] = n_ops - 1;
-
-  tensor_buffer.assign(n_tensors, -1);
-  auto new_buffer = [&](uint64_t size, int first, int last) {
-    buffers.push_back({size, first, std::max(first, last), 0});
-    return static_cast<int>(buffers.size()) - 1;
-  };
-  for (int t : mi.input_tensors) tensor_buffer[static_cast<size_t>(t)] = new_buffer(tensor_bytes(t), 0, last_use[static_cast<size_t>(t)]);
-
-  workspace_buffer.assign(static_cast<size_t>(n_ops), -1);
-  for (int i = 0; i < n_ops; ++i) {
-    const OpKernel& k = *kernels[static_cast<size_t>(i)];
-    const int out = op_output(*ops.Get(static_cast<uint32_t>(i)));
-    const int out_last = last_use[static_cast<size_t>(out)];
-    int shared = -1;
-    if (k.output_aliases_input()) {
-      shared = tensor_buffer[static_cast<size_t>(op_inputs(*ops.Get(static_cast<uint32_t>(i)))[0])];
-    } else if (k.works_in_place()) {
-      // Overwrite the input only if nothing reads it after this op.
-      const int b = tensor_buffer[static_cast<size_t>(k.in_place_input())];
-      if (buffers[static_cast<size_t>(b)].last_step <= i) shared = b;
-    }
-    if (shared >= 0) {
-      buffers[static_cast<size_t>(shared)].last_step = std::max(buffers[static_cast<size_t>(shared)].last_step, out_last);
-      tensor_buffer[static_cast<size_t>(out)] = shared;
-    } else {
-      tensor_buffer[static_cast<size_t>(out)] = new_buffer(tensor_bytes(out), i, out_last);
-    }
-    if (k.workspace_bytes() > 0) workspace_buffer[static_cast<size_t>(i)] = new_buffer(k.workspace_bytes(), i, i);
-  }
-  arena_size = plan_arena(buffers, kWeightAlignment);
-}
 
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!model) throw Error("session: no model");
@@ -89,17 +36,14 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   s.options = options;
   s.threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
 
-  for (const auto* op : *s.m().root->ops()) s.kernels.push_back(create_cpu_op(s.m(), *op, options.deconv_algo, options.batch));
-  s.plan();
-  if (s.arena_size > options.memory_limit_bytes)
-    throw Error("session: the model needs a " + std::to_string(s.arena_size) + "-byte arena at batch " + std::to_string(options.batch) +
+  s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, &s.tracker);
+  if (s.plan.arena_bytes > options.memory_limit_bytes)
+    throw Error("session: the model needs a " + std::to_string(s.plan.arena_bytes) + "-byte arena at batch " + std::to_string(options.batch) +
                 ", over the memory limit of " + std::to_string(options.memory_limit_bytes) + " bytes");
-
-  s.arena.reset(static_cast<uint8_t*>(std::aligned_alloc(kWeightAlignment, std::max<uint64_t>(s.arena_size, kWeightAlignment))));
-  if (!s.arena) throw Error("session: cannot allocate the " + std::to_string(s.arena_size) + "-byte activation arena");
-  s.tensor_ptr.resize(s.tensor_buffer.size());
-  for (size_t t = 0; t < s.tensor_buffer.size(); ++t)
-    s.tensor_ptr[t] = s.arena.get() + s.buffers[static_cast<size_t>(s.tensor_buffer[t])].offset;
+  s.arena = TrackedBuffer(s.tracker, s.plan.arena_bytes);
+  s.tensor_ptr.resize(s.plan.tensor_buffer.size());
+  for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)
+    s.tensor_ptr[t] = s.arena.data() + s.plan.buffers[static_cast<size_t>(s.plan.tensor_buffer[t])].offset;
 }
 
 Session::~Session() = default;
@@ -108,13 +52,9 @@ int Session::batch() const { return impl_->options.batch; }
 int Session::threads() const { return impl_->threads; }
 const SessionOptions& Session::options() const { return impl_->options; }
 const Model& Session::model() const { return *impl_->model; }
-uint64_t Session::arena_bytes() const { return impl_->arena_size; }
-
-uint64_t Session::session_weight_bytes() const {
-  uint64_t total = 0;
-  for (const auto& k : impl_->kernels) total += k->repacked_weight_bytes();
-  return total;
-}
+uint64_t Session::arena_bytes() const { return impl_->plan.arena_bytes; }
+uint64_t Session::session_weight_bytes() const { return impl_->plan.session_weight_bytes; }
+uint64_t Session::measured_allocation_bytes() const { return impl_->tracker.current_bytes(); }
 
 namespace {
 
@@ -163,10 +103,10 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
   ctx.tensors = &s.tensor_ptr;
   ctx.batch = s.options.batch;
   ctx.threads = s.threads;
-  for (size_t i = 0; i < s.kernels.size(); ++i) {
-    const int ws = s.workspace_buffer[i];
-    ctx.workspace = ws >= 0 ? s.arena.get() + s.buffers[static_cast<size_t>(ws)].offset : nullptr;
-    s.kernels[i]->run(ctx);
+  for (size_t i = 0; i < s.plan.kernels.size(); ++i) {
+    const int ws = s.plan.workspace_buffer[i];
+    ctx.workspace = ws >= 0 ? s.arena.data() + s.plan.buffers[static_cast<size_t>(ws)].offset : nullptr;
+    s.plan.kernels[i]->run(ctx);
   }
 
   std::vector<Tensor> outputs;

@@ -19,6 +19,10 @@ struct ConvAxis {
 int64_t conv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
                            int64_t pad_begin, int64_t pad_end);
 
+// Number of (output position, kernel tap) pairs of one axis that read inside the
+// input: what the trimmed convolution multiplies (per channel pair).
+uint64_t conv_useful_pairs(const ConvAxis& axis);
+
 struct ConvShape {
   int64_t batch = 1, in_channels = 0, out_channels = 0;
   ConvAxis h, w;

@@ -8,6 +8,16 @@ int64_t conv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t d
   return span < 0 ? 0 : span / stride + 1;
 }
 
+uint64_t conv_useful_pairs(const ConvAxis& a) {
+  uint64_t pairs = 0;
+  for (int64_t o = 0; o < a.out; ++o)
+    for (int64_t tap = 0; tap < a.kernel; ++tap) {
+      const int64_t i = o * a.stride - a.pad_begin + tap * a.dilation;
+      if (i >= 0 && i < a.in) ++pairs;
+    }
+  return pairs;
+}
+
 void conv2d_reference(const ConvShape& s, const float* x, const float* w, float* y, const Epilogue& ep) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
   for (int64_t n = 0; n < s.batch; ++n)

@@ -39,6 +39,10 @@ struct AxisPhase {
   }
 };
 
+// Number of (input position, kernel tap) pairs of one axis whose product lands
+// inside the output: what the split algorithm multiplies (per channel pair).
+uint64_t deconv_useful_pairs(const DeconvAxis& axis);
+
 // Splits one axis into its `stride` phases (residue = index).
 std::vector<AxisPhase> split_deconv_axis(const DeconvAxis& axis);
 

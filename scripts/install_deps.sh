@@ -9,7 +9,8 @@ packages=(
   libeigen3-dev                              # GEMM for the portable kernels
   libonnx-dev libprotobuf-dev                # the converter's ONNX parser
   libssl-dev                                 # SHA-256 of the source model
-  libcli11-dev libstb-dev                    # CLI parsing, PNG writing
+  libcli11-dev libstb-dev                    # CLI parsing, PNG writing + chart text
+  nlohmann-json3-dev                         # report JSON
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
 )
 

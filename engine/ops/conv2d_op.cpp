@@ -17,6 +17,10 @@ class Conv2DKernel final : public OpKernel {
     shape_.w = {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]};
   }
   const char* kernel_name() const override { return "conv2d_trimmed"; }
+  uint64_t macs() const override {  // trimmed: only taps that read inside the input
+    return static_cast<uint64_t>(shape_.batch * shape_.in_channels * shape_.out_channels) * cpu::conv_useful_pairs(shape_.h) *
+           cpu::conv_useful_pairs(shape_.w);
+  }
   void run(const RunContext& ctx) override {
     cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads);
   }

@@ -1,6 +1,8 @@
 // ConvTranspose2D: runs the split kernel on the pre-split sub-kernels mapped from
 // the file; the zero-insertion and col2im baselines reassemble the full kernel
 // once here (never per run) and need a workspace.
+#include <algorithm>
+
 #include "engine/ops/op_kernel.h"
 #include "kernels_cpu/conv_transpose.h"
 
@@ -9,7 +11,7 @@ namespace {
 
 class ConvTranspose2DKernel final : public OpKernel {
  public:
-  ConvTranspose2DKernel(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch)
+  ConvTranspose2DKernel(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch, MemoryTracker* tracker)
       : algo_(algo), input_(op.input()), output_(op.output()), epilogue_(make_epilogue(m, op.epilogue())) {
     const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
     const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
@@ -21,12 +23,11 @@ class ConvTranspose2DKernel final : public OpKernel {
     weights_.phases_h = cpu::split_deconv_axis(shape_.h);
     weights_.phases_w = cpu::split_deconv_axis(shape_.w);
     for (const auto* p : *op.phases()) weights_.sub_kernels.push_back(m.f32(p->weights()));
-    if (algo_ == DeconvAlgo::kZeroInsert) {
-      full_kernel_ = cpu::assemble_full_deconv_kernel(shape_, weights_);
-    } else if (algo_ == DeconvAlgo::kCol2im) {
+    if (algo_ != DeconvAlgo::kSplit && tracker) {
       const std::vector<float> full = cpu::assemble_full_deconv_kernel(shape_, weights_);
-      full_kernel_.resize(full.size());
-      cpu::col2im_kernel_from_full(shape_, full.data(), full_kernel_.data());
+      full_kernel_ = TrackedBuffer(*tracker, repacked_weight_bytes());
+      if (algo_ == DeconvAlgo::kZeroInsert) std::copy(full.begin(), full.end(), full_kernel_.floats());
+      else cpu::col2im_kernel_from_full(shape_, full.data(), full_kernel_.floats());
     }
   }
 
@@ -46,15 +47,31 @@ class ConvTranspose2DKernel final : public OpKernel {
     }
   }
 
-  uint64_t repacked_weight_bytes() const override { return full_kernel_.size() * sizeof(float); }
+  // The baselines need the whole kernel in one piece, rebuilt once from the phases.
+  uint64_t repacked_weight_bytes() const override {
+    if (algo_ == DeconvAlgo::kSplit) return 0;
+    return static_cast<uint64_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels) * sizeof(float);
+  }
+
+  uint64_t macs() const override {
+    const uint64_t channels = static_cast<uint64_t>(shape_.batch * shape_.in_channels * shape_.out_channels);
+    switch (algo_) {
+      case DeconvAlgo::kZeroInsert:  // every tap of every output, zeros included
+        return channels * static_cast<uint64_t>(shape_.h.out * shape_.w.out * shape_.h.kernel * shape_.w.kernel);
+      case DeconvAlgo::kCol2im:  // every tap of every input, including products that fall outside the output
+        return channels * static_cast<uint64_t>(shape_.h.in * shape_.w.in * shape_.h.kernel * shape_.w.kernel);
+      default:  // only (input, tap) pairs that land inside the output
+        return channels * cpu::deconv_useful_pairs(shape_.h) * cpu::deconv_useful_pairs(shape_.w);
+    }
+  }
 
   void run(const RunContext& ctx) override {
     const float* x = ctx.f32(input_);
     float* y = ctx.f32(output_);
     float* ws = reinterpret_cast<float*>(ctx.workspace);
     switch (algo_) {
-      case DeconvAlgo::kZeroInsert: cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.data(), x, y, ws, epilogue_, ctx.threads); break;
-      case DeconvAlgo::kCol2im: cpu::conv_transpose2d_col2im(shape_, full_kernel_.data(), x, y, ws, epilogue_, ctx.threads); break;
+      case DeconvAlgo::kZeroInsert: cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads); break;
+      case DeconvAlgo::kCol2im: cpu::conv_transpose2d_col2im(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads); break;
       default: cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads); break;
     }
   }
@@ -65,13 +82,14 @@ class ConvTranspose2DKernel final : public OpKernel {
   cpu::Epilogue epilogue_;
   cpu::DeconvShape shape_;
   cpu::SplitDeconvWeights weights_;
-  std::vector<float> full_kernel_;  // baselines only
+  TrackedBuffer full_kernel_;  // baselines only
 };
 
 }  // namespace
 
-std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch) {
-  return std::make_unique<ConvTranspose2DKernel>(m, op, algo, batch);
+std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch,
+                                                MemoryTracker* tracker) {
+  return std::make_unique<ConvTranspose2DKernel>(m, op, algo, batch, tracker);
 }
 
 }  // namespace edgegan

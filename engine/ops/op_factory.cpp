@@ -21,9 +21,10 @@ cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep
   return e;
 }
 
-std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch) {
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch,
+                                        MemoryTracker* tracker) {
   switch (op.kind_type()) {
-    case schema::OpKind_ConvTranspose2D: return make_conv_transpose2d(m, *op.kind_as_ConvTranspose2D(), algo, batch);
+    case schema::OpKind_ConvTranspose2D: return make_conv_transpose2d(m, *op.kind_as_ConvTranspose2D(), algo, batch, tracker);
     case schema::OpKind_Conv2D: return make_conv2d(m, *op.kind_as_Conv2D(), batch);
     case schema::OpKind_Dense: return make_dense(m, *op.kind_as_Dense(), batch);
     case schema::OpKind_Embedding: return make_embedding(m, *op.kind_as_Embedding(), batch, op.name() ? op.name()->str() : "");

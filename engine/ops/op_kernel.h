@@ -6,6 +6,7 @@
 #include <memory>
 #include <vector>
 
+#include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
 #include "kernels_cpu/epilogue.h"
 
@@ -26,6 +27,7 @@ class OpKernel {
   virtual const char* kernel_name() const = 0;     // e.g. "conv_transpose2d_split"
   virtual uint64_t workspace_bytes() const { return 0; }
   virtual uint64_t repacked_weight_bytes() const { return 0; }  // session-owned weight copies
+  virtual uint64_t macs() const { return 0; }  // multiply-accumulates one run executes
   // Output may share the input's buffer: no data movement at all (Reshape that keeps order).
   virtual bool output_aliases_input() const { return false; }
   // Output may overwrite the input element by element (activations, affine).
@@ -34,14 +36,18 @@ class OpKernel {
   virtual void run(const RunContext& ctx) = 0;
 };
 
-// Builds the CPU kernel for one validated op.
-std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, DeconvAlgo algo, int64_t batch);
+// Builds the CPU kernel for one validated op. Weight copies (baselines only) are
+// allocated through `tracker`; with nullptr the kernel is built for planning only
+// and must not be run.
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, DeconvAlgo algo, int64_t batch,
+                                        MemoryTracker* tracker);
 
 cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep);
 cpu::Activation to_cpu(schema::Activation a);
 
 // One factory per op kind (each in its own file).
-std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, DeconvAlgo, int64_t batch);
+std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, DeconvAlgo, int64_t batch,
+                                                MemoryTracker* tracker);
 std::unique_ptr<OpKernel> make_conv2d(const Model::Impl&, const schema::Conv2D&, int64_t batch);
 std::unique_ptr<OpKernel> make_dense(const Model::Impl&, const schema::Dense&, int64_t batch);
 std::unique_ptr<OpKernel> make_embedding(const Model::Impl&, const schema::Embedding&, int64_t batch, const std::string& name);

@@ -80,6 +80,16 @@ TEST(ConvTransposeProperty, AllAlgorithmsMatchReferenceOnRandomGeometries) {
     split.phases_w = split_deconv_axis(s.w);
     const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
     for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    // The MAC count the memory report uses: (input, tap) pairs landing inside the output.
+    for (const DeconvAxis* a : {&s.h, &s.w}) {
+      uint64_t brute = 0;
+      for (int64_t i = 0; i < a->in; ++i)
+        for (int64_t k = 0; k < a->kernel; ++k) {
+          const int64_t o = i * a->stride - a->pad_begin + k * a->dilation;
+          brute += (o >= 0 && o < a->out) ? 1 : 0;
+        }
+      ASSERT_EQ(deconv_useful_pairs(*a), brute);
+    }
     // Every kernel tap lands in exactly one phase: nothing lost, nothing duplicated.
     size_t taps = 0;
     for (const auto& p : packed) taps += p.size();

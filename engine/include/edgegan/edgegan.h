@@ -146,8 +146,11 @@ class Session {
   int threads() const;
   const SessionOptions& options() const;
   const Model& model() const;
-  uint64_t arena_bytes() const;        // activations + workspace, planned
-  uint64_t session_weight_bytes() const;  // weights the session repacked (baselines only; 0 for split)
+  uint64_t arena_bytes() const;           // activations + workspace, planned
+  uint64_t session_weight_bytes() const;  // weight copies the session made (baselines only; 0 for split)
+  // Bytes this session has allocated for the model, counted at each allocation
+  // (arena + weight copies). Equals MemoryReport::session_bytes of memory_report().
+  uint64_t measured_allocation_bytes() const;
 
  private:
   struct Impl;
