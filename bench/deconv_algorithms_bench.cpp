@@ -47,9 +47,9 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
   split.phases_w = split_deconv_axis(s.w);
   const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
   for (const auto& p : packed) split.sub_kernels.push_back(p.data());
-  const std::vector<float> full = assemble_full_deconv_kernel(s, split);
-  std::vector<float> col(full.size()), ws;
-  col2im_kernel_from_full(s, full.data(), col.data());
+  std::vector<float> full(w.size()), col(w.size()), ws;
+  assemble_full_deconv_kernel(s, split, FullKernelLayout::kTapsFirst, full.data());
+  assemble_full_deconv_kernel(s, split, FullKernelLayout::kChannelsFirst, col.data());
   if (algo == 1) ws.resize(static_cast<size_t>(conv_transpose2d_zero_insert_workspace(s)));
   if (algo == 2) ws.resize(static_cast<size_t>(conv_transpose2d_col2im_workspace(s)));
   const Epilogue ep{nullptr, Activation::kRelu, 0};

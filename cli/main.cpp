@@ -11,6 +11,7 @@
 
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
+#include "edgegan/report.h"
 
 namespace {
 
@@ -129,6 +130,32 @@ int inspect(const std::string& path) {
   return 0;
 }
 
+int report(const std::string& path, int batch, const std::string& backend, const std::string& algo, bool json,
+           const std::string& chart) {
+  auto model = edgegan::Model::load(path);
+  std::vector<std::string> algos = {algo};
+  if (algo == "all") algos = {"split", "zero-insert", "col2im"};
+  std::vector<edgegan::MemoryReport> reports;
+  for (const std::string& a : algos) reports.push_back(edgegan::memory_report(model, session_options(0, batch, a, backend), path));
+  if (json) {
+    // One object for one algorithm; an array of objects for --algo all.
+    if (reports.size() == 1) {
+      std::cout << reports[0].to_json() << "\n";
+    } else {
+      std::cout << "[\n";
+      for (size_t i = 0; i < reports.size(); ++i) std::cout << reports[i].to_json() << (i + 1 < reports.size() ? ",\n" : "\n");
+      std::cout << "]\n";
+    }
+  } else {
+    for (size_t i = 0; i < reports.size(); ++i) std::cout << (i ? "\n" : "") << reports[i].to_table();
+  }
+  if (!chart.empty()) {
+    reports[0].write_chart(chart);
+    if (!json) std::cout << "wrote chart " << chart << "\n";
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -168,11 +195,23 @@ int main(int argc, char** argv) {
   auto* insp = app.add_subcommand("inspect", "show a model's inputs, ops, shapes and the phases of each transposed conv");
   insp->add_option("model", inspect_model, ".egan model")->required()->check(CLI::ExistingFile);
 
+  std::string report_model, report_algo = "split", report_backend = "cpu", chart;
+  int report_batch = 1;
+  bool json = false;
+  auto* rep = app.add_subcommand("report", "memory the model needs: per layer, totals, and each deconvolution algorithm side by side");
+  rep->add_option("model", report_model, ".egan model")->required()->check(CLI::ExistingFile);
+  rep->add_option("--batch", report_batch, "batch size")->check(CLI::Range(1, 65536));
+  rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
+  rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
+  rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*gen) return generate(model, count, seed, label, threads, algo, backend, columns, scale, out, npy_out);
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);
+    if (*rep) return report(report_model, report_batch, report_backend, report_algo, json, chart);
   } catch (const std::exception& e) {
     std::cerr << "edgegan: error: " << e.what() << "\n";
     return 1;

@@ -25,14 +25,13 @@ void conv_transpose2d_reference(const DeconvShape& shape, const float* x, const 
 void conv_transpose2d_split(const DeconvShape& shape, const SplitDeconvWeights& weights,
                             const float* x, float* y, const Epilogue& epilogue, int threads);
 
-// full_kernel: [kh][kw][Cin][Cout] (assemble_full_deconv_kernel).
+// full_kernel: [kh][kw][Cin][Cout] (assemble_full_deconv_kernel, kTapsFirst).
 int64_t conv_transpose2d_zero_insert_workspace(const DeconvShape& shape);  // floats
 void conv_transpose2d_zero_insert(const DeconvShape& shape, const float* full_kernel, const float* x,
                                   float* y, float* workspace, const Epilogue& epilogue, int threads);
 
-// col_kernel: [Cin][kh][kw][Cout] (col2im_kernel_from_full).
+// col_kernel: [Cin][kh][kw][Cout] (assemble_full_deconv_kernel, kChannelsFirst).
 int64_t conv_transpose2d_col2im_workspace(const DeconvShape& shape);  // floats
-void col2im_kernel_from_full(const DeconvShape& shape, const float* full_kernel, float* col_kernel);
 void conv_transpose2d_col2im(const DeconvShape& shape, const float* col_kernel, const float* x,
                              float* y, float* workspace, const Epilogue& epilogue, int threads);
 

@@ -9,14 +9,6 @@ int64_t conv_transpose2d_col2im_workspace(const DeconvShape& s) {
   return s.batch * s.h.in * s.w.in * s.h.kernel * s.w.kernel * s.out_channels;
 }
 
-void col2im_kernel_from_full(const DeconvShape& s, const float* full, float* col) {
-  const int64_t cin = s.in_channels, cout = s.out_channels, taps = s.h.kernel * s.w.kernel;
-  for (int64_t t = 0; t < taps; ++t)
-    for (int64_t ci = 0; ci < cin; ++ci)
-      std::copy(full + (t * cin + ci) * cout, full + (t * cin + ci + 1) * cout,
-                col + (ci * taps + t) * cout);
-}
-
 void conv_transpose2d_col2im(const DeconvShape& s, const float* col_kernel, const float* x, float* y,
                              float* cols, const Epilogue& ep, int threads) {
   const int64_t cin = s.in_channels, cout = s.out_channels;

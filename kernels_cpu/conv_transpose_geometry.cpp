@@ -65,9 +65,8 @@ std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& s,
   return packed;
 }
 
-std::vector<float> assemble_full_deconv_kernel(const DeconvShape& s, const SplitDeconvWeights& w) {
-  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel;
-  std::vector<float> full(static_cast<size_t>(s.h.kernel * kw * cin * cout), 0.f);
+void assemble_full_deconv_kernel(const DeconvShape& s, const SplitDeconvWeights& w, FullKernelLayout layout, float* out) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel, taps = s.h.kernel * s.w.kernel;
   size_t phase = 0;
   for (const AxisPhase& ph : w.phases_h) {
     for (const AxisPhase& pw : w.phases_w) {
@@ -75,13 +74,15 @@ std::vector<float> assemble_full_deconv_kernel(const DeconvShape& s, const Split
       const int64_t tw_n = static_cast<int64_t>(pw.taps.size());
       for (size_t th = 0; th < ph.taps.size(); ++th)
         for (int64_t tw = 0; tw < tw_n; ++tw) {
+          const int64_t tap = ph.taps[th] * kw + pw.taps[static_cast<size_t>(tw)];
           const float* src = sub + (static_cast<int64_t>(th) * tw_n + tw) * cin * cout;
-          float* dst = full.data() + (ph.taps[th] * kw + pw.taps[static_cast<size_t>(tw)]) * cin * cout;
-          std::copy(src, src + cin * cout, dst);
+          for (int64_t ci = 0; ci < cin; ++ci) {
+            float* dst = layout == FullKernelLayout::kTapsFirst ? out + (tap * cin + ci) * cout : out + (ci * taps + tap) * cout;
+            std::copy(src + ci * cout, src + (ci + 1) * cout, dst);
+          }
         }
     }
   }
-  return full;
 }
 
 }  // namespace edgegan::cpu

@@ -70,8 +70,10 @@ std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& sha
                                                           const std::vector<AxisPhase>& phases_w,
                                                           const float* onnx_weights);
 
-// Reassembles the full kernel [kh][kw][Cin][Cout] from the split sub-kernels. Used only
-// once, at session creation, by the zero-insertion and col2im baselines.
-std::vector<float> assemble_full_deconv_kernel(const DeconvShape& shape, const SplitDeconvWeights& w);
+// Reassembles the whole kernel from the split sub-kernels, once at session
+// creation, for the baselines: [kh][kw][Cin][Cout] (zero insertion) or
+// [Cin][kh][kw][Cout] (col2im). Writes straight into `out` (kh*kw*Cin*Cout floats).
+enum class FullKernelLayout { kTapsFirst, kChannelsFirst };
+void assemble_full_deconv_kernel(const DeconvShape& shape, const SplitDeconvWeights& w, FullKernelLayout layout, float* out);
 
 }  // namespace edgegan::cpu

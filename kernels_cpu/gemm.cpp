@@ -1,22 +1,40 @@
 #include "kernels_cpu/gemm.h"
 
+#include <algorithm>
+
 #include <Eigen/Core>
 
 namespace edgegan::cpu {
+namespace {
 
-void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
-                     const float* b, int64_t ldb, float* c, int64_t ldc) {
+// Eigen packs the operands of a product into blocks sized from the cache sizes it
+// detects; on a large-L3 machine a wide product (col2im's N = k*k*Cout) gets packing
+// buffers of tens of MB per thread, on the heap, invisible to the memory plan. Handing
+// it panels of at most kPanelK x kPanelN keeps every packing block within Eigen's
+// stack-allocation limit (EIGEN_STACK_ALLOCATION_LIMIT, 128 KiB): no hidden heap, and
+// a bounded, reused amount of stack per thread.
+constexpr int64_t kPanelK = 256, kPanelN = 128;
+
+}  // namespace
+
+void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                     int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
   using Stride = Eigen::OuterStride<>;
-  Eigen::Map<const RowMajor, 0, Stride> A(a, m, k, Stride(lda));
-  Eigen::Map<const RowMajor, 0, Stride> B(b, k, n, Stride(ldb));
-  Eigen::Map<RowMajor, 0, Stride> C(c, m, n, Stride(ldc));
-  if (m == 1) {
-    // A single output pixel: a vector-matrix product, no GEMM packing overhead.
-    C.row(0).noalias() += A.row(0) * B;
-  } else {
-    C.noalias() += A * B;
+  for (int64_t k0 = 0; k0 < k; k0 += kPanelK) {
+    const int64_t kk = std::min(kPanelK, k - k0);
+    for (int64_t n0 = 0; n0 < n; n0 += kPanelN) {
+      const int64_t nn = std::min(kPanelN, n - n0);
+      Eigen::Map<const RowMajor, 0, Stride> A(a + k0, m, kk, Stride(lda));
+      Eigen::Map<const RowMajor, 0, Stride> B(b + k0 * ldb + n0, kk, nn, Stride(ldb));
+      Eigen::Map<RowMajor, 0, Stride> C(c + n0, m, nn, Stride(ldc));
+      if (m == 1) {
+        C.row(0).noalias() += A.row(0) * B;  // one output pixel: a vector-matrix product
+      } else {
+        C.noalias() += A * B;
+      }
+    }
   }
 }
 

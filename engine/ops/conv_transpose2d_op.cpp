@@ -1,8 +1,6 @@
 // ConvTranspose2D: runs the split kernel on the pre-split sub-kernels mapped from
 // the file; the zero-insertion and col2im baselines reassemble the full kernel
 // once here (never per run) and need a workspace.
-#include <algorithm>
-
 #include "engine/ops/op_kernel.h"
 #include "kernels_cpu/conv_transpose.h"
 
@@ -24,10 +22,10 @@ class ConvTranspose2DKernel final : public OpKernel {
     weights_.phases_w = cpu::split_deconv_axis(shape_.w);
     for (const auto* p : *op.phases()) weights_.sub_kernels.push_back(m.f32(p->weights()));
     if (algo_ != DeconvAlgo::kSplit && tracker) {
-      const std::vector<float> full = cpu::assemble_full_deconv_kernel(shape_, weights_);
       full_kernel_ = TrackedBuffer(*tracker, repacked_weight_bytes());
-      if (algo_ == DeconvAlgo::kZeroInsert) std::copy(full.begin(), full.end(), full_kernel_.floats());
-      else cpu::col2im_kernel_from_full(shape_, full.data(), full_kernel_.floats());
+      cpu::assemble_full_deconv_kernel(shape_, weights_,
+                                       algo_ == DeconvAlgo::kZeroInsert ? cpu::FullKernelLayout::kTapsFirst : cpu::FullKernelLayout::kChannelsFirst,
+                                       full_kernel_.floats());
     }
   }
 

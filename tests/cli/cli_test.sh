@@ -80,6 +80,20 @@ img="$src/tests/golden/cases/dcgan_digits_discriminator/inputs/image.npy"
 expect_error "run wrong shape" "shape" "$edgegan" run "$work/dcgan.egan" -i "z=$img" -o "$work/o.npy"
 expect_error "run cgan missing label" "'label' is missing" "$edgegan" run "$work/cgan.egan" -i "z=$src/tests/golden/cases/cgan_digits_generator/inputs/z.npy" -o "$work/o.npy"
 
+# --- report
+expect_ok "report" "$edgegan" report "$work/dcgan.egan" --batch 4
+grep -q "activation arena, planned (peak)" "$work/out.txt" && ok || bad "report table lacks the arena row"
+expect_ok "report json" "$edgegan" report "$work/dcgan.egan" --json
+grep -q '"session_bytes"' "$work/out.txt" && [ "$(head -c 1 "$work/out.txt")" = "{" ] && ok || bad "report --json is not an object"
+expect_ok "report all json" "$edgegan" report "$work/cgan.egan" --algo all --json
+[ "$(head -c 1 "$work/out.txt")" = "[" ] && ok || bad "report --algo all --json is not an array"
+expect_ok "report chart" "$edgegan" report "$work/dcgan.egan" --chart "$work/chart.svg"
+grep -q "<svg" "$work/chart.svg" && ok || bad "no SVG chart written"
+expect_error "report cuda" "CUDA" "$edgegan" report "$work/dcgan.egan" --backend cuda
+expect_error "report batch 0" "batch" "$edgegan" report "$work/dcgan.egan" --batch 0
+expect_error "report bad chart" "must end in .svg or .png" "$edgegan" report "$work/dcgan.egan" --chart "$work/chart.gif"
+expect_error "report bad algo" "algo" "$edgegan" report "$work/dcgan.egan" --algo fastest
+
 # Errors are one line.
 "$edgegan" generate "$work/cgan.egan" --label 12 -o "$work/x.png" 2>"$work/err.txt"
 [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "error message is not one line: $(cat "$work/err.txt")"

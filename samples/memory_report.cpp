@@ -1,0 +1,95 @@
+// Sample: ask the engine what a model will cost before deploying it, then run it
+// and compare with what the process really used.
+//   memory_report MODEL.egan [BATCH] [split|zero-insert|col2im] [--check]
+// Prints the per-layer report, then three measured figures:
+//   * the session's own allocations (counted at each allocation),
+//   * the process's peak resident memory growth while loading and running,
+// and with --check exits 1 unless allocations equal the report exactly and the
+// RSS growth is within 10% of the report's total (+ the caller's input/output copies).
+#include <edgegan/edgegan.h>
+#include <edgegan/report.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <string>
+
+namespace {
+
+// A field of /proc/self/status in bytes (VmRSS, VmHWM).
+uint64_t proc_status_bytes(const std::string& field) {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line))
+    if (line.rfind(field + ":", 0) == 0) return std::stoull(line.substr(field.size() + 1)) * 1024;  // kB
+  return 0;
+}
+
+// Linux: writing 5 to clear_refs resets the peak-RSS mark (VmHWM) to the current RSS.
+bool reset_peak_rss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  return static_cast<bool>(out);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: " << argv[0] << " MODEL.egan [BATCH] [split|zero-insert|col2im] [--check]\n";
+    return 2;
+  }
+  try {
+    const std::string path = argv[1];
+    const int batch = argc > 2 ? std::stoi(argv[2]) : 1;
+    const edgegan::DeconvAlgo algo = edgegan::deconv_algo_from_string(argc > 3 ? argv[3] : "split");
+    const bool check = argc > 4 && std::string(argv[4]) == "--check";
+    const edgegan::SessionOptions options{.threads = 1, .batch = batch, .deconv_algo = algo};
+
+    // Inputs are the caller's memory: make them before measuring.
+    std::vector<edgegan::Tensor> inputs;
+    uint64_t io_bytes = 0;
+    {
+      auto probe = edgegan::Model::load(path);
+      for (const auto& in : probe->inputs()) {
+        edgegan::Tensor t{in.name, in.dtype, in.layout, in.dims, {}, {}};
+        t.shape[0] = batch;
+        if (in.dtype == edgegan::DType::kInt64) t.i64.assign(static_cast<size_t>(t.elements()), 0);
+        else t.f32 = edgegan::normal_noise(static_cast<size_t>(t.elements()), 1);
+        inputs.push_back(std::move(t));
+      }
+      for (const auto& out : probe->outputs()) {
+        int64_t n = batch;
+        for (size_t k = 1; k < out.dims.size(); ++k) n *= out.dims[k];
+        io_bytes += static_cast<uint64_t>(n) * 4;  // run() returns a copy of each output
+      }
+    }
+
+    const bool peak_ok = reset_peak_rss();
+    const uint64_t rss_before = proc_status_bytes("VmRSS");
+    auto model = edgegan::Model::load(path);  // mmap: weights are used in place
+    edgegan::Session session(model, options);
+    const auto outputs = session.run(inputs);
+    const uint64_t rss_peak = proc_status_bytes("VmHWM");
+
+    const edgegan::MemoryReport report = edgegan::memory_report(model, options, path);
+    std::cout << report.to_table() << "\n";
+    const uint64_t measured = session.measured_allocation_bytes();
+    const uint64_t expected_rss = report.totals.total_bytes + io_bytes;
+    const double growth = peak_ok ? static_cast<double>(rss_peak - rss_before) : NAN;
+    std::printf("session allocations: measured %llu bytes, report %llu bytes (%s)\n", static_cast<unsigned long long>(measured),
+                static_cast<unsigned long long>(report.totals.session_bytes), measured == report.totals.session_bytes ? "equal" : "DIFFERENT");
+    std::printf("peak RSS growth: %.0f bytes; report total %llu + returned outputs %llu = %llu bytes (ratio %.3f)\n", growth,
+                static_cast<unsigned long long>(report.totals.total_bytes), static_cast<unsigned long long>(io_bytes),
+                static_cast<unsigned long long>(expected_rss), growth / static_cast<double>(expected_rss));
+    if (check) {
+      if (measured != report.totals.session_bytes) return 1;
+      if (!peak_ok || std::abs(growth / static_cast<double>(expected_rss) - 1.0) > 0.10) return 1;
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
+  }
+  return 0;
+}

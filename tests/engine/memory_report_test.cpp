@@ -1,0 +1,140 @@
+// The memory report against the plan it describes and the allocations the
+// session really makes, on the shipped models and the HUGE² benchmark shapes.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "edgegan/report.h"
+#include "engine/session_plan.h"
+#include "tests/benchmark_models.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using testing::read_file;
+using testing::source_dir;
+
+struct NamedModel {
+  std::string name;
+  std::shared_ptr<const Model> model;
+};
+
+const std::vector<NamedModel>& models() {
+  static const std::vector<NamedModel> all = [] {
+    std::vector<NamedModel> v;
+    for (const char* m : {"dcgan_digits/generator", "dcgan_digits/discriminator", "cgan_digits/generator", "cgan_digits/discriminator"})
+      v.push_back({m, Model::load((source_dir() / "models" / (std::string(m) + ".egan")).string())});
+    v.push_back({"huge2_dcgan", Model::from_bytes(converter::convert_onnx(testing::huge2_dcgan_onnx(), "huge2_dcgan").egan)});
+    v.push_back({"huge2_cgan", Model::from_bytes(converter::convert_onnx(testing::huge2_cgan_onnx(), "huge2_cgan").egan)});
+    return v;
+  }();
+  return all;
+}
+
+TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsNoWorkspace) {
+  for (const auto& [name, model] : models())
+    for (int batch : {1, 16}) {
+      SCOPED_TRACE(name + " batch " + std::to_string(batch));
+      const MemoryReport r = memory_report(model, {.batch = batch});
+      ASSERT_EQ(r.algorithms.size(), 3u);
+      for (const AlgorithmTotals& a : r.algorithms) {
+        SCOPED_TRACE(a.algorithm);
+        EXPECT_GE(a.arena_bytes, a.arena_lower_bound_bytes);
+        EXPECT_LE(static_cast<double>(a.arena_bytes), 1.10 * static_cast<double>(a.arena_lower_bound_bytes));
+        EXPECT_LE(a.arena_bytes, a.no_reuse_bytes);
+      }
+      for (const LayerMemory& l : r.layers)
+        if (l.kind == "ConvTranspose2D") {
+          EXPECT_EQ(l.workspace_bytes, 0u) << "layer " << l.index;
+        }
+      EXPECT_EQ(r.totals.workspace_peak_bytes, 0u);
+      EXPECT_EQ(r.totals.session_weight_bytes, 0u);
+    }
+}
+
+TEST(MemoryReport, PlansNeverOverlapLiveBuffers) {
+  for (const auto& [name, model] : models())
+    for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im})
+      for (int batch : {1, 3, 16}) {
+        const SessionPlan plan = build_session_plan(model->impl(), algo, batch, nullptr);
+        EXPECT_FALSE(any_live_buffers_overlap(plan.buffers)) << name << " " << to_string(algo) << " batch " << batch;
+      }
+}
+
+TEST(MemoryReport, SessionAllocatesExactlyWhatTheReportSays) {
+  for (const auto& [name, model] : models())
+    for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im})
+      for (int batch : {1, 16}) {
+        SCOPED_TRACE(name + " " + to_string(algo) + " batch " + std::to_string(batch));
+        const SessionOptions options{.threads = 1, .batch = batch, .deconv_algo = algo};
+        const MemoryReport r = memory_report(model, options);
+        Session s(model, options);
+        EXPECT_EQ(s.measured_allocation_bytes(), r.totals.session_bytes);
+        EXPECT_EQ(s.arena_bytes(), r.totals.arena_bytes);
+        EXPECT_EQ(r.totals.total_bytes, r.totals.session_bytes + model->file_bytes());
+      }
+}
+
+TEST(MemoryReport, LayersAddUpAndShowTheSplitSaving) {
+  const auto& model = models()[4].model;  // huge2_dcgan
+  const MemoryReport r = memory_report(model, {.batch = 2});
+  uint64_t macs = 0, traffic = 0;
+  for (const LayerMemory& l : r.layers) {
+    macs += l.macs;
+    traffic += l.traffic_bytes;
+    ASSERT_EQ(l.by_algorithm.size(), 3u);
+    EXPECT_EQ(l.by_algorithm[0].macs, l.macs);
+    EXPECT_EQ(l.macs_zero_insert, l.by_algorithm[1].macs);
+    if (l.kind == "ConvTranspose2D") {
+      // Stride 2: zero insertion multiplies about 4x as much; col2im needs a workspace.
+      EXPECT_GT(static_cast<double>(l.macs_zero_insert), 3.5 * static_cast<double>(l.macs));
+      EXPECT_GT(l.by_algorithm[2].workspace_bytes, 0u);
+      EXPECT_LT(l.by_algorithm[0].traffic_bytes, l.by_algorithm[1].traffic_bytes);
+    }
+  }
+  EXPECT_EQ(macs, r.totals.macs);
+  EXPECT_EQ(traffic, r.totals.traffic_bytes);
+  // 2 * sum over layers of in*in*k*k*Cin*Cout (each input pixel meets every tap, minus the border trims).
+  EXPECT_LT(r.totals.macs, 2ull * (16 * 25 * 1024 * 512 + 64 * 25 * 512 * 256 + 256 * 25 * 256 * 128 + 1024 * 25 * 128 * 3));
+  EXPECT_LT(r.algorithms[0].arena_bytes, r.algorithms[1].arena_bytes);
+  EXPECT_LT(r.algorithms[0].arena_bytes, r.algorithms[2].arena_bytes);
+}
+
+TEST(MemoryReport, JsonIsValidAndRoundTrips) {
+  for (const auto& [name, model] : models()) {
+    const MemoryReport r = memory_report(model, {.batch = 4, .deconv_algo = DeconvAlgo::kCol2im}, name);
+    const std::string json = r.to_json();
+    const MemoryReport back = MemoryReport::from_json(json);
+    EXPECT_TRUE(back == r) << name;
+    EXPECT_EQ(back.to_json(), json);
+  }
+  EXPECT_THROW(MemoryReport::from_json("{not json"), Error);
+  EXPECT_THROW(MemoryReport::from_json("{\"model\": 3}"), Error);
+}
+
+TEST(MemoryReport, ChartsAreWritten) {
+  const MemoryReport r = memory_report(models()[0].model, {.batch = 1}, "dcgan");
+  const auto dir = std::filesystem::temp_directory_path();
+  const std::string svg = (dir / "edgegan_chart_test.svg").string(), png = (dir / "edgegan_chart_test.png").string();
+  r.write_chart(svg);
+  r.write_chart(png);
+  const std::string svg_text = read_file(svg), png_bytes = read_file(png);
+  EXPECT_NE(svg_text.find("<svg"), std::string::npos);
+  EXPECT_NE(svg_text.find("ConvTranspose2D"), std::string::npos);
+  ASSERT_GT(png_bytes.size(), 1000u);
+  EXPECT_EQ(png_bytes.substr(1, 3), "PNG");
+  EXPECT_THROW(r.write_chart((dir / "chart.gif").string()), Error);
+  std::filesystem::remove(svg);
+  std::filesystem::remove(png);
+}
+
+TEST(MemoryReport, RejectsWhatItCannotPlan) {
+  EXPECT_THROW(memory_report(models()[0].model, {.backend = Backend::kCuda}), Error);
+  EXPECT_THROW(memory_report(models()[0].model, {.batch = 0}), Error);
+}
+
+}  // namespace
+}  // namespace edgegan
