@@ -11,3 +11,4 @@ for m in dcgan_digits cgan_digits; do
 done
 "$bin/cli/edgegan" generate models/dcgan_digits/generator.egan -n 64 --seed 1 -o models/dcgan_digits/sample_grid.png
 "$bin/cli/edgegan" generate models/cgan_digits/generator.egan -n 100 --seed 1 --columns 10 -o models/cgan_digits/sample_grid.png
+"$bin/cli/edgegan" report models/dcgan_digits/generator.egan --chart models/dcgan_digits/memory_report.png > /dev/null
