@@ -63,9 +63,20 @@ std::string summarize(const Model& model, const IrModel& ir) {
   return os.str();
 }
 
+ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name);
+
 }  // namespace
 
 ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name) {
+  try {
+    return convert_onnx_checked(onnx_bytes, source_name);
+  } catch (const std::bad_alloc&) {
+    throw ConvertError("'" + source_name + "': out of memory while converting");
+  }
+}
+
+namespace {
+ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name) {
   onnx::ModelProto proto;
   if (onnx_bytes.empty() || !proto.ParseFromString(onnx_bytes)) throw ConvertError("'" + source_name + "' is not a valid ONNX model (protobuf parse failed)");
   if (!proto.has_graph()) throw ConvertError("'" + source_name + "' has no graph");
@@ -87,6 +98,7 @@ ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& sou
   result.summary = summarize(*model, ir);
   return result;
 }
+}  // namespace
 
 ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path) {
   std::ifstream in(onnx_path, std::ios::binary);

@@ -10,7 +10,10 @@ bool lifetimes_overlap(const PlannedBuffer& a, const PlannedBuffer& b) {
   return a.first_step <= b.last_step && b.first_step <= a.last_step;
 }
 
-uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+// Sizes are capped by the session's memory limit before planning; saturating sums
+// still keep a hostile plan from wrapping around.
+uint64_t add(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+uint64_t align_up(uint64_t v, uint64_t a) { return v > UINT64_MAX - a ? UINT64_MAX / a * a : (v + a - 1) / a * a; }
 
 }  // namespace
 
@@ -33,11 +36,11 @@ uint64_t plan_arena(std::vector<PlannedBuffer>& buffers, uint64_t alignment) {
     std::sort(live.begin(), live.end(), [](const PlannedBuffer* a, const PlannedBuffer* b) { return a->offset < b->offset; });
     uint64_t candidate = 0;
     for (const PlannedBuffer* other : live) {
-      if (other->offset >= candidate + buf.size) break;  // the gap before `other` fits
-      candidate = std::max(candidate, align_up(other->offset + other->size, alignment));
+      if (other->offset >= add(candidate, buf.size)) break;  // the gap before `other` fits
+      candidate = std::max(candidate, align_up(add(other->offset, other->size), alignment));
     }
     buf.offset = candidate;
-    arena = std::max(arena, align_up(candidate + buf.size, alignment));
+    arena = std::max(arena, align_up(add(candidate, buf.size), alignment));
     placed.push_back(index);
   }
   return arena;
@@ -61,7 +64,7 @@ uint64_t arena_lower_bound(const std::vector<PlannedBuffer>& buffers) {
   for (int step = 0; step <= last; ++step) {
     uint64_t total = 0;
     for (const auto& b : buffers)
-      if (b.first_step <= step && step <= b.last_step) total += b.size;
+      if (b.first_step <= step && step <= b.last_step) total = add(total, b.size);
     best = std::max(best, total);
   }
   return best;

@@ -121,6 +121,8 @@ std::string shape(const std::vector<int64_t>& d) {
   return s;
 }
 
+MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, const SessionOptions& options, const std::string& name);
+
 }  // namespace
 
 // ---- JSON (found by ADL from nlohmann::json, so in namespace edgegan)
@@ -187,6 +189,15 @@ void from_json(const json& j, AlgorithmTotals& t) {
 }
 
 MemoryReport memory_report(const std::shared_ptr<const Model>& model, const SessionOptions& options, const std::string& name) {
+  try {
+    return memory_report_checked(model, options, name);
+  } catch (const std::bad_alloc&) {
+    throw Error("report: out of memory");
+  }
+}
+
+namespace {
+MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, const SessionOptions& options, const std::string& name) {
   if (!model) throw Error("report: no model");
   if (options.backend == Backend::kCuda) throw Error("report: the CUDA backend is not available in this build yet; report the CPU backend");
   if (options.batch < 1 || options.batch > (1 << 16)) throw Error("report: batch " + std::to_string(options.batch) + " is outside 1..65536");
@@ -209,6 +220,7 @@ MemoryReport memory_report(const std::shared_ptr<const Model>& model, const Sess
   for (const auto& p : planned) r.algorithms.push_back(p.totals);
   return r;
 }
+}  // namespace
 
 std::string MemoryReport::to_json() const {
   json j{{"model", model}, {"backend", backend}, {"algorithm", algorithm}, {"batch", batch}, {"file_bytes", file_bytes},

@@ -14,6 +14,14 @@ Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
 std::shared_ptr<const Model> Model::load(const std::string& path) {
+  try {
+    return load_checked(path);
+  } catch (const std::bad_alloc&) {
+    throw Error("'" + path + "': out of memory while loading the model");
+  }
+}
+
+std::shared_ptr<const Model> Model::load_checked(const std::string& path) {
   auto impl = std::make_unique<Impl>();
   impl->mapping = std::make_unique<MappedFile>(path);
   impl->file = impl->mapping->data();
@@ -27,6 +35,14 @@ std::shared_ptr<const Model> Model::load(const std::string& path) {
 }
 
 std::shared_ptr<const Model> Model::from_bytes(std::span<const uint8_t> bytes) {
+  try {
+    return from_bytes_checked(bytes);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory while loading the model");
+  }
+}
+
+std::shared_ptr<const Model> Model::from_bytes_checked(std::span<const uint8_t> bytes) {
   auto impl = std::make_unique<Impl>();
   // A 64-byte aligned copy, so weights are aligned exactly as in a mapped file.
   const size_t padded = (bytes.size() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment;

@@ -1,4 +1,6 @@
+#ifdef _OPENMP
 #include <omp.h>
+#endif
 
 #include <algorithm>
 #include <cstdlib>
@@ -23,6 +25,48 @@ struct Session::Impl {
   const Model::Impl& m() const { return model->impl(); }
 };
 
+namespace {
+
+// Refuses a plan over the memory or compute limit, naming what dominates it.
+void check_limits(const Model::Impl& m, const SessionPlan& plan, const SessionOptions& options, uint64_t mapped_weights) {
+  const auto& ops = *m.root->ops();
+  auto op_name = [&](size_t i) {
+    const auto* op = ops.Get(static_cast<uint32_t>(i));
+    return "op " + std::to_string(i) + (op->name() ? " '" + op->name()->str() + "'" : std::string());
+  };
+  const uint64_t total = plan.arena_bytes > UINT64_MAX / 2 ? UINT64_MAX : plan.arena_bytes + plan.session_weight_bytes + mapped_weights;
+  if (total > options.memory_limit_bytes) {
+    // The largest single buffer says where the memory goes.
+    std::string largest;
+    uint64_t largest_bytes = 0;
+    for (size_t t = 0; t < plan.tensor_buffer.size(); ++t) {
+      const uint64_t b = plan.buffers[static_cast<size_t>(plan.tensor_buffer[t])].size;
+      if (b > largest_bytes) largest_bytes = b, largest = "tensor '" + m.tensors[t].name + "'";
+    }
+    for (size_t i = 0; i < plan.workspace_buffer.size(); ++i)
+      if (plan.workspace_buffer[i] >= 0 && plan.buffers[static_cast<size_t>(plan.workspace_buffer[i])].size > largest_bytes) {
+        largest_bytes = plan.buffers[static_cast<size_t>(plan.workspace_buffer[i])].size;
+        largest = "the workspace of " + op_name(i);
+      }
+    throw Error("session: the model needs " + std::to_string(total) + " bytes at batch " + std::to_string(options.batch) + " (arena " +
+                std::to_string(plan.arena_bytes) + ", weight copies " + std::to_string(plan.session_weight_bytes) + ", mapped weights " +
+                std::to_string(mapped_weights) + "), over the memory limit of " + std::to_string(options.memory_limit_bytes) +
+                " bytes; the largest buffer is " + largest + " (" + std::to_string(largest_bytes) + " bytes)");
+  }
+  uint64_t macs = 0, largest_macs = 0;
+  size_t largest_op = 0;
+  for (size_t i = 0; i < plan.kernels.size(); ++i) {
+    const uint64_t k = plan.kernels[i]->macs();
+    macs = macs > UINT64_MAX - k ? UINT64_MAX : macs + k;
+    if (k > largest_macs) largest_macs = k, largest_op = i;
+  }
+  if (macs > options.compute_limit_macs)
+    throw Error("session: one run needs " + std::to_string(macs) + " multiply-accumulates, over the compute limit of " +
+                std::to_string(options.compute_limit_macs) + "; the largest is " + op_name(largest_op) + " (" + std::to_string(largest_macs) + ")");
+}
+
+}  // namespace
+
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
   if (!model) throw Error("session: no model");
   if (options.backend == Backend::kCuda)
@@ -34,16 +78,23 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   Impl& s = *impl_;
   s.model = std::move(model);
   s.options = options;
+#ifdef _OPENMP
   s.threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
+#else
+  s.threads = 1;  // built without OpenMP (sanitizer and fuzz builds)
+#endif
 
-  s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, &s.tracker);
-  if (s.plan.arena_bytes > options.memory_limit_bytes)
-    throw Error("session: the model needs a " + std::to_string(s.plan.arena_bytes) + "-byte arena at batch " + std::to_string(options.batch) +
-                ", over the memory limit of " + std::to_string(options.memory_limit_bytes) + " bytes");
-  s.arena = TrackedBuffer(s.tracker, s.plan.arena_bytes);
-  s.tensor_ptr.resize(s.plan.tensor_buffer.size());
-  for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)
-    s.tensor_ptr[t] = s.arena.data() + s.plan.buffers[static_cast<size_t>(s.plan.tensor_buffer[t])].offset;
+  try {
+    // Limits are checked on a dry plan (nothing allocated), then the real one is built.
+    check_limits(s.m(), build_session_plan(s.m(), options.deconv_algo, options.batch, nullptr), options, s.model->weight_bytes());
+    s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, &s.tracker);
+    s.arena = TrackedBuffer(s.tracker, s.plan.arena_bytes);
+    s.tensor_ptr.resize(s.plan.tensor_buffer.size());
+    for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)
+      s.tensor_ptr[t] = s.arena.data() + s.plan.buffers[static_cast<size_t>(s.plan.tensor_buffer[t])].offset;
+  } catch (const std::bad_alloc&) {
+    throw Error("session: out of memory while preparing the model");
+  }
 }
 
 Session::~Session() = default;
@@ -69,6 +120,14 @@ std::string shape_str(const std::vector<int64_t>& d) {
 }  // namespace
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
+  try {
+    return run_checked(inputs);
+  } catch (const std::bad_alloc&) {
+    throw Error("run: out of memory");
+  }
+}
+
+std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs) {
   Impl& s = *impl_;
   const Model::Impl& m = s.m();
   for (const Tensor& t : inputs) {

@@ -6,7 +6,7 @@
 namespace edgegan::cpu {
 
 int64_t conv_transpose2d_col2im_workspace(const DeconvShape& s) {
-  return s.batch * s.h.in * s.w.in * s.h.kernel * s.w.kernel * s.out_channels;
+  return saturating_product({s.batch, s.h.in, s.w.in, s.h.kernel, s.w.kernel, s.out_channels});
 }
 
 void conv_transpose2d_col2im(const DeconvShape& s, const float* col_kernel, const float* x, float* y,

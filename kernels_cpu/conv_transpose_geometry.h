@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <vector>
 
 namespace edgegan::cpu {
@@ -45,6 +46,18 @@ uint64_t deconv_useful_pairs(const DeconvAxis& axis);
 
 // Splits one axis into its `stride` phases (residue = index).
 std::vector<AxisPhase> split_deconv_axis(const DeconvAxis& axis);
+
+// Product of non-negative factors, saturating at 2^62 instead of overflowing: sizes
+// computed from a hostile model file must stay comparable against a limit.
+inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
+  constexpr int64_t kCap = int64_t{1} << 62;
+  __int128 p = 1;
+  for (int64_t f : factors) {
+    p *= f < 0 ? 0 : f;
+    if (p > kCap) return kCap;
+  }
+  return static_cast<int64_t>(p);
+}
 
 // Floor division / modulo for possibly negative numerators (positive divisor).
 inline int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }

@@ -13,7 +13,7 @@ int64_t zero_inserted_length(const DeconvAxis& a) { return a.out + a.dilation * 
 }  // namespace
 
 int64_t conv_transpose2d_zero_insert_workspace(const DeconvShape& s) {
-  return s.batch * zero_inserted_length(s.h) * zero_inserted_length(s.w) * s.in_channels;
+  return saturating_product({s.batch, zero_inserted_length(s.h), zero_inserted_length(s.w), s.in_channels});
 }
 
 void conv_transpose2d_zero_insert(const DeconvShape& s, const float* full_kernel, const float* x,

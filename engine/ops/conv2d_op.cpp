@@ -1,5 +1,6 @@
 #include "engine/ops/op_kernel.h"
 #include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv_transpose_geometry.h"  // saturating_product
 
 namespace edgegan {
 namespace {
@@ -18,8 +19,9 @@ class Conv2DKernel final : public OpKernel {
   }
   const char* kernel_name() const override { return "conv2d_trimmed"; }
   uint64_t macs() const override {  // trimmed: only taps that read inside the input
-    return static_cast<uint64_t>(shape_.batch * shape_.in_channels * shape_.out_channels) * cpu::conv_useful_pairs(shape_.h) *
-           cpu::conv_useful_pairs(shape_.w);
+    return static_cast<uint64_t>(cpu::saturating_product({shape_.batch, shape_.in_channels, shape_.out_channels,
+                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.h)),
+                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.w))}));
   }
   void run(const RunContext& ctx) override {
     cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads);

@@ -39,7 +39,7 @@ class ConvTranspose2DKernel final : public OpKernel {
 
   uint64_t workspace_bytes() const override {
     switch (algo_) {
-      case DeconvAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;
+      case DeconvAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;  // < 2^64
       case DeconvAlgo::kCol2im: return static_cast<uint64_t>(cpu::conv_transpose2d_col2im_workspace(shape_)) * 4;
       default: return 0;  // the split algorithm needs no scratch
     }
@@ -48,18 +48,20 @@ class ConvTranspose2DKernel final : public OpKernel {
   // The baselines need the whole kernel in one piece, rebuilt once from the phases.
   uint64_t repacked_weight_bytes() const override {
     if (algo_ == DeconvAlgo::kSplit) return 0;
-    return static_cast<uint64_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels) * sizeof(float);
+    return static_cast<uint64_t>(cpu::saturating_product({shape_.h.kernel, shape_.w.kernel, shape_.in_channels, shape_.out_channels, 4}));
   }
 
   uint64_t macs() const override {
-    const uint64_t channels = static_cast<uint64_t>(shape_.batch * shape_.in_channels * shape_.out_channels);
+    const auto& s = shape_;
     switch (algo_) {
       case DeconvAlgo::kZeroInsert:  // every tap of every output, zeros included
-        return channels * static_cast<uint64_t>(shape_.h.out * shape_.w.out * shape_.h.kernel * shape_.w.kernel);
+        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.out, s.w.out, s.h.kernel, s.w.kernel}));
       case DeconvAlgo::kCol2im:  // every tap of every input, including products that fall outside the output
-        return channels * static_cast<uint64_t>(shape_.h.in * shape_.w.in * shape_.h.kernel * shape_.w.kernel);
+        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.in, s.w.in, s.h.kernel, s.w.kernel}));
       default:  // only (input, tap) pairs that land inside the output
-        return channels * cpu::deconv_useful_pairs(shape_.h) * cpu::deconv_useful_pairs(shape_.w);
+        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels,
+                                                              static_cast<int64_t>(cpu::deconv_useful_pairs(s.h)),
+                                                              static_cast<int64_t>(cpu::deconv_useful_pairs(s.w))}));
     }
   }
 

@@ -1,4 +1,5 @@
 #include "engine/ops/op_kernel.h"
+#include "kernels_cpu/conv_transpose_geometry.h"  // saturating_product
 #include "kernels_cpu/dense.h"
 
 namespace edgegan {
@@ -10,7 +11,7 @@ class DenseKernel final : public OpKernel {
       : input_(op.input()), output_(op.output()), batch_(batch), in_(op.in_features()), out_(op.out_features()),
         weights_(m.f32(op.weights())), epilogue_(make_epilogue(m, op.epilogue())) {}
   const char* kernel_name() const override { return "dense"; }
-  uint64_t macs() const override { return static_cast<uint64_t>(batch_ * in_ * out_); }
+  uint64_t macs() const override { return static_cast<uint64_t>(cpu::saturating_product({batch_, in_, out_})); }
   void run(const RunContext& ctx) override {
     cpu::dense(batch_, in_, out_, ctx.f32(input_), weights_, ctx.f32(output_), epilogue_, ctx.threads);
   }

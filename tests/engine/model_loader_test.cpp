@@ -172,14 +172,23 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
   }
 }
 
-TEST(ModelLoader, MemoryLimitRefusesHugeSessions) {
+TEST(ModelLoader, LimitsRefuseSessionsBeforeAllocatingAndNameTheCulprit) {
   const auto m = Model::from_bytes(valid_file());
-  try {
-    Session s(m, {.batch = 4096, .memory_limit_bytes = 1 << 20});
-    FAIL() << "no error";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("memory limit"), std::string::npos) << e.what();
-  }
+  auto error_of = [&](const SessionOptions& o) -> std::string {
+    try {
+      Session s(m, o);
+    } catch (const Error& e) {
+      return e.what();
+    }
+    return "";
+  };
+  const std::string memory = error_of({.batch = 4096, .memory_limit_bytes = 1 << 20});
+  EXPECT_NE(memory.find("over the memory limit of 1048576 bytes"), std::string::npos) << memory;
+  EXPECT_NE(memory.find("the largest buffer is tensor '"), std::string::npos) << memory;
+  const std::string compute = error_of({.batch = 4, .compute_limit_macs = 1000});
+  EXPECT_NE(compute.find("over the compute limit of 1000"), std::string::npos) << compute;
+  EXPECT_NE(compute.find("the largest is op "), std::string::npos) << compute;
+  EXPECT_EQ(error_of({.batch = 4}), "");
 }
 
 TEST(ModelLoader, LoadReportsMissingFiles) {

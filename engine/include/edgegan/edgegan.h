@@ -113,6 +113,8 @@ class Model {
 
  private:
   explicit Model(std::unique_ptr<Impl> impl);
+  static std::shared_ptr<const Model> load_checked(const std::string& path);
+  static std::shared_ptr<const Model> from_bytes_checked(std::span<const uint8_t> bytes);
   std::unique_ptr<Impl> impl_;
 };
 
@@ -121,10 +123,14 @@ struct SessionOptions {
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
   DeconvAlgo deconv_algo = DeconvAlgo::kSplit;
-  // A session whose planned arena (activations + workspace) would exceed this is
-  // refused before anything is allocated: a hostile or mistaken model cannot make
-  // an edge device swap or get OOM-killed.
+  // A session whose model would hold more than this (arena + weight copies + the
+  // mapped weights, MemoryReport::total_bytes) is refused before anything is
+  // allocated: a hostile or mistaken model cannot make an edge device swap or be
+  // OOM-killed.
   uint64_t memory_limit_bytes = uint64_t{2} << 30;
+  // A session whose run would execute more multiply-accumulates than this is refused:
+  // a model file cannot stall the device for hours. 10^12 is ~70 000 DCGAN-64 images.
+  uint64_t compute_limit_macs = 1'000'000'000'000;
 };
 
 class Session {
@@ -153,6 +159,7 @@ class Session {
   uint64_t measured_allocation_bytes() const;
 
  private:
+  std::vector<Tensor> run_checked(const std::vector<Tensor>& inputs);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
