@@ -14,6 +14,16 @@ int64_t ConstTensor::numel() const {
   return std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
 }
 
+int64_t checked_numel(const std::vector<int64_t>& dims, int64_t limit, const std::string& what) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    if (d < 0 || d > (int64_t{1} << 31)) throw ConvertError(what + ": dimension " + std::to_string(d) + " is out of range");
+    if (d != 0 && n > limit / d) throw ConvertError(what + ": tensor is too large (over " + std::to_string(limit) + " elements)");
+    n *= d;
+  }
+  return n;
+}
+
 ConstTensor ConstTensor::ints(std::vector<int64_t> values, std::vector<int64_t> d) {
   ConstTensor t;
   t.is_int = true;
@@ -59,10 +69,7 @@ ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what) {
     throw ConvertError(what + ": weights stored in external data files are not supported; export with the weights inside the .onnx file");
   ConstTensor c;
   c.dims.assign(t.dims().begin(), t.dims().end());
-  for (int64_t d : c.dims)
-    if (d < 0 || d > (int64_t{1} << 31)) throw ConvertError(what + ": bad dimension " + std::to_string(d));
-  const int64_t count = c.numel();
-  if (count > (int64_t{1} << 31)) throw ConvertError(what + ": tensor is too large");
+  const int64_t count = checked_numel(c.dims, int64_t{1} << 31, what);
   const size_t n = static_cast<size_t>(count);
   const bool raw = t.has_raw_data();
   switch (t.data_type()) {
@@ -116,7 +123,7 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
   ConstTensor out;
   out.is_int = to_int;
   out.dims = od;
-  const int64_t n = out.numel();
+  const int64_t n = checked_numel(od, kMaxFoldedElements, what);
   for (int64_t k = 0; k < n; ++k) {
     int64_t ai = 0, bi = 0, rem = k;
     for (size_t d = 0; d < rank; ++d) {
@@ -166,6 +173,7 @@ ConstTensor gather(const ConstTensor& data, const ConstTensor& indices, int64_t 
   out.dims.assign(data.dims.begin(), data.dims.begin() + axis);
   out.dims.insert(out.dims.end(), indices.dims.begin(), indices.dims.end());
   out.dims.insert(out.dims.end(), data.dims.begin() + axis + 1, data.dims.end());
+  checked_numel(out.dims, kMaxFoldedElements, what);
   for (int64_t o = 0; o < outer; ++o)
     for (int64_t idx : indices.i) {
       if (idx < -len || idx >= len) throw ConvertError(what + ": Gather index " + std::to_string(idx) + " is out of range");
@@ -238,6 +246,7 @@ ConstTensor concat(const std::vector<const ConstTensor*>& parts, int64_t axis, c
     if (static_cast<int64_t>(p->dims.size()) != rank || p->is_int != out.is_int) throw ConvertError(what + ": Concat inputs differ in rank or type");
     out.dims[static_cast<size_t>(axis)] += p->dims[static_cast<size_t>(axis)];
   }
+  checked_numel(out.dims, kMaxFoldedElements, what);
   int64_t outer = 1;
   for (int64_t k = 0; k < axis; ++k) outer *= out.dims[static_cast<size_t>(k)];
   for (int64_t o = 0; o < outer; ++o)
@@ -256,8 +265,14 @@ ConstTensor transpose(const ConstTensor& t, std::vector<int64_t> perm, const std
   if (perm.empty())
     for (int64_t k = rank - 1; k >= 0; --k) perm.push_back(k);
   if (static_cast<int64_t>(perm.size()) != rank) throw ConvertError(what + ": Transpose perm has the wrong length");
+  std::vector<bool> seen(static_cast<size_t>(rank), false);
+  for (auto& p : perm) {
+    p = normalize_axis(p, rank, what);
+    if (seen[static_cast<size_t>(p)]) throw ConvertError(what + ": Transpose perm is not a permutation");
+    seen[static_cast<size_t>(p)] = true;
+  }
   std::vector<int64_t> od(static_cast<size_t>(rank));
-  for (int64_t k = 0; k < rank; ++k) od[static_cast<size_t>(k)] = t.dims[static_cast<size_t>(normalize_axis(perm[static_cast<size_t>(k)], rank, what))];
+  for (int64_t k = 0; k < rank; ++k) od[static_cast<size_t>(k)] = t.dims[static_cast<size_t>(perm[static_cast<size_t>(k)])];
   const auto ins = strides_of(t.dims), outs = strides_of(od);
   ConstTensor out;
   out.is_int = t.is_int;

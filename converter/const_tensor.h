@@ -24,6 +24,13 @@ struct ConstTensor {
   static ConstTensor floats(std::vector<float> values, std::vector<int64_t> dims);
 };
 
+// Largest constant the converter folds (elements): torch's shape arithmetic is tiny.
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 26;
+
+// Product of dims with every factor in [0, 2^31] and the result at most `limit`;
+// otherwise a ConvertError naming `what`. Never overflows.
+int64_t checked_numel(const std::vector<int64_t>& dims, int64_t limit, const std::string& what);
+
 // Decodes an ONNX TensorProto (raw_data or typed fields). `what` names it in errors.
 ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what);
 

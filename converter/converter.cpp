@@ -1,3 +1,4 @@
+#include "engine/text_stream.h"
 #include "converter/converter.h"
 
 #include <openssl/evp.h>
@@ -23,19 +24,19 @@ std::string sha256_hex(const std::string& bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int len = 0;
   if (!EVP_Digest(bytes.data(), bytes.size(), digest, &len, EVP_sha256(), nullptr)) throw ConvertError("sha256 failed");
-  std::ostringstream os;
+  auto os = text_stream();
   for (unsigned int i = 0; i < len; ++i) os << std::hex << std::setw(2) << std::setfill('0') << static_cast<int>(digest[i]);
   return os.str();
 }
 
 std::string dims_text(const std::vector<int64_t>& d) {
-  std::ostringstream os;
+  auto os = text_stream();
   for (size_t i = 0; i < d.size(); ++i) os << (i ? "x" : "") << (d[i] < 0 ? std::string("N") : std::to_string(d[i]));
   return os.str();
 }
 
 std::string summarize(const Model& model, const IrModel& ir) {
-  std::ostringstream os;
+  auto os = text_stream();
   for (const InputInfo& in : model.inputs()) {
     os << "input  " << in.name << " " << dims_text(in.dims) << (in.layout == Layout::kNHWC ? " (NHWC)" : "");
     if (in.role == InputRole::kNoise) os << "  noise, " << in.noise_size << " values";

@@ -44,7 +44,11 @@ class Lowering {
   }
 
  private:
-  const Value& value(const std::string& name) const { return a_.values.at(name); }
+  const Value& value(const std::string& name) const {
+    const auto it = a_.values.find(name);
+    if (it == a_.values.end()) throw ConvertError("tensor '" + name + "' is used but never defined");
+    return it->second;
+  }
   std::string resolve(const std::string& name) const {
     auto it = alias_.find(name);
     return it == alias_.end() ? name : it->second;
@@ -293,7 +297,9 @@ class Lowering {
 void check_batch_independence(const OnnxGraph& g, const AnalysisPass& a, const AnalysisPass& b) {
   for (const auto& [name, va] : a.values) {
     if (va.is_const) continue;
-    const Value& vb = b.values.at(name);
+    const auto found = b.values.find(name);
+    if (found == b.values.end()) throw ConvertError("tensor '" + name + "' exists at one batch size and not at another");
+    const Value& vb = found->second;
     const bool ok = !vb.is_const && !va.shape.empty() && va.shape[0] == a.batch && vb.shape.size() == va.shape.size() &&
                     vb.shape[0] == b.batch && std::equal(va.shape.begin() + 1, va.shape.end(), vb.shape.begin() + 1);
     if (!ok) throw ConvertError("tensor '" + name + "': its shape does not keep the batch as dimension 0 independently of the rest; edgegan needs batch-independent generators");

@@ -10,6 +10,9 @@ namespace edgegan::converter {
 
 namespace {
 
+// Per-sample elements of any run-time tensor, as the engine accepts (model_validate.cpp).
+constexpr int64_t kMaxSampleElements = int64_t{1} << 32;
+
 int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
   int64_t p = 1;
   for (size_t k = from; k < v.size(); ++k) p *= v[k];
@@ -38,6 +41,7 @@ std::vector<int64_t> reshape_target(const Node& n, const std::vector<int64_t>& i
     } else if (shape[k] < 0) {
       throw ConvertError(where(n) + ": negative dimension in the target shape");
     } else {
+      if (shape[k] != 0 && known > (int64_t{1} << 40) / shape[k]) throw ConvertError(where(n) + ": target shape is too large");
       known *= shape[k];
     }
   }
@@ -84,7 +88,11 @@ std::vector<int64_t> squeeze_shape(const Node& n, const std::vector<int64_t>& sh
 // Axes of Unsqueeze/Squeeze: an attribute up to opset 12, an input from 13.
 std::vector<int64_t> axes_of(const Node& n, const std::map<std::string, Value>& values) {
   if (find_attr(n, "axes")) return attr_ints(n, "axes", {});
-  if (n.inputs.size() > 1 && !n.inputs[1].empty()) return as_ints(values.at(n.inputs[1]), n, "axes");
+  if (n.inputs.size() > 1 && !n.inputs[1].empty()) {
+    const auto it = values.find(n.inputs[1]);
+    if (it == values.end()) throw ConvertError(where(n) + ": input '" + n.inputs[1] + "' is not defined before this node");
+    return as_ints(it->second, n, "axes");
+  }
   return {};
 }
 
@@ -115,6 +123,7 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
         throw ConvertError("graph input '" + in.name() + "': dimension " + std::to_string(k) + " must be a fixed positive number (only the batch may vary)");
       gi.dims.push_back(d.dim_value());
     }
+    checked_numel(std::vector<int64_t>(gi.dims.begin() + 1, gi.dims.end()), kMaxSampleElements, "graph input '" + in.name() + "'");
     inputs_.push_back(gi);
   }
   if (inputs_.empty()) throw ConvertError("the graph has no inputs");
@@ -231,6 +240,11 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       values[n.outputs.at(0)] = std::move(v);
     };
     auto set_act = [&](std::vector<int64_t> shape, bool is_int = false) {
+      // Every run-time tensor: positive dims, at most kMaxSampleElements per sample.
+      if (shape.empty()) throw ConvertError(where(n) + ": output has no batch dimension");
+      for (size_t k = 1; k < shape.size(); ++k)
+        if (shape[k] < 1) throw ConvertError(where(n) + ": output dimension " + std::to_string(k) + " is " + std::to_string(shape[k]));
+      checked_numel(std::vector<int64_t>(shape.begin() + 1, shape.end()), kMaxSampleElements, where(n));
       Value v;
       v.shape = std::move(shape);
       v.is_int = is_int;
@@ -320,8 +334,7 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       const std::vector<int64_t> dims = as_ints(input(0), n, "shape");
       ConstTensor fill = ConstTensor::floats({0.f}, {1});
       if (const auto* a = find_attr(n, "value")) fill = decode_tensor(a->t(), where(n));
-      const int64_t count = std::accumulate(dims.begin(), dims.end(), int64_t{1}, std::multiplies<>());
-      if (count < 0 || count > (int64_t{1} << 24)) throw ConvertError(where(n) + ": ConstantOfShape is too large");
+      const int64_t count = checked_numel(dims, kMaxFoldedElements, where(n));
       if (fill.is_int) set_const(ConstTensor::ints(std::vector<int64_t>(static_cast<size_t>(count), fill.i.at(0)), dims));
       else set_const(ConstTensor::floats(std::vector<float>(static_cast<size_t>(count), fill.f.at(0)), dims));
     } else if (op == "Gather") {

@@ -1,3 +1,4 @@
+#include "engine/text_stream.h"
 #include "edgegan/io.h"
 
 #include <fcntl.h>
@@ -103,7 +104,9 @@ Tensor parse_npy(const uint8_t* data, size_t size, const std::string& what) {
   if (count * elem != size - body)
     throw Error(what + ": .npy data holds " + std::to_string(size - body) + " bytes, its shape needs " + std::to_string(count * elem));
   const uint8_t* p = data + body;
-  if (descr == "<f4") {
+  if (count == 0) {
+    // an empty array: nothing to copy (and no buffer to copy into)
+  } else if (descr == "<f4") {
     t.f32.resize(count);
     std::memcpy(t.f32.data(), p, count * 4);
   } else if (descr == "<i8") {
@@ -128,7 +131,7 @@ Tensor read_npy(const std::string& path) {
 }
 
 void write_npy(const std::string& path, const Tensor& t) {
-  std::ostringstream h;
+  auto h = text_stream();
   h << "{'descr': '" << (t.dtype == DType::kInt64 ? "<i8" : "<f4") << "', 'fortran_order': False, 'shape': (";
   for (size_t i = 0; i < t.shape.size(); ++i) h << t.shape[i] << (t.shape.size() == 1 || i + 1 < t.shape.size() ? ", " : "");
   h << "), }";

@@ -8,6 +8,7 @@
 // reshapes move nothing. Caches are assumed to hold nothing between ops and to
 // give perfect reuse within an op, so this is the compulsory traffic of each
 // algorithm, not a cache simulation.
+#include "engine/text_stream.h"
 #include "edgegan/report.h"
 
 #include <algorithm>
@@ -94,7 +95,7 @@ PlannedModel plan_model(const Model& model, DeconvAlgo algo, int64_t batch) {
 // ---- table
 
 std::string human(uint64_t bytes) {
-  std::ostringstream os;
+  auto os = text_stream();
   os << std::fixed;
   if (bytes < 1024) os << bytes << " B";
   else if (bytes < 1024 * 1024) os << std::setprecision(1) << bytes / 1024.0 << " KiB";
@@ -103,7 +104,7 @@ std::string human(uint64_t bytes) {
 }
 
 std::string count(uint64_t n) {
-  std::ostringstream os;
+  auto os = text_stream();
   os << std::fixed << std::setprecision(n >= 1e9 ? 2 : 1);
   if (n >= 1000000000) os << n / 1e9 << " G";
   else if (n >= 1000000) os << n / 1e6 << " M";
@@ -225,7 +226,8 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
 std::string MemoryReport::to_json() const {
   json j{{"model", model}, {"backend", backend}, {"algorithm", algorithm}, {"batch", batch}, {"file_bytes", file_bytes},
          {"weight_bytes", weight_bytes}, {"layers", layers}, {"totals", totals}, {"algorithms", algorithms}};
-  return j.dump(2);
+  // Names come from the model file; invalid UTF-8 in them is replaced, not fatal.
+  return j.dump(2, ' ', false, json::error_handler_t::replace);
 }
 
 MemoryReport MemoryReport::from_json(const std::string& text) {
@@ -248,7 +250,7 @@ MemoryReport MemoryReport::from_json(const std::string& text) {
 }
 
 std::string MemoryReport::to_table() const {
-  std::ostringstream os;
+  auto os = text_stream();
   os << "memory report: " << (model.empty() ? "model" : model) << ", batch " << batch << ", " << backend << ", algorithm " << algorithm << "\n\n";
   os << std::left << std::setw(3) << "#" << std::setw(16) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
      << std::setw(14) << "MACs zero-ins" << std::setw(11) << "weights" << std::setw(11) << "act in" << std::setw(11) << "act out"

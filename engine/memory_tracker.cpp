@@ -1,6 +1,6 @@
 #include "engine/memory_tracker.h"
 
-#include <cstdlib>
+#include <new>
 #include <string>
 #include <utility>
 
@@ -10,9 +10,12 @@ namespace edgegan {
 
 void* MemoryTracker::allocate(size_t bytes) {
   if (bytes == 0) return nullptr;
-  const size_t rounded = (bytes + 63) / 64 * 64;  // aligned_alloc needs a multiple of the alignment
-  void* p = std::aligned_alloc(64, rounded);
-  if (!p) throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  void* p = nullptr;
+  try {
+    p = ::operator new(bytes, std::align_val_t{64});
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory allocating " + std::to_string(bytes) + " bytes");
+  }
   const uint64_t now = current_.fetch_add(bytes) + bytes;
   uint64_t peak = peak_.load();
   while (now > peak && !peak_.compare_exchange_weak(peak, now)) {
@@ -22,7 +25,7 @@ void* MemoryTracker::allocate(size_t bytes) {
 
 void MemoryTracker::release(void* p, size_t bytes) {
   if (!p) return;
-  std::free(p);
+  ::operator delete(p, std::align_val_t{64});
   current_.fetch_sub(bytes);
 }
 

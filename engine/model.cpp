@@ -3,6 +3,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "engine/text_stream.h"
 #include "engine/model_impl.h"
 #include "kernels_cpu/conv_transpose_geometry.h"
 
@@ -95,7 +96,7 @@ std::string epilogue_text(const fb::Epilogue* ep) {
   if (ep->activation() != fb::Activation_None) {
     s += std::string(" ") + activation_name(ep->activation());
     if (ep->activation() == fb::Activation_LeakyRelu) {
-      std::ostringstream os;
+      auto os = text_stream();
       os << "(" << ep->alpha() << ")";
       s += os.str();
     }
@@ -106,7 +107,7 @@ std::string epilogue_text(const fb::Epilogue* ep) {
 // "k4x4 s2x2 pads(t,l,b,r) 1,1,1,1 +bias relu" for Conv2D and ConvTranspose2D alike.
 template <typename ConvOp>
 std::string conv_text(const ConvOp& c) {
-  std::ostringstream os;
+  auto os = text_stream();
   os << "k" << c.kernel_h() << "x" << c.kernel_w() << " s" << c.stride_h() << "x" << c.stride_w() << " pads(t,l,b,r) "
      << c.pad_top() << "," << c.pad_left() << "," << c.pad_bottom() << "," << c.pad_right();
   if (c.dilation_h() != 1 || c.dilation_w() != 1) os << " dilation " << c.dilation_h() << "x" << c.dilation_w();
@@ -128,7 +129,7 @@ std::vector<OpInfo> Model::ops() const {
   for (const auto* op : *m.root->ops()) {
     OpInfo info;
     info.name = op->name() ? op->name()->str() : "";
-    std::ostringstream attrs;
+    auto attrs = text_stream();
     switch (op->kind_type()) {
       case fb::OpKind_ConvTranspose2D: {
         const auto& c = *op->kind_as_ConvTranspose2D();

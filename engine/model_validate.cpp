@@ -9,6 +9,7 @@
 #include <limits>
 #include <sstream>
 
+#include "engine/text_stream.h"
 #include "engine/model_impl.h"
 #include "kernels_cpu/conv2d.h"
 #include "kernels_cpu/conv_transpose_geometry.h"
@@ -37,7 +38,7 @@ int64_t checked_mul(int64_t a, int64_t b, const std::string& where) {
 }
 
 std::string dims_str(const std::vector<int64_t>& d) {
-  std::ostringstream os;
+  auto os = text_stream();
   for (size_t i = 0; i < d.size(); ++i) os << (i ? "x" : "") << d[i];
   return os.str();
 }
@@ -97,6 +98,9 @@ class Validator {
       else if (t->layout() == fb::Layout_NHWC) d.layout = Layout::kNHWC;
       else fail(where, "unknown layout");
       const auto& dims = *t->dims();
+      // flatbuffers' Verifier (2.0.8) checks a vector's length field, not that 8-byte
+      // elements are 8-byte aligned; reading a misaligned int64 is undefined behaviour.
+      if (reinterpret_cast<uintptr_t>(dims.data()) % alignof(int64_t) != 0) fail(where, "dims are not 8-byte aligned");
       if (dims.size() < 1 || dims.size() > 6) fail(where, "rank must be 1..6");
       if (dims.Get(0) != -1) fail(where, "dims[0] must be -1 (the batch)");
       if (d.layout == Layout::kNHWC && dims.size() != 4) fail(where, "NHWC layout needs rank 4");
@@ -346,6 +350,8 @@ class Validator {
       std::string where = "op " + std::to_string(current_op_);
       if (!op) fail(where, "null entry");
       if (op->name()) where += " '" + op->name()->str() + "'";
+      // The Verifier accepts a union whose type is set but whose table is absent.
+      if (op->kind_type() != fb::OpKind_NONE && !op->kind()) fail(where, "the op's parameters are missing");
       switch (op->kind_type()) {
         case fb::OpKind_ConvTranspose2D: check_conv_transpose(*op->kind_as_ConvTranspose2D(), where + " (ConvTranspose2D)"); break;
         case fb::OpKind_Conv2D: check_conv(*op->kind_as_Conv2D(), where + " (Conv2D)"); break;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/text_stream.h"
 #include "edgegan/io.h"
 #include "edgegan/report.h"
 
@@ -65,7 +66,7 @@ class SvgCanvas final : public Canvas {
   std::string finish() { return out_.str() + "</svg>\n"; }
 
  private:
-  std::ostringstream out_;
+  std::ostringstream out_ = text_stream();
 };
 
 class PngCanvas final : public Canvas {
@@ -110,7 +111,7 @@ class PngCanvas final : public Canvas {
 };
 
 std::string human(uint64_t bytes) {
-  std::ostringstream os;
+  auto os = text_stream();
   os << std::fixed << std::setprecision(bytes < 10 * 1024 * 1024 ? 1 : 0);
   if (bytes < 1024) os << bytes << " B";
   else if (bytes < 1024 * 1024) os << bytes / 1024.0 << " KiB";

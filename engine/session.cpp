@@ -7,6 +7,7 @@
 #include <cstring>
 #include <sstream>
 
+#include "engine/text_stream.h"
 #include "engine/session_plan.h"
 
 namespace edgegan {
@@ -67,7 +68,8 @@ void check_limits(const Model::Impl& m, const SessionPlan& plan, const SessionOp
 
 }  // namespace
 
-Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) : impl_(std::make_unique<Impl>()) {
+// A function-try-block, so that even the Impl allocation's failure becomes an Error.
+Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) try : impl_(std::make_unique<Impl>()) {
   if (!model) throw Error("session: no model");
   if (options.backend == Backend::kCuda)
     throw Error("session: the CUDA backend is not available in this build yet; use the CPU backend");
@@ -84,7 +86,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   s.threads = 1;  // built without OpenMP (sanitizer and fuzz builds)
 #endif
 
-  try {
+  {
     // Limits are checked on a dry plan (nothing allocated), then the real one is built.
     check_limits(s.m(), build_session_plan(s.m(), options.deconv_algo, options.batch, nullptr), options, s.model->weight_bytes());
     s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, &s.tracker);
@@ -92,9 +94,9 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     s.tensor_ptr.resize(s.plan.tensor_buffer.size());
     for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)
       s.tensor_ptr[t] = s.arena.data() + s.plan.buffers[static_cast<size_t>(s.plan.tensor_buffer[t])].offset;
-  } catch (const std::bad_alloc&) {
-    throw Error("session: out of memory while preparing the model");
   }
+} catch (const std::bad_alloc&) {
+  throw Error("session: out of memory while preparing the model");
 }
 
 Session::~Session() = default;
@@ -110,7 +112,7 @@ uint64_t Session::measured_allocation_bytes() const { return impl_->tracker.curr
 namespace {
 
 std::string shape_str(const std::vector<int64_t>& d) {
-  std::ostringstream os;
+  auto os = text_stream();
   os << "[";
   for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
   os << "]";

@@ -233,6 +233,25 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("c", {-1}, onnx::TensorProto::INT64).input("x", {-1, 4}).output("y");
          b.node("If", "branchy", {"c"}, {"y"});
        }, {"branchy", "If", "known at conversion time"}},
+{"transpose perm not a permutation", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y").floats("c", {2, 3}, std::vector<float>(6, 1.f));
+         OnnxBuilder::attr(b.node("Transpose", "tp", {"c"}, {"ct"}), "perm", std::vector<int64_t>{0, 0});
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"tp", "not a permutation"}},
+      {"huge constant broadcast", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y");
+         b.floats("a", {16384, 1}, std::vector<float>(16384, 1.f)).floats("c", {1, 16384}, std::vector<float>(16384, 1.f));
+         b.node("Mul", "outer", {"a", "c"}, {"ac"});
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"outer", "too large"}},
+      {"huge input", [](OnnxBuilder& b) {
+         b.input("x", {-1, 1 << 20, 1 << 20}).output("y");
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"'x'", "too large"}},
+      {"huge reshape", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y").ints("shape", {3}, {-1, int64_t{1} << 30, int64_t{1} << 30});
+         b.node("Reshape", "rs", {"x", "shape"}, {"y"});
+       }, {"rs", "too large"}},
       {"output is an input", [](OnnxBuilder& b) { b.input("x", {-1, 4}).output("x"); }, {"'x'", "graph input"}},
   };
   for (const auto& c : cases) {

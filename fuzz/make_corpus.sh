@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Rebuilds the committed seed corpus from the golden cases: small valid files
+# plus near misses (truncated, a flipped header byte).  fuzz/make_corpus.sh BUILD_DIR
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build}
+c=fuzz/corpus
+rm -rf "$c" && mkdir -p "$c/egan" "$c/onnx" "$c/npy"
+for case in cgan_embed_concat_small g_k3s2_outpad_nonsquare d_conv_dilated_flatten convt_asym_pads convt_output_shape d_examples_squeeze_opset17 cgan_mlp_label_first; do
+  onnx=tests/golden/cases/$case/model.onnx
+  cp "$onnx" "$c/onnx/$case.onnx"
+  "$build/converter/edgegan-convert" -q "$onnx" -o "$c/egan/$case.egan"
+done
+# Near misses: truncated in the middle, and a byte flipped near the start.
+for f in "$c"/egan/cgan_embed_concat_small.egan "$c"/onnx/cgan_embed_concat_small.onnx; do
+  ext=${f##*.}
+  head -c $(( $(stat -c %s "$f") / 2 )) "$f" > "${f%.*}_truncated.$ext"
+  python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[9]^=0x40; open(sys.argv[2],'wb').write(b)" "$f" "${f%.*}_flipped.$ext"
+done
+for f in tests/golden/cases/cgan_embed_concat_small/inputs/*.npy tests/golden/cases/g_k3s2_outpad_nonsquare/inputs/*.npy; do
+  cp "$f" "$c/npy/$(basename "$(dirname "$(dirname "$f")")")_$(basename "$f")"
+done
+head -c 100 tests/golden/cases/g_k3s2_outpad_nonsquare/inputs/z.npy > "$c/npy/truncated.npy"
+printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad_header.npy"
+du -sh "$c"/*
