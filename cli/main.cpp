@@ -32,6 +32,8 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
 
 int generate(const std::string& path, int count, uint64_t seed, int label, int threads, const std::string& algo,
              const std::string& backend, int columns, int scale, const std::string& out, const std::string& npy_out) {
+  edgegan::ensure_not_an_input(out, {path});
+  if (!npy_out.empty()) edgegan::ensure_not_an_input(npy_out, {path});
   auto model = edgegan::Model::load(path);
   if (model->noise_size() == 0) throw edgegan::Error("'" + path + "' has no noise input; it is not a generator (use 'edgegan run')");
   const int64_t classes = model->label_count();
@@ -58,10 +60,12 @@ int run(const std::string& path, const std::vector<std::string>& inputs, const s
         const std::string& algo, const std::string& backend) {
   auto model = edgegan::Model::load(path);
   std::vector<edgegan::Tensor> tensors;
+  std::vector<std::string> input_files = {path};
   int64_t batch = -1;
   for (const std::string& spec : inputs) {
     const size_t eq = spec.find('=');
     if (eq == std::string::npos || eq == 0 || eq + 1 == spec.size()) throw edgegan::Error("--input must be NAME=FILE.npy, got '" + spec + "'");
+    input_files.push_back(spec.substr(eq + 1));
     edgegan::Tensor t = edgegan::read_npy(spec.substr(eq + 1));
     t.name = spec.substr(0, eq);
     const edgegan::InputInfo* info = nullptr;
@@ -79,13 +83,15 @@ int run(const std::string& path, const std::vector<std::string>& inputs, const s
   if (batch < 1) throw edgegan::Error("no inputs given (use --input NAME=FILE.npy for each model input)");
   edgegan::Session session(model, session_options(threads, static_cast<int>(batch), algo, backend));
   std::vector<edgegan::Tensor> outputs = session.run(tensors);
+  auto file_of = [&](const edgegan::Tensor& t) {
+    if (outputs.size() == 1) return out;
+    const size_t dot = out.rfind(".npy");
+    return (dot == std::string::npos ? out : out.substr(0, dot)) + "." + t.name + ".npy";
+  };
+  for (const auto& t : outputs) edgegan::ensure_not_an_input(file_of(t), input_files);  // before writing anything
   for (size_t i = 0; i < outputs.size(); ++i) {
     edgegan::Tensor t = nhwc ? outputs[i] : edgegan::to_nchw(outputs[i]);
-    std::string file = out;
-    if (outputs.size() > 1) {
-      const size_t dot = out.rfind(".npy");
-      file = (dot == std::string::npos ? out : out.substr(0, dot)) + "." + t.name + ".npy";
-    }
+    const std::string file = file_of(outputs[i]);
     edgegan::write_npy(file, t);
     std::cout << "wrote " << t.name << " " << dims_text(t.shape) << " to " << file << "\n";
   }
@@ -132,6 +138,7 @@ int inspect(const std::string& path) {
 
 int report(const std::string& path, int batch, const std::string& backend, const std::string& algo, bool json,
            const std::string& chart) {
+  if (!chart.empty()) edgegan::ensure_not_an_input(chart, {path});
   auto model = edgegan::Model::load(path);
   std::vector<std::string> algos = {algo};
   if (algo == "all") algos = {"split", "zero-insert", "col2im"};

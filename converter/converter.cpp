@@ -102,6 +102,11 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
 }  // namespace
 
 ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path) {
+  try {
+    ensure_not_an_input(egan_path, {onnx_path});
+  } catch (const Error& e) {
+    throw ConvertError(e.what());
+  }
   std::ifstream in(onnx_path, std::ios::binary);
   if (!in) throw ConvertError("cannot open '" + onnx_path + "': " + std::strerror(errno));
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());

@@ -188,7 +188,18 @@ void write_png_grid(const std::string& path, const Tensor& images, int columns, 
   write_file_atomically(path, png.data(), png.size());
 }
 
-// ---------------------------------------------------------------- atomic write
+// ---------------------------------------------------------------- safe writes
+
+void ensure_not_an_input(const std::string& output, const std::vector<std::string>& inputs) {
+  struct stat out {};
+  if (::stat(output.c_str(), &out) != 0) return;  // does not exist yet
+  for (const std::string& input : inputs) {
+    struct stat in {};
+    if (::stat(input.c_str(), &in) == 0 && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
+      throw Error("refusing to write '" + output + "': it is the input file '" + input + "'");
+  }
+}
+
 
 void write_file_atomically(const std::string& path, const void* bytes, size_t size) {
   const size_t slash = path.find_last_of('/');

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # End-to-end checks of edgegan-convert and edgegan: happy paths, and every
 # argument or file error exits non-zero with one clear line on stderr.
-# usage: cli_test.sh EDGEGAN EDGEGAN_CONVERT SOURCE_DIR WORK_DIR
+# usage: cli_test.sh EDGEGAN EDGEGAN_CONVERT SOURCE_DIR WORK_DIR [WRITE_BENCHMARK_MODELS]
 set -u
-edgegan=$1 convert=$2 src=$3 work=$4
+edgegan=$1 convert=$2 src=$3 work=$4 write_models=${5:-}
 rm -rf "$work" && mkdir -p "$work"
 passed=0 failed=0
 
@@ -93,6 +93,32 @@ expect_error "report cuda" "CUDA" "$edgegan" report "$work/dcgan.egan" --backend
 expect_error "report batch 0" "batch" "$edgegan" report "$work/dcgan.egan" --batch 0
 expect_error "report bad chart" "must end in .svg or .png" "$edgegan" report "$work/dcgan.egan" --chart "$work/chart.gif"
 expect_error "report bad algo" "algo" "$edgegan" report "$work/dcgan.egan" --algo fastest
+
+# --- outputs never replace inputs, and are never left partial
+cp "$dcgan_onnx" "$work/g.onnx"
+sum_before=$(sha256sum <"$work/g.onnx")
+expect_error "convert onto its input" "refusing to write" "$convert" "$work/g.onnx" -o "$work/g.onnx"
+ln -f "$work/g.onnx" "$work/g_link.onnx"
+expect_error "convert onto a hard link of its input" "refusing to write" "$convert" "$work/g.onnx" -o "$work/g_link.onnx"
+[ "$(sha256sum <"$work/g.onnx")" = "$sum_before" ] && ok || bad "the converter's input changed"
+cp "$work/dcgan.egan" "$work/model_copy.egan"
+expect_error "generate onto the model" "refusing to write" "$edgegan" generate "$work/model_copy.egan" -o "$work/model_copy.egan"
+cmp -s "$work/dcgan.egan" "$work/model_copy.egan" && ok || bad "generate changed its model"
+cp "$z" "$work/z.npy"
+expect_error "run onto an input" "refusing to write" "$edgegan" run "$work/dcgan.egan" -i "z=$work/z.npy" -o "$work/z.npy"
+cmp -s "$z" "$work/z.npy" && ok || bad "run changed its input"
+if [ -n "$write_models" ]; then
+  # Kill the converter (SIGKILL: no cleanup) at several points while it replaces an
+  # existing model: the target is the old file or a complete new one, never partial.
+  "$write_models" "$work"
+  for delay in 0.1 0.3 0.5 0.6 0.65 0.7 0.75 0.8 0.85 0.9 1.0; do  # the write happens in the last ~0.3 s
+    cp "$work/dcgan.egan" "$work/target.egan"
+    timeout -s KILL "$delay" "$convert" -q "$work/huge2_dcgan.onnx" -o "$work/target.egan" >/dev/null 2>&1
+    if cmp -s "$work/dcgan.egan" "$work/target.egan" || "$edgegan" inspect "$work/target.egan" >/dev/null 2>&1; then ok
+    else bad "killed after ${delay}s: the target is neither the old model nor a complete new one"; fi
+  done
+  "$convert" -q "$work/huge2_dcgan.onnx" -o "$work/target.egan" && "$edgegan" inspect "$work/target.egan" >/dev/null && ok || bad "the big conversion failed"
+fi
 
 # Errors are one line.
 "$edgegan" generate "$work/cgan.egan" --label 12 -o "$work/x.png" 2>"$work/err.txt"

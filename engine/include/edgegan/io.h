@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "edgegan/edgegan.h"
 
@@ -24,5 +25,9 @@ void write_png_grid(const std::string& path, const Tensor& images, int columns, 
 // Writes `bytes` to `path` via a temporary file in the same directory and an
 // atomic rename, so a failed write never leaves a truncated file behind.
 void write_file_atomically(const std::string& path, const void* bytes, size_t size);
+
+// Throws Error when `output` is the same file as one of `inputs` (same device and
+// inode, so hard links and symlinks count): a command never replaces its input.
+void ensure_not_an_input(const std::string& output, const std::vector<std::string>& inputs);
 
 }  // namespace edgegan
