@@ -1,6 +1,7 @@
 #include "engine/text_stream.h"
 #include "converter/converter.h"
 
+#include <google/protobuf/arena.h>
 #include <openssl/evp.h>
 
 #include <cerrno>
@@ -78,7 +79,10 @@ ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& sou
 
 namespace {
 ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name) {
-  onnx::ModelProto proto;
+  // Parsed into an arena: protobuf is not exception-safe, and if an allocation fails
+  // half way the arena still owns (and frees) every message made so far.
+  google::protobuf::Arena arena;
+  onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (onnx_bytes.empty() || !proto.ParseFromString(onnx_bytes)) throw ConvertError("'" + source_name + "' is not a valid ONNX model (protobuf parse failed)");
   if (!proto.has_graph()) throw ConvertError("'" + source_name + "' has no graph");
   const OnnxGraph graph(proto);

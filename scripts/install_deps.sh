@@ -12,6 +12,7 @@ packages=(
   libcli11-dev libstb-dev                    # CLI parsing, PNG writing + chart text
   nlohmann-json3-dev                         # report JSON
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
+  clang libclang-rt-14-dev libomp-14-dev     # sanitizer and fuzz builds (libFuzzer, libomp + Archer for TSan)
 )
 
 missing=()

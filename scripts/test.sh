@@ -1,9 +1,25 @@
 #!/usr/bin/env bash
-# The test command (README, .ci/run): installs what it needs, builds, runs every test.
+# The test command (README, .ci/run): installs what it needs, then
+#   1. builds the product (Release; CUDA objects when nvcc exists) and runs every test,
+#   2. runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   3. runs it under ThreadSanitizer (OpenMP via LLVM's libomp + Archer),
+#   4. runs each libFuzzer target for FUZZ_SECONDS (default 60) on the seed corpus.
+# QUICK=1 stops after step 1 (the everyday loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install_deps.sh
-scripts/build.sh
 # Short OpenMP regions on a shared 2-core box: threads must sleep, not spin.
 export OMP_WAIT_POLICY=passive
+
+echo "== 1/4 build and test"
+scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j"$(nproc)"
+[ "${QUICK:-0}" = 1 ] && exit 0
+
+echo "== 2/4 AddressSanitizer + UndefinedBehaviorSanitizer"
+scripts/sanitize.sh address
+echo "== 3/4 ThreadSanitizer"
+scripts/sanitize.sh thread
+echo "== 4/4 fuzzing"
+scripts/fuzz.sh
+echo "test stages: 4 passed, 0 failed"

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds the test suite with sanitizers (clang, OpenMP from LLVM's libomp) and runs it.
+#   scripts/sanitize.sh address   -> AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer)
+#   scripts/sanitize.sh thread    -> ThreadSanitizer; OpenMP made visible to it by LLVM's Archer tool
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mode=${1:?usage: scripts/sanitize.sh address|thread}
+case "$mode" in
+  address) sanitizers="address,undefined" ;;
+  thread) sanitizers="thread" ;;
+  *) echo "unknown mode '$mode' (address or thread)" >&2; exit 2 ;;
+esac
+build=${BUILD_DIR:-build}-$mode
+cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DEDGEGAN_SANITIZE="$sanitizers" -DEDGEGAN_WITH_CUDA=OFF -DEDGEGAN_BUILD_BENCHMARKS=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)"
+
+export OMP_WAIT_POLICY=passive
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+export ASAN_OPTIONS=detect_leaks=1:abort_on_error=1
+if [ "$mode" = thread ]; then
+  # Archer tells TSan about OpenMP's synchronisation; without it every parallel
+  # region would be a false report.
+  archer=$(ls /usr/lib/llvm-*/lib/libarcher.so 2>/dev/null | head -n 1)
+  [ -n "$archer" ] || { echo "libarcher.so not found (apt install libomp-14-dev)" >&2; exit 1; }
+  export OMP_TOOL_LIBRARIES=$archer
+  export TSAN_OPTIONS="ignore_noninstrumented_modules=1:halt_on_error=1:second_deadlock_stack=1"
+fi
+ctest --test-dir "$build" --output-on-failure -j"$(nproc)"
