@@ -1,8 +1,6 @@
 #include "kernels_cpu/conv2d.h"
 
-#include <algorithm>
-
-#include "kernels_cpu/conv_transpose_geometry.h"  // floor_div
+#include "kernels_cpu/conv_transpose_geometry.h"  // count_tap_pairs
 
 namespace edgegan::cpu {
 
@@ -13,15 +11,7 @@ int64_t conv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t d
 }
 
 uint64_t conv_useful_pairs(const ConvAxis& a) {
-  uint64_t pairs = 0;
-  for (int64_t tap = 0; tap < a.kernel; ++tap) {
-    // outputs o with 0 <= o*stride - pad_begin + tap*dilation < in
-    const int64_t shift = tap * a.dilation - a.pad_begin;
-    const int64_t lo = std::max<int64_t>(0, floor_div(-shift + a.stride - 1, a.stride));
-    const int64_t hi = std::min<int64_t>(a.out, floor_div(a.in - 1 - shift, a.stride) + 1);
-    if (hi > lo) pairs += static_cast<uint64_t>(hi - lo);
-  }
-  return pairs;
+  return count_tap_pairs(a.out, a.stride, a.pad_begin, a.kernel, a.dilation, a.in);
 }
 
 void conv2d_reference(const ConvShape& s, const float* x, const float* w, float* y, const Epilogue& ep) {

@@ -40,9 +40,16 @@ struct AxisPhase {
   }
 };
 
-// Number of (input position, kernel tap) pairs of one axis whose product lands
-// inside the output: what the split algorithm multiplies (per channel pair).
-uint64_t deconv_useful_pairs(const DeconvAxis& axis);
+// Number of (position p in [0, positions), tap t in [0, kernel)) pairs with
+// 0 <= p*stride - pad_begin + t*dilation < target_length. For a transposed conv
+// (positions = input, target = output) it is what the split algorithm multiplies;
+// for a conv (positions = output, target = input), what the trimmed conv multiplies.
+uint64_t count_tap_pairs(int64_t positions, int64_t stride, int64_t pad_begin, int64_t kernel, int64_t dilation,
+                         int64_t target_length);
+
+inline uint64_t deconv_useful_pairs(const DeconvAxis& a) {
+  return count_tap_pairs(a.in, a.stride, a.pad_begin, a.kernel, a.dilation, a.out);
+}
 
 // Splits one axis into its `stride` phases (residue = index).
 std::vector<AxisPhase> split_deconv_axis(const DeconvAxis& axis);

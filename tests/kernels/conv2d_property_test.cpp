@@ -30,6 +30,16 @@ TEST(Conv2DProperty, TrimmedMatchesReferenceOnRandomGeometries) {
       a->out = conv_output_length(a->in, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end);
     }
     if (s.h.out < 1 || s.w.out < 1) continue;
+    // The MAC count the memory report uses: (output, tap) pairs reading inside the input.
+    for (const ConvAxis* a : {&s.h, &s.w}) {
+      uint64_t brute = 0;
+      for (int64_t o = 0; o < a->out; ++o)
+        for (int64_t k = 0; k < a->kernel; ++k) {
+          const int64_t i = o * a->stride - a->pad_begin + k * a->dilation;
+          brute += (i >= 0 && i < a->in) ? 1 : 0;
+        }
+      ASSERT_EQ(conv_useful_pairs(*a), brute);
+    }
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
     const auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
