@@ -168,6 +168,10 @@ int report(const std::string& path, int batch, const std::string& backend, const
 int main(int argc, char** argv) {
   CLI::App app{"edgegan: GAN generator inference on the edge"};
   app.require_subcommand(1);
+  // Every argument error is one line, like every other error.
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("edgegan: error: ") + e.what() + " (see edgegan --help)\n";
+  });
 
   std::string model, out = "grid.png", npy_out, algo = "split", backend = "cpu";
   int count = 16, label = -1, threads = 0, columns = 0, scale = 4;

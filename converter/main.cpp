@@ -6,6 +6,9 @@
 
 int main(int argc, char** argv) {
   CLI::App app{"edgegan-convert: ONNX GAN generator/discriminator -> .egan model (transposed convolutions stored pre-split)"};
+  app.failure_message([](const CLI::App*, const CLI::Error& e) {
+    return std::string("edgegan-convert: error: ") + e.what() + " (see edgegan-convert --help)\n";
+  });
   std::string input, output;
   bool quiet = false;
   app.add_option("input", input, "ONNX model exported by torch.onnx.export")->required()->check(CLI::ExistingFile);

@@ -120,9 +120,19 @@ if [ -n "$write_models" ]; then
   "$convert" -q "$work/huge2_dcgan.onnx" -o "$work/target.egan" && "$edgegan" inspect "$work/target.egan" >/dev/null && ok || bad "the big conversion failed"
 fi
 
-# Errors are one line.
-"$edgegan" generate "$work/cgan.egan" --label 12 -o "$work/x.png" 2>"$work/err.txt"
-[ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "error message is not one line: $(cat "$work/err.txt")"
+# Every error, from the engine or from argument parsing, is one line.
+one_line() {
+  local name=$1; shift
+  "$@" >/dev/null 2>"$work/err.txt"
+  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "$name: the error is not one line: $(cat "$work/err.txt")"
+}
+one_line "engine error" "$edgegan" generate "$work/cgan.egan" --label 12 -o "$work/x.png"
+one_line "range error" "$edgegan" generate "$work/dcgan.egan" -n 0
+one_line "missing subcommand" "$edgegan"
+one_line "unknown subcommand" "$edgegan" paint
+one_line "unknown option" "$edgegan" inspect "$work/dcgan.egan" --colour
+one_line "converter missing argument" "$convert"
+one_line "converter error" "$convert" "$work/garbage.onnx" -o "$work/x.egan"
 
 echo "cli: $passed passed, $failed failed"
 [ $failed -eq 0 ]
