@@ -16,4 +16,14 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k,
                      const float* b, int64_t ldb,
                      float* c, int64_t ldc);
 
+// C[m×n] += A[k×m]ᵀ · B[k×n]: A is read as k rows of m (the weight gradient:
+// inputᵀ · output gradient, reduced over pixels).
+void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                        int64_t ldc);
+
+// C[m×n] += A[m×k] · B[n×k]ᵀ: B is read as n rows of k (the input gradient:
+// output gradient · weightsᵀ).
+void gemm_accumulate_bt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
+                        int64_t ldc);
+
 }  // namespace edgegan::cpu

@@ -1,0 +1,34 @@
+// Gradients of the convolution (conv2d.h), e.g. a discriminator's, NHWC.
+//   dX = the transposed convolution of dY with the same weights: it runs on the
+//        split kernel (conv_transpose2d_split), so no zero is inserted into dY;
+//   dW = per tap, inputᵀ · dY, reading the input with a leaping step of
+//        stride*Cin (Sk-dilated), one task per tap;
+//   db = bias_backward (conv_transpose_backward.h).
+#pragma once
+
+#include <vector>
+
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv_transpose_geometry.h"
+
+namespace edgegan::cpu {
+
+// Plain loops over ONNX-layout weights W[Cout][Cin][kh][kw]; any output pointer may be null.
+void conv2d_backward_reference(const ConvShape& shape, const float* x, const float* onnx_weights, const float* dy, float* dx,
+                               float* d_onnx_weights, float* dbias);
+
+// The transposed view of a convolution, prepared once (not per step) from its packed
+// weights [kh][kw][Cin][Cout]: running it forward on dY gives dX.
+struct ConvInputGradient {
+  DeconvShape shape;
+  std::vector<std::vector<float>> sub_kernels;
+  SplitDeconvWeights split;  // points into sub_kernels
+};
+ConvInputGradient make_conv2d_input_gradient(const ConvShape& shape, const float* packed_weights);
+
+void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float* dx, int threads);
+
+// d_packed_weights [kh][kw][Cin][Cout] (overwritten).
+void conv2d_backward_weights(const ConvShape& shape, const float* x, const float* dy, float* d_packed_weights, int threads);
+
+}  // namespace edgegan::cpu

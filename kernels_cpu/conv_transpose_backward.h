@@ -1,0 +1,36 @@
+// Gradients of the transposed convolution (conv_transpose.h), for fine-tuning a
+// generator on the device. NHWC activations; weights in the split layout the
+// model file stores (one [taps_h][taps_w][Cin][Cout] sub-kernel per phase), so a
+// tuned model is written back without re-splitting.
+//
+//   dX = the strided convolution of dY with W: per phase and tap, dX rows gather
+//        dY pixels `stride` apart (dense, trimmed, no inserted zeros);
+//   dW = per phase sub-kernel: inputᵀ · dY over the pixels that tap connects;
+//   db = dY summed over batch and pixels.
+// Each task owns the output it writes (a dX row; a sub-kernel tap), so there are
+// no atomics and results do not depend on the thread count.
+#pragma once
+
+#include <vector>
+
+#include "kernels_cpu/conv_transpose_geometry.h"
+
+namespace edgegan::cpu {
+
+// Plain loops over ONNX-layout weights W[Cin][Cout][kh][kw]; any output pointer may be null.
+void conv_transpose2d_backward_reference(const DeconvShape& shape, const float* x, const float* onnx_weights, const float* dy,
+                                         float* dx, float* d_onnx_weights, float* dbias);
+
+// dx[N, in_h, in_w, Cin] = gradient w.r.t. the input (overwritten).
+void conv_transpose2d_backward_input(const DeconvShape& shape, const SplitDeconvWeights& weights, const float* dy, float* dx,
+                                     int threads);
+
+// d_sub_kernels[p]: gradient of phase p's sub-kernel, same layout (overwritten; may be null for a tapless phase).
+void conv_transpose2d_backward_weights(const DeconvShape& shape, const std::vector<AxisPhase>& phases_h,
+                                       const std::vector<AxisPhase>& phases_w, const float* x, const float* dy,
+                                       const std::vector<float*>& d_sub_kernels, int threads);
+
+// dbias[c] = sum of dy over `pixels` pixels of `channels` (overwritten).
+void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* dbias);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,181 @@
+// Backward kernels: the plain references against central finite differences
+// (the ops are linear, so differences are exact up to rounding), and the fast
+// kernels against the references over random geometries at 1 and 2 threads.
+#include <gtest/gtest.h>
+
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv2d_backward.h"
+#include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/conv_transpose_backward.h"
+#include "tests/test_util.h"
+
+namespace edgegan::cpu {
+namespace {
+
+using testing::max_abs_diff;
+using testing::random_floats;
+using testing::uniform_int;
+
+// sum(y * g) in double: the scalar loss whose gradient w.r.t. y is g.
+double loss(const std::vector<float>& y, const std::vector<float>& g) {
+  double l = 0;
+  for (size_t i = 0; i < y.size(); ++i) l += static_cast<double>(y[i]) * g[i];
+  return l;
+}
+
+// Central difference of loss(forward(v)) w.r.t. v[i].
+template <typename Forward>
+double finite_difference(std::vector<float>& v, size_t i, const std::vector<float>& g, Forward forward) {
+  constexpr float kStep = 0.1f;
+  const float saved = v[i];
+  v[i] = saved + kStep;
+  const double up = loss(forward(), g);
+  v[i] = saved - kStep;
+  const double down = loss(forward(), g);
+  v[i] = saved;
+  return (up - down) / (2.0 * kStep);
+}
+
+void expect_close(double numeric, double analytic, const char* what, size_t index) {
+  EXPECT_NEAR(numeric, analytic, 2e-3 * (1.0 + std::abs(analytic))) << what << "[" << index << "]";
+}
+
+DeconvShape random_deconv(std::mt19937& rng) {
+  for (;;) {
+    DeconvShape s;
+    s.batch = uniform_int(rng, 1, 3);
+    s.in_channels = uniform_int(rng, 1, 7);
+    s.out_channels = uniform_int(rng, 1, 7);
+    for (DeconvAxis* a : {&s.h, &s.w}) {
+      a->in = uniform_int(rng, 1, 6);
+      a->kernel = uniform_int(rng, 1, 5);
+      a->stride = uniform_int(rng, 1, 3);
+      a->dilation = uniform_int(rng, 0, 4) == 0 ? 2 : 1;
+      a->pad_begin = uniform_int(rng, uniform_int(rng, 0, 6) == 0 ? -1 : 0, static_cast<int>(a->kernel) - 1);
+      a->pad_end = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
+      a->out = deconv_output_length(a->in, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end,
+                                    uniform_int(rng, 0, static_cast<int>(std::max(a->stride, a->dilation)) - 1));
+    }
+    if (s.h.out >= 1 && s.w.out >= 1) return s;
+  }
+}
+
+ConvShape random_conv(std::mt19937& rng) {
+  for (;;) {
+    ConvShape s;
+    s.batch = uniform_int(rng, 1, 3);
+    s.in_channels = uniform_int(rng, 1, 7);
+    s.out_channels = uniform_int(rng, 1, 7);
+    for (ConvAxis* a : {&s.h, &s.w}) {
+      a->in = uniform_int(rng, 1, 9);
+      a->kernel = uniform_int(rng, 1, 5);
+      a->stride = uniform_int(rng, 1, 3);
+      a->dilation = uniform_int(rng, 0, 4) == 0 ? 2 : 1;
+      a->pad_begin = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
+      a->pad_end = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
+      a->out = conv_output_length(a->in, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end);
+    }
+    if (s.h.out >= 1 && s.w.out >= 1) return s;
+  }
+}
+
+TEST(ConvTransposeBackward, ReferenceMatchesFiniteDifferences) {
+  std::mt19937 rng(31);
+  for (int trial = 0; trial < 25; ++trial) {
+    const DeconvShape s = random_deconv(rng);
+    auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
+    auto b = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const auto g = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
+    auto forward = [&] {
+      std::vector<float> y(g.size());
+      conv_transpose2d_reference(s, x.data(), w.data(), y.data(), Epilogue{b.data(), Activation::kNone, 0});
+      return y;
+    };
+    std::vector<float> dx(x.size()), dw(w.size()), db(b.size());
+    conv_transpose2d_backward_reference(s, x.data(), w.data(), g.data(), dx.data(), dw.data(), db.data());
+    for (size_t i = 0; i < x.size(); i += 1 + x.size() / 5) expect_close(finite_difference(x, i, g, forward), dx[i], "dx", i);
+    for (size_t i = 0; i < w.size(); i += 1 + w.size() / 5) expect_close(finite_difference(w, i, g, forward), dw[i], "dw", i);
+    for (size_t i = 0; i < b.size(); ++i) expect_close(finite_difference(b, i, g, forward), db[i], "db", i);
+  }
+}
+
+TEST(ConvTransposeBackward, SplitKernelsMatchReferenceOnRandomGeometries) {
+  std::mt19937 rng(32);
+  for (int trial = 0; trial < 300; ++trial) {
+    const DeconvShape s = random_deconv(rng);
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
+    const auto dy = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
+    std::vector<float> dx_ref(x.size()), dw_ref(w.size());
+    conv_transpose2d_backward_reference(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
+
+    SplitDeconvWeights split;
+    split.phases_h = split_deconv_axis(s.h);
+    split.phases_w = split_deconv_axis(s.w);
+    const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+    for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    const auto dw_ref_packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, dw_ref.data());
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
+      std::vector<float> dx(x.size(), NAN);
+      conv_transpose2d_backward_input(s, split, dy.data(), dx.data(), threads);
+      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
+      std::vector<std::vector<float>> dw(packed.size());
+      std::vector<float*> dw_ptr;
+      for (size_t p = 0; p < packed.size(); ++p) {
+        dw[p].assign(packed[p].size(), NAN);
+        dw_ptr.push_back(dw[p].empty() ? nullptr : dw[p].data());
+      }
+      conv_transpose2d_backward_weights(s, split.phases_h, split.phases_w, x.data(), dy.data(), dw_ptr, threads);
+      for (size_t p = 0; p < packed.size(); ++p) ASSERT_LE(max_abs_diff(dw[p], dw_ref_packed[p]), 1e-4f) << "phase " << p;
+    }
+  }
+}
+
+TEST(Conv2DBackward, ReferenceMatchesFiniteDifferences) {
+  std::mt19937 rng(33);
+  for (int trial = 0; trial < 25; ++trial) {
+    const ConvShape s = random_conv(rng);
+    auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+    auto b = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const auto g = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
+    auto forward = [&] {
+      std::vector<float> y(g.size());
+      conv2d_reference(s, x.data(), w.data(), y.data(), Epilogue{b.data(), Activation::kNone, 0});
+      return y;
+    };
+    std::vector<float> dx(x.size()), dw(w.size()), db(b.size());
+    conv2d_backward_reference(s, x.data(), w.data(), g.data(), dx.data(), dw.data(), db.data());
+    for (size_t i = 0; i < x.size(); i += 1 + x.size() / 5) expect_close(finite_difference(x, i, g, forward), dx[i], "dx", i);
+    for (size_t i = 0; i < w.size(); i += 1 + w.size() / 5) expect_close(finite_difference(w, i, g, forward), dw[i], "dw", i);
+    for (size_t i = 0; i < b.size(); ++i) expect_close(finite_difference(b, i, g, forward), db[i], "db", i);
+  }
+}
+
+TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
+  std::mt19937 rng(34);
+  for (int trial = 0; trial < 300; ++trial) {
+    const ConvShape s = random_conv(rng);
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+    const auto dy = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
+    std::vector<float> dx_ref(x.size()), dw_ref(w.size()), packed(w.size()), dw_ref_packed(w.size());
+    conv2d_backward_reference(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
+    pack_conv2d_weights(s, w.data(), packed.data());
+    pack_conv2d_weights(s, dw_ref.data(), dw_ref_packed.data());
+    const ConvInputGradient plan = make_conv2d_input_gradient(s, packed.data());
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
+      std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
+      conv2d_backward_input(plan, dy.data(), dx.data(), threads);
+      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
+      conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), threads);
+      ASSERT_LE(max_abs_diff(dw, dw_ref_packed), 1e-4f);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgegan::cpu
