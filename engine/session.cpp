@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "engine/text_stream.h"
+#include "engine/input_binding.h"
 #include "engine/session_plan.h"
 
 namespace edgegan {
@@ -109,17 +110,6 @@ uint64_t Session::arena_bytes() const { return impl_->plan.arena_bytes; }
 uint64_t Session::session_weight_bytes() const { return impl_->plan.session_weight_bytes; }
 uint64_t Session::measured_allocation_bytes() const { return impl_->tracker.current_bytes(); }
 
-namespace {
-
-std::string shape_str(const std::vector<int64_t>& d) {
-  auto os = text_stream();
-  os << "[";
-  for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
-  os << "]";
-  return os.str();
-}
-
-}  // namespace
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
   try {
@@ -132,32 +122,13 @@ std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
 std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs) {
   Impl& s = *impl_;
   const Model::Impl& m = s.m();
-  for (const Tensor& t : inputs) {
-    const bool known = std::any_of(m.inputs.begin(), m.inputs.end(), [&](const InputInfo& i) { return i.name == t.name; });
-    if (!known) throw Error("run: the model has no input named '" + t.name + "'");
-  }
+  const std::vector<const Tensor*> bound = bind_inputs(m, s.options.batch, inputs, "run");
   for (size_t i = 0; i < m.inputs.size(); ++i) {
-    const InputInfo& info = m.inputs[i];
-    const Tensor* given = nullptr;
-    for (const Tensor& t : inputs)
-      if (t.name == info.name) {
-        if (given) throw Error("run: input '" + info.name + "' is given twice");
-        given = &t;
-      }
-    if (!given) throw Error("run: input '" + info.name + "' is missing");
-    std::vector<int64_t> want = info.dims;
-    want[0] = s.options.batch;
-    if (given->shape != want)
-      throw Error("run: input '" + info.name + "' has shape " + shape_str(given->shape) + ", the session needs " + shape_str(want) +
-                  (info.layout == Layout::kNHWC ? " (NHWC)" : ""));
-    if (given->dtype != info.dtype)
-      throw Error("run: input '" + info.name + "' must be " + (info.dtype == DType::kInt64 ? "int64" : "float32"));
-    const size_t count = static_cast<size_t>(given->elements());
-    const size_t have = info.dtype == DType::kInt64 ? given->i64.size() : given->f32.size();
-    if (have != count) throw Error("run: input '" + info.name + "' holds " + std::to_string(have) + " values, its shape needs " + std::to_string(count));
+    const Tensor& given = *bound[i];
     uint8_t* dst = s.tensor_ptr[static_cast<size_t>(m.input_tensors[i])];
-    if (info.dtype == DType::kInt64) std::memcpy(dst, given->i64.data(), count * 8);
-    else std::memcpy(dst, given->f32.data(), count * 4);
+    const size_t count = static_cast<size_t>(given.elements());
+    if (given.dtype == DType::kInt64) std::memcpy(dst, given.i64.data(), count * 8);
+    else std::memcpy(dst, given.f32.data(), count * 4);
   }
 
   RunContext ctx;

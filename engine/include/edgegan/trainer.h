@@ -1,0 +1,75 @@
+// Fine-tuning a loaded model on the device: forward with saved activations,
+// backward through every op, SGD or Adam, and the tuned weights written back
+// into a valid .egan (transposed convolutions stay split into their phases).
+//
+//   auto model = edgegan::Model::load("generator.egan");
+//   edgegan::Trainer trainer(model, {.batch = 16, .optimizer = edgegan::Optimizer::kAdam, .learning_rate = 2e-4f});
+//   auto images = trainer.forward({z});                  // storage layout (NHWC)
+//   trainer.backward({d_loss_d_images});                 // accumulates parameter gradients
+//   trainer.step();                                      // optimizer update, gradients cleared
+//   trainer.save("tuned.egan");                          // atomic
+//
+// BatchNorm was folded into the producer's weights and bias by the converter, so
+// fine-tuning adjusts those folded affine weights: running statistics are not
+// updated (the model trains as in PyTorch's eval mode). Ops without a bias stay
+// without one.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "edgegan/edgegan.h"
+
+namespace edgegan {
+
+enum class Optimizer { kSgd, kAdam };
+
+struct TrainerOptions {
+  int batch = 1;
+  int threads = 0;  // 0: all cores
+  Optimizer optimizer = Optimizer::kAdam;
+  float learning_rate = 2e-4f;
+  float momentum = 0.f;                 // SGD
+  float beta1 = 0.5f, beta2 = 0.999f;   // Adam (the DCGAN setting)
+  float eps = 1e-8f;                    // Adam
+  float weight_decay = 0.f;
+};
+
+// One trainable tensor: its values and the gradient accumulated since the last step().
+struct Parameter {
+  std::string name;   // "op 3 '/net/ConvTranspose' phase (1,0) weights", ...
+  std::vector<float>* values;
+  std::vector<float>* gradient;
+};
+
+class Trainer {
+ public:
+  Trainer(std::shared_ptr<const Model> model, const TrainerOptions& options);
+  ~Trainer();
+  Trainer(const Trainer&) = delete;
+  Trainer& operator=(const Trainer&) = delete;
+
+  // Runs the model, keeping every activation for backward(). Inputs as for Session::run.
+  std::vector<Tensor> forward(const std::vector<Tensor>& inputs);
+  // Back-propagates d(loss)/d(output) for every output (same order and shapes as
+  // forward() returned), adding to the parameter gradients. Returns d(loss)/d(input)
+  // for every float input (empty tensors for label inputs), e.g. to chain D into G.
+  std::vector<Tensor> backward(const std::vector<Tensor>& output_gradients);
+  // Optimizer update from the accumulated gradients, then clears them.
+  void step();
+  void zero_grad();
+
+  std::vector<Parameter> parameters();
+  int64_t parameter_count() const;
+  int64_t steps_taken() const;
+
+  // Writes the model with the current weights to `path` (atomically; never over an input).
+  void save(const std::string& path, const std::string& source_path = "") const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace edgegan

@@ -1,0 +1,479 @@
+// Trainer: the model's ops run with the trainer's own (mutable) copies of the
+// weights; every activation is kept for the backward pass, which walks the ops
+// in reverse and adds each op's input gradients into its inputs' gradients.
+#include "edgegan/trainer.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include <algorithm>
+#include <cstring>
+
+#include "edgegan/io.h"
+#include "engine/input_binding.h"
+#include "engine/model_impl.h"
+#include "engine/ops/op_kernel.h"  // to_cpu(Activation)
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv2d_backward.h"
+#include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/conv_transpose_backward.h"
+#include "kernels_cpu/dense.h"
+#include "kernels_cpu/tensor_ops.h"
+#include "kernels_cpu/training_ops.h"
+
+namespace edgegan {
+namespace {
+
+namespace fb = schema;
+
+// A trainable weight blob of the model file.
+struct Param {
+  std::string name;
+  uint32_t buffer = 0;  // where save() writes it back
+  std::vector<float> value, grad, state1, state2;
+};
+
+struct TrainOp {
+  fb::OpKind kind = fb::OpKind_NONE;
+  std::vector<int> inputs;
+  int output = -1;
+  std::vector<int> weights;  // param per phase (ConvTranspose2D; -1 for a tapless phase) or the single weight param
+  int bias = -1;             // bias or affine shift param
+  cpu::Activation activation = cpu::Activation::kNone;
+  float alpha = 0.01f;
+  cpu::DeconvShape deconv;
+  cpu::ConvShape conv;
+  int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows/dim; affine channels
+  int concat_axis = 0;
+};
+
+bool storage_is_logical(const TensorDesc& t) { return t.layout != Layout::kNHWC || t.dims[3] == 1 || t.dims[1] * t.dims[2] == 1; }
+
+void add_into(std::vector<float>& dst, const float* src) {
+  for (size_t i = 0; i < dst.size(); ++i) dst[i] += src[i];
+}
+
+}  // namespace
+
+struct Trainer::Impl {
+  std::shared_ptr<const Model> model;
+  TrainerOptions options;
+  int threads = 1;
+  int64_t batch = 1;
+  std::vector<Param> params;
+  std::vector<TrainOp> ops;
+  std::vector<std::vector<float>> values, grads;  // per tensor (float tensors)
+  std::vector<std::vector<int64_t>> labels;       // per tensor (int64 inputs)
+  bool have_forward = false;
+  int64_t steps = 0;
+
+  const Model::Impl& m() const { return model->impl(); }
+  const TensorDesc& desc(int t) const { return m().tensors[static_cast<size_t>(t)]; }
+  size_t numel(int t) const { return static_cast<size_t>(batch * desc(t).per_sample); }
+
+  int add_param(std::string name, uint32_t buffer) {
+    if (buffer == 0) return -1;
+    Param p;
+    p.name = std::move(name);
+    p.buffer = buffer;
+    const float* src = m().f32(buffer);
+    p.value.assign(src, src + m().buffer_bytes(buffer) / sizeof(float));
+    p.grad.assign(p.value.size(), 0.f);
+    p.state1.assign(p.value.size(), 0.f);
+    p.state2.assign(p.value.size(), 0.f);
+    params.push_back(std::move(p));
+    return static_cast<int>(params.size()) - 1;
+  }
+  const float* value_of(int param) const { return param >= 0 ? params[static_cast<size_t>(param)].value.data() : nullptr; }
+
+  cpu::SplitDeconvWeights split_of(const TrainOp& op) const {
+    cpu::SplitDeconvWeights w;
+    w.phases_h = cpu::split_deconv_axis(op.deconv.h);
+    w.phases_w = cpu::split_deconv_axis(op.deconv.w);
+    for (int p : op.weights) w.sub_kernels.push_back(value_of(p));
+    return w;
+  }
+
+  void build();
+  void run_forward(const TrainOp& op);
+  void run_backward(const TrainOp& op);
+};
+
+void Trainer::Impl::build() {
+  const auto& fops = *m().root->ops();
+  for (uint32_t i = 0; i < fops.size(); ++i) {
+    const fb::Op& f = *fops.Get(i);
+    const std::string label = "op " + std::to_string(i) + (f.name() ? " '" + f.name()->str() + "'" : std::string());
+    TrainOp op;
+    op.kind = f.kind_type();
+    op.inputs = op_inputs(f);
+    op.output = op_output(f);
+    auto epilogue = [&](const fb::Epilogue* ep) {
+      if (!ep) return;
+      op.bias = add_param(label + " bias", ep->bias());
+      op.activation = to_cpu(ep->activation());
+      op.alpha = ep->alpha();
+    };
+    switch (op.kind) {
+      case fb::OpKind_ConvTranspose2D: {
+        const auto& c = *f.kind_as_ConvTranspose2D();
+        const TensorDesc &x = desc(c.input()), &y = desc(c.output());
+        op.deconv = {batch, c.in_channels(), c.out_channels(),
+                     {x.dims[1], c.kernel_h(), c.stride_h(), c.dilation_h(), c.pad_top(), c.pad_bottom(), y.dims[1]},
+                     {x.dims[2], c.kernel_w(), c.stride_w(), c.dilation_w(), c.pad_left(), c.pad_right(), y.dims[2]}};
+        for (const auto* p : *c.phases())
+          op.weights.push_back(add_param(label + " phase (" + std::to_string(p->phase_h()) + "," + std::to_string(p->phase_w()) + ") weights",
+                                         p->weights()));
+        epilogue(c.epilogue());
+        break;
+      }
+      case fb::OpKind_Conv2D: {
+        const auto& c = *f.kind_as_Conv2D();
+        const TensorDesc &x = desc(c.input()), &y = desc(c.output());
+        op.conv = {batch, c.in_channels(), c.out_channels(),
+                   {x.dims[1], c.kernel_h(), c.stride_h(), c.dilation_h(), c.pad_top(), c.pad_bottom(), y.dims[1]},
+                   {x.dims[2], c.kernel_w(), c.stride_w(), c.dilation_w(), c.pad_left(), c.pad_right(), y.dims[2]}};
+        op.weights.push_back(add_param(label + " weights", c.weights()));
+        epilogue(c.epilogue());
+        break;
+      }
+      case fb::OpKind_Dense: {
+        const auto& d = *f.kind_as_Dense();
+        op.in_features = d.in_features();
+        op.out_features = d.out_features();
+        op.weights.push_back(add_param(label + " weights", d.weights()));
+        epilogue(d.epilogue());
+        break;
+      }
+      case fb::OpKind_Embedding: {
+        const auto& e = *f.kind_as_Embedding();
+        op.in_features = e.num_embeddings();
+        op.out_features = e.dim();
+        op.weights.push_back(add_param(label + " table", e.table()));
+        break;
+      }
+      case fb::OpKind_ChannelAffine: {
+        const auto& a = *f.kind_as_ChannelAffine();
+        op.in_features = a.channels();
+        op.weights.push_back(add_param(label + " scale", a.scale()));
+        op.bias = add_param(label + " shift", a.shift());
+        op.activation = to_cpu(a.activation());
+        op.alpha = a.alpha();
+        break;
+      }
+      case fb::OpKind_Elementwise: {
+        op.activation = to_cpu(f.kind_as_Elementwise()->activation());
+        op.alpha = f.kind_as_Elementwise()->alpha();
+        break;
+      }
+      case fb::OpKind_Concat: op.concat_axis = f.kind_as_Concat()->axis(); break;
+      default: break;  // Reshape: no parameters
+    }
+    ops.push_back(std::move(op));
+  }
+}
+
+void Trainer::Impl::run_forward(const TrainOp& op) {
+  float* y = values[static_cast<size_t>(op.output)].data();
+  const cpu::Epilogue ep{value_of(op.bias), op.activation, op.alpha};
+  switch (op.kind) {
+    case fb::OpKind_ConvTranspose2D:
+      cpu::conv_transpose2d_split(op.deconv, split_of(op), values[static_cast<size_t>(op.inputs[0])].data(), y, ep, threads);
+      break;
+    case fb::OpKind_Conv2D:
+      cpu::conv2d_trimmed(op.conv, value_of(op.weights[0]), values[static_cast<size_t>(op.inputs[0])].data(), y, ep, threads);
+      break;
+    case fb::OpKind_Dense:
+      cpu::dense(batch, op.in_features, op.out_features, values[static_cast<size_t>(op.inputs[0])].data(), value_of(op.weights[0]), y, ep, threads);
+      break;
+    case fb::OpKind_Embedding: {
+      const auto& idx = labels[static_cast<size_t>(op.inputs[0])];
+      for (size_t k = 0; k < idx.size(); ++k)
+        if (idx[k] < 0 || idx[k] >= op.in_features)
+          throw Error("forward: label " + std::to_string(idx[k]) + " at position " + std::to_string(k) + " is outside 0.." +
+                      std::to_string(op.in_features - 1));
+      cpu::embedding_lookup(static_cast<int64_t>(idx.size()), idx.data(), op.out_features, value_of(op.weights[0]), y);
+      break;
+    }
+    case fb::OpKind_Concat: {
+      const TensorDesc& yd = desc(op.output);
+      int64_t outer = batch, inner = 1;
+      for (int k = 1; k < op.concat_axis; ++k) outer *= yd.dims[static_cast<size_t>(k)];
+      for (size_t k = static_cast<size_t>(op.concat_axis) + 1; k < yd.dims.size(); ++k) inner *= yd.dims[k];
+      std::vector<const float*> src;
+      std::vector<int64_t> chunks;
+      for (int in : op.inputs) {
+        src.push_back(values[static_cast<size_t>(in)].data());
+        chunks.push_back(desc(in).dims[static_cast<size_t>(op.concat_axis)] * inner);
+      }
+      cpu::concat(outer, src, chunks, y);
+      break;
+    }
+    case fb::OpKind_Reshape: {
+      const TensorDesc &xd = desc(op.inputs[0]), &yd = desc(op.output);
+      const float* x = values[static_cast<size_t>(op.inputs[0])].data();
+      std::vector<float> logical;
+      const float* l = x;
+      if (!storage_is_logical(xd)) {
+        logical.resize(numel(op.inputs[0]));
+        cpu::nhwc_to_nchw(batch, xd.dims[3], xd.dims[1], xd.dims[2], x, logical.data());
+        l = logical.data();
+      }
+      if (storage_is_logical(yd)) std::copy(l, l + numel(op.output), y);
+      else cpu::nchw_to_nhwc(batch, yd.dims[3], yd.dims[1], yd.dims[2], l, y);
+      break;
+    }
+    case fb::OpKind_ChannelAffine:
+      cpu::channel_affine(static_cast<int64_t>(numel(op.output)) / op.in_features, op.in_features, value_of(op.weights[0]), value_of(op.bias),
+                          values[static_cast<size_t>(op.inputs[0])].data(), y, op.activation, op.alpha);
+      break;
+    case fb::OpKind_Elementwise:
+      cpu::elementwise_activation(static_cast<int64_t>(numel(op.output)), values[static_cast<size_t>(op.inputs[0])].data(), y, op.activation, op.alpha);
+      break;
+    default: throw Error("forward: unsupported op");
+  }
+}
+
+void Trainer::Impl::run_backward(const TrainOp& op) {
+  std::vector<float> g = grads[static_cast<size_t>(op.output)];
+  cpu::activation_backward(static_cast<int64_t>(g.size()), values[static_cast<size_t>(op.output)].data(), g.data(), op.activation, op.alpha);
+  auto param_grad = [&](int p) -> std::vector<float>& { return params[static_cast<size_t>(p)].grad; };
+  auto input_grad = [&](size_t k) -> std::vector<float>& { return grads[static_cast<size_t>(op.inputs[k])]; };
+  std::vector<float> tmp;
+  switch (op.kind) {
+    case fb::OpKind_ConvTranspose2D: {
+      const cpu::SplitDeconvWeights w = split_of(op);
+      const int64_t pixels = batch * op.deconv.h.out * op.deconv.w.out;
+      if (op.bias >= 0) {
+        tmp.assign(static_cast<size_t>(op.deconv.out_channels), 0.f);
+        cpu::bias_backward(pixels, op.deconv.out_channels, g.data(), tmp.data());
+        add_into(param_grad(op.bias), tmp.data());
+      }
+      std::vector<std::vector<float>> dsub(op.weights.size());
+      std::vector<float*> dsub_ptr;
+      for (size_t p = 0; p < op.weights.size(); ++p) {
+        dsub[p].assign(op.weights[p] >= 0 ? params[static_cast<size_t>(op.weights[p])].value.size() : 0, 0.f);
+        dsub_ptr.push_back(dsub[p].empty() ? nullptr : dsub[p].data());
+      }
+      cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, values[static_cast<size_t>(op.inputs[0])].data(), g.data(),
+                                             dsub_ptr, threads);
+      for (size_t p = 0; p < op.weights.size(); ++p)
+        if (op.weights[p] >= 0) add_into(param_grad(op.weights[p]), dsub[p].data());
+      tmp.assign(input_grad(0).size(), 0.f);
+      cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), tmp.data(), threads);
+      add_into(input_grad(0), tmp.data());
+      break;
+    }
+    case fb::OpKind_Conv2D: {
+      if (op.bias >= 0) {
+        tmp.assign(static_cast<size_t>(op.conv.out_channels), 0.f);
+        cpu::bias_backward(batch * op.conv.h.out * op.conv.w.out, op.conv.out_channels, g.data(), tmp.data());
+        add_into(param_grad(op.bias), tmp.data());
+      }
+      tmp.assign(params[static_cast<size_t>(op.weights[0])].value.size(), 0.f);
+      cpu::conv2d_backward_weights(op.conv, values[static_cast<size_t>(op.inputs[0])].data(), g.data(), tmp.data(), threads);
+      add_into(param_grad(op.weights[0]), tmp.data());
+      // The transposed view follows the current weights, so it is rebuilt for each backward pass.
+      const cpu::ConvInputGradient view = cpu::make_conv2d_input_gradient(op.conv, value_of(op.weights[0]));
+      tmp.assign(input_grad(0).size(), 0.f);
+      cpu::conv2d_backward_input(view, g.data(), tmp.data(), threads);
+      add_into(input_grad(0), tmp.data());
+      break;
+    }
+    case fb::OpKind_Dense: {
+      std::vector<float> dw(params[static_cast<size_t>(op.weights[0])].value.size()), db(static_cast<size_t>(op.out_features));
+      tmp.assign(input_grad(0).size(), 0.f);
+      cpu::dense_backward(batch, op.in_features, op.out_features, values[static_cast<size_t>(op.inputs[0])].data(), value_of(op.weights[0]),
+                          g.data(), tmp.data(), dw.data(), db.data());
+      add_into(input_grad(0), tmp.data());
+      add_into(param_grad(op.weights[0]), dw.data());
+      if (op.bias >= 0) add_into(param_grad(op.bias), db.data());
+      break;
+    }
+    case fb::OpKind_Embedding: {
+      const auto& idx = labels[static_cast<size_t>(op.inputs[0])];
+      tmp.assign(params[static_cast<size_t>(op.weights[0])].value.size(), 0.f);
+      cpu::embedding_backward(static_cast<int64_t>(idx.size()), idx.data(), op.in_features, op.out_features, g.data(), tmp.data());
+      add_into(param_grad(op.weights[0]), tmp.data());
+      break;
+    }
+    case fb::OpKind_Concat: {
+      const TensorDesc& yd = desc(op.output);
+      int64_t outer = batch, inner = 1;
+      for (int k = 1; k < op.concat_axis; ++k) outer *= yd.dims[static_cast<size_t>(k)];
+      for (size_t k = static_cast<size_t>(op.concat_axis) + 1; k < yd.dims.size(); ++k) inner *= yd.dims[k];
+      std::vector<int64_t> chunks;
+      std::vector<std::vector<float>> parts;
+      std::vector<float*> part_ptr;
+      for (int in : op.inputs) {
+        chunks.push_back(desc(in).dims[static_cast<size_t>(op.concat_axis)] * inner);
+        parts.emplace_back(numel(in));
+      }
+      for (auto& p : parts) part_ptr.push_back(p.data());
+      cpu::concat_backward(outer, g.data(), static_cast<int>(parts.size()), chunks.data(), part_ptr.data());
+      for (size_t k = 0; k < parts.size(); ++k) add_into(input_grad(k), parts[k].data());
+      break;
+    }
+    case fb::OpKind_Reshape: {
+      // The same re-ordering, run backwards: output order -> logical -> input order.
+      const TensorDesc &xd = desc(op.inputs[0]), &yd = desc(op.output);
+      std::vector<float> logical(g.size());
+      if (storage_is_logical(yd)) logical = g;
+      else cpu::nhwc_to_nchw(batch, yd.dims[3], yd.dims[1], yd.dims[2], g.data(), logical.data());
+      if (storage_is_logical(xd)) {
+        add_into(input_grad(0), logical.data());
+      } else {
+        tmp.assign(logical.size(), 0.f);
+        cpu::nchw_to_nhwc(batch, xd.dims[3], xd.dims[1], xd.dims[2], logical.data(), tmp.data());
+        add_into(input_grad(0), tmp.data());
+      }
+      break;
+    }
+    case fb::OpKind_ChannelAffine: {
+      const int64_t c = op.in_features, pixels = static_cast<int64_t>(g.size()) / c;
+      const float* x = values[static_cast<size_t>(op.inputs[0])].data();
+      const float* scale = value_of(op.weights[0]);
+      auto& dscale = param_grad(op.weights[0]);
+      auto& dshift = param_grad(op.bias);
+      auto& dx = input_grad(0);
+      for (int64_t p = 0; p < pixels; ++p)
+        for (int64_t k = 0; k < c; ++k) {
+          const size_t i = static_cast<size_t>(p * c + k);
+          dscale[static_cast<size_t>(k)] += g[i] * x[i];
+          dshift[static_cast<size_t>(k)] += g[i];
+          dx[i] += g[i] * scale[k];
+        }
+      break;
+    }
+    case fb::OpKind_Elementwise: add_into(input_grad(0), g.data()); break;
+    default: throw Error("backward: unsupported op");
+  }
+}
+
+Trainer::Trainer(std::shared_ptr<const Model> model, const TrainerOptions& options) try : impl_(std::make_unique<Impl>()) {
+  if (!model) throw Error("trainer: no model");
+  if (options.batch < 1 || options.batch > (1 << 16)) throw Error("trainer: batch " + std::to_string(options.batch) + " is outside 1..65536");
+  if (!(options.learning_rate > 0.f)) throw Error("trainer: the learning rate must be positive");
+  Impl& s = *impl_;
+  s.model = std::move(model);
+  s.options = options;
+  s.batch = options.batch;
+#ifdef _OPENMP
+  s.threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
+#endif
+  s.build();
+  const size_t n = s.m().tensors.size();
+  s.values.resize(n);
+  s.grads.resize(n);
+  s.labels.resize(n);
+} catch (const std::bad_alloc&) {
+  throw Error("trainer: out of memory while preparing the model");
+}
+
+Trainer::~Trainer() = default;
+
+std::vector<Tensor> Trainer::forward(const std::vector<Tensor>& inputs) try {
+  Impl& s = *impl_;
+  const Model::Impl& m = s.m();
+  const std::vector<const Tensor*> bound = bind_inputs(m, s.batch, inputs, "forward");
+  for (size_t t = 0; t < m.tensors.size(); ++t)
+    if (m.tensors[t].dtype == DType::kFloat32) s.values[t].assign(s.numel(static_cast<int>(t)), 0.f);
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    const int t = m.input_tensors[i];
+    if (m.inputs[i].dtype == DType::kInt64) s.labels[static_cast<size_t>(t)] = bound[i]->i64;
+    else s.values[static_cast<size_t>(t)] = bound[i]->f32;
+  }
+  for (const TrainOp& op : s.ops) s.run_forward(op);
+  s.have_forward = true;
+  std::vector<Tensor> outputs;
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    Tensor t{m.outputs[i].name, DType::kFloat32, m.outputs[i].layout, m.outputs[i].dims, s.values[static_cast<size_t>(m.output_tensors[i])], {}};
+    t.shape[0] = s.batch;
+    outputs.push_back(std::move(t));
+  }
+  return outputs;
+} catch (const std::bad_alloc&) {
+  throw Error("forward: out of memory");
+}
+
+std::vector<Tensor> Trainer::backward(const std::vector<Tensor>& output_gradients) try {
+  Impl& s = *impl_;
+  const Model::Impl& m = s.m();
+  if (!s.have_forward) throw Error("backward: call forward() first");
+  if (output_gradients.size() != m.outputs.size())
+    throw Error("backward: the model has " + std::to_string(m.outputs.size()) + " outputs, got " + std::to_string(output_gradients.size()) + " gradients");
+  for (size_t t = 0; t < m.tensors.size(); ++t) s.grads[t].assign(s.values[t].size(), 0.f);
+  for (size_t i = 0; i < m.outputs.size(); ++i) {
+    const auto& g = output_gradients[i];
+    const size_t want = s.numel(m.output_tensors[i]);
+    if (g.dtype != DType::kFloat32 || g.f32.size() != want)
+      throw Error("backward: the gradient of output '" + m.outputs[i].name + "' must hold " + std::to_string(want) + " floats");
+    add_into(s.grads[static_cast<size_t>(m.output_tensors[i])], g.f32.data());
+  }
+  for (auto op = s.ops.rbegin(); op != s.ops.rend(); ++op) s.run_backward(*op);
+  std::vector<Tensor> input_grads;
+  for (size_t i = 0; i < m.inputs.size(); ++i) {
+    const InputInfo& info = m.inputs[i];
+    Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
+    t.shape[0] = s.batch;
+    if (info.dtype == DType::kFloat32) t.f32 = s.grads[static_cast<size_t>(m.input_tensors[i])];
+    else t.shape = {};  // labels have no gradient
+    input_grads.push_back(std::move(t));
+  }
+  return input_grads;
+} catch (const std::bad_alloc&) {
+  throw Error("backward: out of memory");
+}
+
+void Trainer::step() {
+  Impl& s = *impl_;
+  ++s.steps;
+  for (Param& p : s.params) {
+    const int64_t n = static_cast<int64_t>(p.value.size());
+    if (s.options.optimizer == Optimizer::kSgd) {
+      cpu::sgd_step(n, p.value.data(), p.grad.data(), p.state1.data(), s.steps == 1,
+                    {s.options.learning_rate, s.options.momentum, 0.f, s.options.weight_decay, false});
+    } else {
+      cpu::adam_step(n, p.value.data(), p.grad.data(), p.state1.data(), p.state2.data(), s.steps,
+                     {s.options.learning_rate, s.options.beta1, s.options.beta2, s.options.eps, s.options.weight_decay});
+    }
+  }
+  zero_grad();
+}
+
+void Trainer::zero_grad() {
+  for (Param& p : impl_->params) std::fill(p.grad.begin(), p.grad.end(), 0.f);
+}
+
+std::vector<Parameter> Trainer::parameters() {
+  std::vector<Parameter> out;
+  for (Param& p : impl_->params) out.push_back({p.name, &p.value, &p.grad});
+  return out;
+}
+
+int64_t Trainer::parameter_count() const {
+  int64_t n = 0;
+  for (const Param& p : impl_->params) n += static_cast<int64_t>(p.value.size());
+  return n;
+}
+
+int64_t Trainer::steps_taken() const { return impl_->steps; }
+
+void Trainer::save(const std::string& path, const std::string& source_path) const {
+  const Impl& s = *impl_;
+  const Model::Impl& m = s.m();
+  if (!source_path.empty()) ensure_not_an_input(path, {source_path});
+  // Same file, same layout: only the weight bytes change, so the phases stay split
+  // and every offset stays valid.
+  std::vector<uint8_t> bytes(m.file, m.file + m.file_size);
+  const size_t data_begin = static_cast<size_t>(m.data - m.file);
+  for (const Param& p : s.params) {
+    const uint64_t offset = m.root->buffers()->Get(p.buffer)->offset();
+    std::memcpy(bytes.data() + data_begin + offset, p.value.data(), p.value.size() * sizeof(float));
+  }
+  Model::from_bytes(bytes);  // what we write must load
+  write_file_atomically(path, bytes.data(), bytes.size());
+}
+
+}  // namespace edgegan

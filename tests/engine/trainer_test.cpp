@@ -1,0 +1,158 @@
+// The Trainer on whole models: every parameter's and input's gradient against
+// central finite differences of the loss through the whole network, a short
+// training run lowering its loss, and save -> reload giving the same outputs.
+#include "edgegan/trainer.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <random>
+
+#include "converter/converter.h"
+#include "tests/converter/onnx_builder.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using testing::golden_dir;
+using testing::random_floats;
+using testing::read_file;
+
+std::shared_ptr<const Model> golden_model(const std::string& name) {
+  return Model::from_bytes(converter::convert_onnx(read_file(golden_dir() / name / "model.onnx"), name).egan);
+}
+
+// A conv whose BatchNorm cannot fold (its output is also a graph output): covers
+// ChannelAffine, a standalone activation and two outputs.
+std::shared_ptr<const Model> two_output_model() {
+  std::mt19937 rng(5);
+  testing::OnnxBuilder b;
+  b.input("x", {-1, 2, 5, 4}).output("c").output("y").floats("W", {3, 2, 3, 3}, random_floats(rng, 54));
+  testing::OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.floats("g", {3}, {1.2f, 0.8f, 1.5f}).floats("be", {3}, {0.1f, -0.2f, 0.3f}).floats("m", {3}, {0.05f, 0.f, -0.1f}).floats("v", {3}, {1.f, 0.5f, 2.f});
+  b.node("BatchNormalization", "bn", {"c", "g", "be", "m", "v"}, {"n"});
+  b.node("Tanh", "act", {"n"}, {"y"});
+  return Model::from_bytes(converter::convert_onnx(b.bytes(), "two_outputs").egan);
+}
+
+std::vector<Tensor> random_inputs(const Model& m, int batch, std::mt19937& rng) {
+  std::vector<Tensor> inputs;
+  for (const InputInfo& in : m.inputs()) {
+    Tensor t{in.name, in.dtype, in.layout, in.dims, {}, {}};
+    t.shape[0] = batch;
+    if (in.dtype == DType::kInt64) {
+      for (int64_t i = 0; i < t.elements(); ++i) t.i64.push_back(static_cast<int64_t>(rng() % static_cast<uint32_t>(in.label_count)));
+    } else {
+      t.f32 = random_floats(rng, static_cast<size_t>(t.elements()));
+    }
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+// loss = sum over outputs of <output, weight>, in double.
+double weighted_loss(const std::vector<Tensor>& outputs, const std::vector<Tensor>& weights) {
+  double l = 0;
+  for (size_t o = 0; o < outputs.size(); ++o)
+    for (size_t i = 0; i < outputs[o].f32.size(); ++i) l += static_cast<double>(outputs[o].f32[i]) * weights[o].f32[i];
+  return l;
+}
+
+void check_gradients(const std::shared_ptr<const Model>& model, int batch, unsigned seed) {
+  std::mt19937 rng(seed);
+  Trainer trainer(model, {.batch = batch, .threads = 2});
+  std::vector<Tensor> inputs = random_inputs(*model, batch, rng);
+  std::vector<Tensor> outputs = trainer.forward(inputs);
+  std::vector<Tensor> weights;
+  for (const Tensor& o : outputs) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+  const std::vector<Tensor> input_grads = trainer.backward(weights);
+  auto loss_now = [&] { return weighted_loss(trainer.forward(inputs), weights); };
+  int checked = 0, mismatches = 0;
+  auto compare = [&](float& value, double analytic, const std::string& what) {
+    // Small enough that no ReLU kink falls inside the step (1e-2 crossed some in the
+    // small cGAN), large enough for float forward passes.
+    constexpr float kStep = 1e-3f;
+    const float saved = value;
+    value = saved + kStep;
+    const double up = loss_now();
+    value = saved - kStep;
+    const double down = loss_now();
+    value = saved;
+    const double numeric = (up - down) / (2.0 * kStep);
+    ++checked;
+    if (std::abs(numeric - analytic) > 2e-2 * std::max(1.0, std::abs(analytic))) {
+      ++mismatches;
+      ADD_FAILURE_AT(__FILE__, __LINE__) << what << ": finite difference " << numeric << ", backward " << analytic;
+    }
+  };
+  for (Parameter& p : trainer.parameters()) {
+    const std::vector<float> grad = *p.gradient;  // backward() accumulated these
+    for (size_t i = 0; i < p.values->size(); i += 1 + p.values->size() / 4) compare((*p.values)[i], grad[i], p.name + "[" + std::to_string(i) + "]");
+  }
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    if (inputs[k].dtype != DType::kFloat32) continue;
+    for (size_t i = 0; i < inputs[k].f32.size(); i += 1 + inputs[k].f32.size() / 6)
+      compare(inputs[k].f32[i], input_grads[k].f32[i], "input " + inputs[k].name + "[" + std::to_string(i) + "]");
+  }
+  EXPECT_GT(checked, 10);
+  EXPECT_EQ(mismatches, 0);
+}
+
+TEST(Trainer, GeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("cgan_embed_concat_small"), 3, 1); }
+TEST(Trainer, NonSquareGeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("g_k3s2_outpad_nonsquare"), 2, 2); }
+TEST(Trainer, DiscriminatorGradientsMatchFiniteDifferences) { check_gradients(golden_model("d_conv_dilated_flatten"), 2, 3); }
+TEST(Trainer, AffineAndTwoOutputGradientsMatchFiniteDifferences) { check_gradients(two_output_model(), 2, 4); }
+
+TEST(Trainer, AdamLowersTheLossAndTheSavedModelReloads) {
+  const auto model = golden_model("cgan_embed_concat_small");
+  std::mt19937 rng(9);
+  Trainer trainer(model, {.batch = 4, .threads = 2, .optimizer = Optimizer::kAdam, .learning_rate = 1e-2f, .beta1 = 0.9f});
+  const std::vector<Tensor> inputs = random_inputs(*model, 4, rng);
+  std::vector<float> target;
+  double first = 0, last = 0;
+  for (int step = 0; step < 30; ++step) {
+    const std::vector<Tensor> out = trainer.forward(inputs);
+    if (target.empty()) target.assign(out[0].f32.size(), 0.5f);
+    Tensor grad = out[0];
+    double loss = 0;
+    for (size_t i = 0; i < grad.f32.size(); ++i) {
+      const double d = out[0].f32[i] - target[i];
+      loss += d * d / static_cast<double>(grad.f32.size());
+      grad.f32[i] = static_cast<float>(2 * d / static_cast<double>(grad.f32.size()));
+    }
+    if (step == 0) first = loss;
+    last = loss;
+    trainer.backward({grad});
+    trainer.step();
+  }
+  EXPECT_LT(last, 0.5 * first);
+  EXPECT_EQ(trainer.steps_taken(), 30);
+
+  const auto path = std::filesystem::temp_directory_path() / ("edgegan_trainer_" + std::to_string(::getpid()) + ".egan");
+  trainer.save(path.string());
+  const auto tuned = Model::load(path.string());
+  Session session(tuned, {.threads = 2, .batch = 4});
+  EXPECT_EQ(session.run(inputs)[0].f32, trainer.forward(inputs)[0].f32);  // same kernels, same weights: same bits
+  EXPECT_EQ(tuned->ops().size(), model->ops().size());
+  EXPECT_EQ(tuned->ops()[4].phases.size(), 4u);  // still split
+  std::filesystem::remove(path);
+}
+
+TEST(Trainer, MisuseIsAClearError) {
+  const auto model = golden_model("cgan_embed_concat_small");
+  Trainer trainer(model, {.batch = 2});
+  EXPECT_THROW(trainer.backward({}), Error);  // before forward
+  std::mt19937 rng(1);
+  auto inputs = random_inputs(*model, 2, rng);
+  trainer.forward(inputs);
+  EXPECT_THROW(trainer.backward({}), Error);  // wrong count
+  EXPECT_THROW(trainer.backward({Tensor{"image", DType::kFloat32, Layout::kNHWC, {2}, {1.f, 2.f}, {}}}), Error);
+  inputs[1].i64[0] = 99;
+  EXPECT_THROW(trainer.forward(inputs), Error);  // label out of range
+  EXPECT_THROW(Trainer(model, {.batch = 0}), Error);
+  EXPECT_THROW(Trainer(model, {.learning_rate = 0.f}), Error);
+}
+
+}  // namespace
+}  // namespace edgegan
