@@ -118,10 +118,7 @@ void Trainer::Impl::build() {
     switch (op.kind) {
       case fb::OpKind_ConvTranspose2D: {
         const auto& c = *f.kind_as_ConvTranspose2D();
-        const TensorDesc &x = desc(c.input()), &y = desc(c.output());
-        op.deconv = {batch, c.in_channels(), c.out_channels(),
-                     {x.dims[1], c.kernel_h(), c.stride_h(), c.dilation_h(), c.pad_top(), c.pad_bottom(), y.dims[1]},
-                     {x.dims[2], c.kernel_w(), c.stride_w(), c.dilation_w(), c.pad_left(), c.pad_right(), y.dims[2]}};
+        op.deconv = deconv_shape_of(m(), c, batch);
         for (const auto* p : *c.phases())
           op.weights.push_back(add_param(label + " phase (" + std::to_string(p->phase_h()) + "," + std::to_string(p->phase_w()) + ") weights",
                                          p->weights()));
@@ -130,10 +127,7 @@ void Trainer::Impl::build() {
       }
       case fb::OpKind_Conv2D: {
         const auto& c = *f.kind_as_Conv2D();
-        const TensorDesc &x = desc(c.input()), &y = desc(c.output());
-        op.conv = {batch, c.in_channels(), c.out_channels(),
-                   {x.dims[1], c.kernel_h(), c.stride_h(), c.dilation_h(), c.pad_top(), c.pad_bottom(), y.dims[1]},
-                   {x.dims[2], c.kernel_w(), c.stride_w(), c.dilation_w(), c.pad_left(), c.pad_right(), y.dims[2]}};
+        op.conv = conv_shape_of(m(), c, batch);
         op.weights.push_back(add_param(label + " weights", c.weights()));
         epilogue(c.epilogue());
         break;

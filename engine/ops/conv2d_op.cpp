@@ -9,13 +9,7 @@ class Conv2DKernel final : public OpKernel {
  public:
   Conv2DKernel(const Model::Impl& m, const schema::Conv2D& op, int64_t batch)
       : input_(op.input()), output_(op.output()), weights_(m.f32(op.weights())), epilogue_(make_epilogue(m, op.epilogue())) {
-    const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
-    const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
-    shape_.batch = batch;
-    shape_.in_channels = op.in_channels();
-    shape_.out_channels = op.out_channels();
-    shape_.h = {x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), y.dims[1]};
-    shape_.w = {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]};
+    shape_ = conv_shape_of(m, op, batch);
   }
   const char* kernel_name() const override { return "conv2d_trimmed"; }
   uint64_t macs() const override {  // trimmed: only taps that read inside the input

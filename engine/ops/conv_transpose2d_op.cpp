@@ -11,13 +11,7 @@ class ConvTranspose2DKernel final : public OpKernel {
  public:
   ConvTranspose2DKernel(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch, MemoryTracker* tracker)
       : algo_(algo), input_(op.input()), output_(op.output()), epilogue_(make_epilogue(m, op.epilogue())) {
-    const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
-    const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
-    shape_.batch = batch;
-    shape_.in_channels = op.in_channels();
-    shape_.out_channels = op.out_channels();
-    shape_.h = {x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), y.dims[1]};
-    shape_.w = {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]};
+    shape_ = deconv_shape_of(m, op, batch);
     weights_.phases_h = cpu::split_deconv_axis(shape_.h);
     weights_.phases_w = cpu::split_deconv_axis(shape_.w);
     for (const auto* p : *op.phases()) weights_.sub_kernels.push_back(m.f32(p->weights()));

@@ -21,6 +21,22 @@ cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep
   return e;
 }
 
+cpu::DeconvShape deconv_shape_of(const Model::Impl& m, const schema::ConvTranspose2D& op, int64_t batch) {
+  const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
+  const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
+  return {batch, op.in_channels(), op.out_channels(),
+          {x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), y.dims[1]},
+          {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]}};
+}
+
+cpu::ConvShape conv_shape_of(const Model::Impl& m, const schema::Conv2D& op, int64_t batch) {
+  const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
+  const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
+  return {batch, op.in_channels(), op.out_channels(),
+          {x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), y.dims[1]},
+          {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]}};
+}
+
 std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch,
                                         MemoryTracker* tracker) {
   switch (op.kind_type()) {

@@ -8,6 +8,8 @@
 
 #include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv_transpose_geometry.h"
 #include "kernels_cpu/epilogue.h"
 
 namespace edgegan {
@@ -43,6 +45,10 @@ std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::
                                         MemoryTracker* tracker);
 
 cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep);
+
+// Kernel geometry of a validated op at a batch size (shared by the op kernels and the Trainer).
+cpu::DeconvShape deconv_shape_of(const Model::Impl& model, const schema::ConvTranspose2D& op, int64_t batch);
+cpu::ConvShape conv_shape_of(const Model::Impl& model, const schema::Conv2D& op, int64_t batch);
 cpu::Activation to_cpu(schema::Activation a);
 
 // One factory per op kind (each in its own file).
