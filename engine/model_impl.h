@@ -26,6 +26,9 @@ struct TensorDesc {
   int64_t per_sample = 0;      // product of dims[1..]
   int producer = -1;           // op index, -1 for graph inputs
   size_t element_size() const { return dtype == DType::kInt64 ? 8 : 4; }
+  // Storage order equals the logical (ONNX, NCHW) order: row-major, or NHWC with
+  // one channel or a 1x1 map. Reshapes between such tensors move no data.
+  bool storage_is_logical() const { return layout != Layout::kNHWC || dims[3] == 1 || dims[1] * dims[2] == 1; }
 };
 
 struct Model::Impl {

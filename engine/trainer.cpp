@@ -45,10 +45,8 @@ struct TrainOp {
   cpu::DeconvShape deconv;
   cpu::ConvShape conv;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows/dim; affine channels
-  int concat_axis = 0;
+  ConcatLayout concat;
 };
-
-bool storage_is_logical(const TensorDesc& t) { return t.layout != Layout::kNHWC || t.dims[3] == 1 || t.dims[1] * t.dims[2] == 1; }
 
 void add_into(std::vector<float>& dst, const float* src) {
   for (size_t i = 0; i < dst.size(); ++i) dst[i] += src[i];
@@ -161,7 +159,7 @@ void Trainer::Impl::build() {
         op.alpha = f.kind_as_Elementwise()->alpha();
         break;
       }
-      case fb::OpKind_Concat: op.concat_axis = f.kind_as_Concat()->axis(); break;
+      case fb::OpKind_Concat: op.concat = concat_layout(m(), *f.kind_as_Concat(), batch); break;
       default: break;  // Reshape: no parameters
     }
     ops.push_back(std::move(op));
@@ -191,31 +189,14 @@ void Trainer::Impl::run_forward(const TrainOp& op) {
       break;
     }
     case fb::OpKind_Concat: {
-      const TensorDesc& yd = desc(op.output);
-      int64_t outer = batch, inner = 1;
-      for (int k = 1; k < op.concat_axis; ++k) outer *= yd.dims[static_cast<size_t>(k)];
-      for (size_t k = static_cast<size_t>(op.concat_axis) + 1; k < yd.dims.size(); ++k) inner *= yd.dims[k];
       std::vector<const float*> src;
-      std::vector<int64_t> chunks;
-      for (int in : op.inputs) {
-        src.push_back(values[static_cast<size_t>(in)].data());
-        chunks.push_back(desc(in).dims[static_cast<size_t>(op.concat_axis)] * inner);
-      }
-      cpu::concat(outer, src, chunks, y);
+      for (int in : op.inputs) src.push_back(values[static_cast<size_t>(in)].data());
+      cpu::concat(op.concat.outer, src, op.concat.chunks, y);
       break;
     }
     case fb::OpKind_Reshape: {
-      const TensorDesc &xd = desc(op.inputs[0]), &yd = desc(op.output);
-      const float* x = values[static_cast<size_t>(op.inputs[0])].data();
-      std::vector<float> logical;
-      const float* l = x;
-      if (!storage_is_logical(xd)) {
-        logical.resize(numel(op.inputs[0]));
-        cpu::nhwc_to_nchw(batch, xd.dims[3], xd.dims[1], xd.dims[2], x, logical.data());
-        l = logical.data();
-      }
-      if (storage_is_logical(yd)) std::copy(l, l + numel(op.output), y);
-      else cpu::nchw_to_nhwc(batch, yd.dims[3], yd.dims[1], yd.dims[2], l, y);
+      std::vector<float> scratch(numel(op.output));
+      relayout(desc(op.inputs[0]), desc(op.output), batch, values[static_cast<size_t>(op.inputs[0])].data(), y, scratch.data());
       break;
     }
     case fb::OpKind_ChannelAffine:
@@ -293,35 +274,20 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       break;
     }
     case fb::OpKind_Concat: {
-      const TensorDesc& yd = desc(op.output);
-      int64_t outer = batch, inner = 1;
-      for (int k = 1; k < op.concat_axis; ++k) outer *= yd.dims[static_cast<size_t>(k)];
-      for (size_t k = static_cast<size_t>(op.concat_axis) + 1; k < yd.dims.size(); ++k) inner *= yd.dims[k];
-      std::vector<int64_t> chunks;
       std::vector<std::vector<float>> parts;
       std::vector<float*> part_ptr;
-      for (int in : op.inputs) {
-        chunks.push_back(desc(in).dims[static_cast<size_t>(op.concat_axis)] * inner);
-        parts.emplace_back(numel(in));
-      }
+      for (int in : op.inputs) parts.emplace_back(numel(in));
       for (auto& p : parts) part_ptr.push_back(p.data());
-      cpu::concat_backward(outer, g.data(), static_cast<int>(parts.size()), chunks.data(), part_ptr.data());
+      cpu::concat_backward(op.concat.outer, g.data(), static_cast<int>(parts.size()), op.concat.chunks.data(), part_ptr.data());
       for (size_t k = 0; k < parts.size(); ++k) add_into(input_grad(k), parts[k].data());
       break;
     }
     case fb::OpKind_Reshape: {
-      // The same re-ordering, run backwards: output order -> logical -> input order.
-      const TensorDesc &xd = desc(op.inputs[0]), &yd = desc(op.output);
-      std::vector<float> logical(g.size());
-      if (storage_is_logical(yd)) logical = g;
-      else cpu::nhwc_to_nchw(batch, yd.dims[3], yd.dims[1], yd.dims[2], g.data(), logical.data());
-      if (storage_is_logical(xd)) {
-        add_into(input_grad(0), logical.data());
-      } else {
-        tmp.assign(logical.size(), 0.f);
-        cpu::nchw_to_nhwc(batch, xd.dims[3], xd.dims[1], xd.dims[2], logical.data(), tmp.data());
-        add_into(input_grad(0), tmp.data());
-      }
+      // The gradient goes through the same re-ordering, from the output's layout to the input's.
+      std::vector<float> scratch(g.size());
+      tmp.assign(g.size(), 0.f);
+      relayout(desc(op.output), desc(op.inputs[0]), batch, g.data(), tmp.data(), scratch.data());
+      add_into(input_grad(0), tmp.data());
       break;
     }
     case fb::OpKind_ChannelAffine: {

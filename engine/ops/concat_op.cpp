@@ -2,34 +2,36 @@
 #include "kernels_cpu/tensor_ops.h"
 
 namespace edgegan {
+
+ConcatLayout concat_layout(const Model::Impl& m, const schema::Concat& op, int64_t batch) {
+  const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
+  const size_t axis = static_cast<size_t>(op.axis());
+  ConcatLayout l;
+  l.outer = batch;
+  for (size_t k = 1; k < axis; ++k) l.outer *= y.dims[k];
+  int64_t inner = 1;
+  for (size_t k = axis + 1; k < y.dims.size(); ++k) inner *= y.dims[k];
+  for (int index : *op.inputs()) l.chunks.push_back(m.tensors[static_cast<size_t>(index)].dims[axis] * inner);
+  return l;
+}
+
 namespace {
 
 class ConcatKernel final : public OpKernel {
  public:
-  ConcatKernel(const Model::Impl& m, const schema::Concat& op, int64_t batch) : output_(op.output()) {
-    const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
-    const size_t axis = static_cast<size_t>(op.axis());
-    outer_ = batch;
-    for (size_t k = 1; k < axis; ++k) outer_ *= y.dims[k];
-    int64_t inner = 1;
-    for (size_t k = axis + 1; k < y.dims.size(); ++k) inner *= y.dims[k];
-    for (int index : *op.inputs()) {
-      inputs_.push_back(index);
-      chunks_.push_back(m.tensors[static_cast<size_t>(index)].dims[axis] * inner);
-    }
-  }
+  ConcatKernel(const Model::Impl& m, const schema::Concat& op, int64_t batch)
+      : output_(op.output()), inputs_(op.inputs()->begin(), op.inputs()->end()), layout_(concat_layout(m, op, batch)) {}
   const char* kernel_name() const override { return "concat"; }
   void run(const RunContext& ctx) override {
     std::vector<const float*> src;
     for (int i : inputs_) src.push_back(ctx.f32(i));
-    cpu::concat(outer_, src, chunks_, ctx.f32(output_));
+    cpu::concat(layout_.outer, src, layout_.chunks, ctx.f32(output_));
   }
 
  private:
   int output_;
-  int64_t outer_ = 1;
   std::vector<int> inputs_;
-  std::vector<int64_t> chunks_;
+  ConcatLayout layout_;
 };
 
 }  // namespace

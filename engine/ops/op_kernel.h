@@ -51,6 +51,19 @@ cpu::DeconvShape deconv_shape_of(const Model::Impl& model, const schema::ConvTra
 cpu::ConvShape conv_shape_of(const Model::Impl& model, const schema::Conv2D& op, int64_t batch);
 cpu::Activation to_cpu(schema::Activation a);
 
+// Copies `batch` samples of tensor `from` (its storage order) into tensor `to`'s
+// storage order, both read as the same logical (NCHW) elements: the data movement
+// of a Reshape, and, run from the output to the input, of its gradient. `scratch`
+// holds batch*per_sample floats and is used only when neither layout is logical.
+void relayout(const TensorDesc& from, const TensorDesc& to, int64_t batch, const float* x, float* y, float* scratch);
+
+// A Concat as cpu::concat sees it: `outer` rows of one contiguous chunk per input.
+struct ConcatLayout {
+  int64_t outer = 1;
+  std::vector<int64_t> chunks;
+};
+ConcatLayout concat_layout(const Model::Impl& model, const schema::Concat& op, int64_t batch);
+
 // One factory per op kind (each in its own file).
 std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, DeconvAlgo, int64_t batch,
                                                 MemoryTracker* tracker);
