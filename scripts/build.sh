@@ -8,5 +8,8 @@ cuda_args=()
 if ! command -v nvcc >/dev/null && [ -x /usr/local/cuda/bin/nvcc ]; then
   cuda_args+=(-DCMAKE_CUDA_COMPILER=/usr/local/cuda/bin/nvcc)
 fi
-cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release "${cuda_args[@]}" "$@"
+# Options are stated every time: a cache left by another script (demo.sh builds
+# without tests) must not decide what this build contains. Callers' -D flags come
+# last and win.
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEDGEGAN_BUILD_TESTS=ON -DEDGEGAN_BUILD_BENCHMARKS=ON "${cuda_args[@]}" "$@"
 cmake --build "$build" -j"$(nproc)"
