@@ -419,6 +419,8 @@ int64_t Trainer::parameter_count() const {
 }
 
 int64_t Trainer::steps_taken() const { return impl_->steps; }
+const Model& Trainer::model() const { return *impl_->model; }
+int Trainer::batch() const { return static_cast<int>(impl_->batch); }
 
 void Trainer::save(const std::string& path, const std::string& source_path) const {
   const Impl& s = *impl_;

@@ -63,6 +63,8 @@ class Trainer {
   std::vector<Parameter> parameters();
   int64_t parameter_count() const;
   int64_t steps_taken() const;
+  const Model& model() const;
+  int batch() const;
 
   // Writes the model with the current weights to `path` (atomically; never over an input).
   void save(const std::string& path, const std::string& source_path = "") const;
@@ -71,5 +73,23 @@ class Trainer {
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// ---- adversarial fine-tuning: one step of the DCGAN recipe (pytorch/examples), with
+// BCE on the discriminator's logits and the non-saturating generator loss:
+//   fake = G(noise, fake_labels)
+//   D: zero_grad; BCE(D(real, real_labels), 1) + BCE(D(fake, fake_labels), 0); step
+//   G: zero_grad; BCE(D'(fake, fake_labels), 1) through the updated D'; step (D's gradients discarded)
+struct GanBatch {
+  std::vector<float> real_images;        // storage layout (NHWC), batch x D's image input
+  std::vector<int64_t> real_labels;      // conditional models: one per real image
+  std::vector<float> noise;              // batch x G's noise size
+  std::vector<int64_t> fake_labels;      // conditional models: one per generated image
+};
+struct GanLosses {
+  double discriminator_real = 0, discriminator_fake = 0, generator = 0;
+};
+// The trainers must have the same batch; D's image input must take G's output shape, and D
+// must give one logit per sample. Throws edgegan::Error naming the mismatch.
+GanLosses gan_step(Trainer& generator, Trainer& discriminator, const GanBatch& batch);
 
 }  // namespace edgegan
