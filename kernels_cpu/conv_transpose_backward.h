@@ -33,4 +33,29 @@ void conv_transpose2d_backward_weights(const DeconvShape& shape, const std::vect
 // dbias[c] = sum of dy over `pixels` pixels of `channels` (overwritten).
 void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* dbias);
 
+// ---- zero-insertion backward: the baseline the split backward is measured against.
+// It runs on the same GEMM (gemm.h) and does what a zero-insertion implementation
+// must: the forward is a stride-1 correlation of the zero-dilated, padded input Z
+// (conv_transpose2d_zero_insert) with the flipped full kernel [kh][kw][Cin][Cout], so
+//   dZ = the full correlation of dY (padded by dilation*(kernel-1) on every side) with
+//        the full kernel, computed at every position of Z, inserted zeros included;
+//        dX = dZ at the input's positions, the rest dropped;
+//   dW = per full-kernel tap, Zᵀ · dY over all output pixels: every product with an
+//        inserted zero is computed.
+// Workspaces are in floats (preallocate them, as for the forward); results do not
+// depend on the thread count.
+int64_t conv_transpose2d_zero_insert_backward_input_workspace(const DeconvShape& shape);
+void conv_transpose2d_zero_insert_backward_input(const DeconvShape& shape, const float* full_kernel, const float* dy, float* dx,
+                                                 float* workspace, int threads);
+int64_t conv_transpose2d_zero_insert_backward_weights_workspace(const DeconvShape& shape);
+// d_full_kernel [kh][kw][Cin][Cout] (overwritten).
+void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& shape, const float* x, const float* dy, float* d_full_kernel,
+                                                   float* workspace, int threads);
+
+// The inverse of assemble_full_deconv_kernel (kTapsFirst): writes the full kernel
+// [kh][kw][Cin][Cout] back into the phase sub-kernels (null entries: tapless phases).
+void scatter_full_deconv_kernel(const DeconvShape& shape, const std::vector<AxisPhase>& phases_h,
+                                const std::vector<AxisPhase>& phases_w, const float* full_kernel,
+                                const std::vector<float*>& sub_kernels);
+
 }  // namespace edgegan::cpu

@@ -3,6 +3,9 @@
 // kernels against the references over random geometries at 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "kernels_cpu/conv2d.h"
 #include "kernels_cpu/conv2d_backward.h"
 #include "kernels_cpu/conv_transpose.h"
@@ -34,6 +37,12 @@ double finite_difference(std::vector<float>& v, size_t i, const std::vector<floa
   const double down = loss(forward(), g);
   v[i] = saved;
   return (up - down) / (2.0 * kStep);
+}
+
+// max_abs_diff ignores NaN (std::max keeps the old value), so outputs filled with NaN
+// beforehand are checked for being fully written separately.
+bool all_finite(const std::vector<float>& v) {
+  return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
 }
 
 void expect_close(double numeric, double analytic, const char* what, size_t index) {
@@ -129,6 +138,108 @@ TEST(ConvTransposeBackward, SplitKernelsMatchReferenceOnRandomGeometries) {
       }
       conv_transpose2d_backward_weights(s, split.phases_h, split.phases_w, x.data(), dy.data(), dw_ptr, threads);
       for (size_t p = 0; p < packed.size(); ++p) ASSERT_LE(max_abs_diff(dw[p], dw_ref_packed[p]), 1e-4f) << "phase " << p;
+    }
+  }
+}
+
+// The zero-insertion baseline (dX through the zero-dilated input's gradient, dW over
+// the full kernel) against the plain loops, and the full kernel's gradient scattered
+// back into the phases against the split kernel's phase gradients.
+TEST(ConvTransposeBackward, ZeroInsertionKernelsMatchReferenceOnRandomGeometries) {
+  std::mt19937 rng(35);
+  for (int trial = 0; trial < 300; ++trial) {
+    const DeconvShape s = random_deconv(rng);
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
+    const auto dy = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
+    std::vector<float> dx_ref(x.size()), dw_ref(w.size());
+    conv_transpose2d_backward_reference(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
+
+    SplitDeconvWeights split;
+    split.phases_h = split_deconv_axis(s.h);
+    split.phases_w = split_deconv_axis(s.w);
+    const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+    for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    const auto dw_ref_packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, dw_ref.data());
+    std::vector<float> full(w.size());
+    assemble_full_deconv_kernel(s, split, FullKernelLayout::kTapsFirst, full.data());
+    // The reference dW in the full-kernel layout [kh][kw][Cin][Cout].
+    std::vector<float> dw_ref_full(w.size());
+    SplitDeconvWeights dw_split{split.phases_h, split.phases_w, {}};
+    for (const auto& p : dw_ref_packed) dw_split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    assemble_full_deconv_kernel(s, dw_split, FullKernelLayout::kTapsFirst, dw_ref_full.data());
+
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
+      std::vector<float> ws(static_cast<size_t>(conv_transpose2d_zero_insert_backward_input_workspace(s)), NAN);
+      std::vector<float> dx(x.size(), NAN);
+      conv_transpose2d_zero_insert_backward_input(s, full.data(), dy.data(), dx.data(), ws.data(), threads);
+      ASSERT_TRUE(all_finite(dx));
+      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
+      ws.assign(static_cast<size_t>(conv_transpose2d_zero_insert_backward_weights_workspace(s)), NAN);
+      std::vector<float> dw(w.size(), NAN);
+      conv_transpose2d_zero_insert_backward_weights(s, x.data(), dy.data(), dw.data(), ws.data(), threads);
+      ASSERT_TRUE(all_finite(dw));
+      ASSERT_LE(max_abs_diff(dw, dw_ref_full), 1e-4f);
+
+      std::vector<std::vector<float>> dsub(packed.size());
+      std::vector<float*> dsub_ptr;
+      for (size_t p = 0; p < packed.size(); ++p) {
+        dsub[p].assign(packed[p].size(), NAN);
+        dsub_ptr.push_back(dsub[p].empty() ? nullptr : dsub[p].data());
+      }
+      scatter_full_deconv_kernel(s, split.phases_h, split.phases_w, dw.data(), dsub_ptr);
+      for (size_t p = 0; p < packed.size(); ++p) {
+        ASSERT_TRUE(all_finite(dsub[p])) << "phase " << p;
+        ASSERT_LE(max_abs_diff(dsub[p], dw_ref_packed[p]), 1e-4f) << "phase " << p;
+      }
+    }
+  }
+}
+
+// The geometries of GAN layers, larger than the random ones: stride 2 with k4 p1 and
+// k5 p2 op1, stride 1 k4 p0 (the first layer), odd channel counts.
+TEST(ConvTransposeBackward, ZeroInsertionAndSplitAgreeOnGanLayers) {
+  std::mt19937 rng(36);
+  struct Geometry { int64_t in, kernel, stride, pad, out_pad, cin, cout; };
+  for (const Geometry& g : {Geometry{1, 4, 1, 0, 0, 13, 9}, Geometry{4, 4, 2, 1, 0, 17, 11}, Geometry{5, 5, 2, 2, 1, 9, 7},
+                            Geometry{8, 4, 2, 1, 0, 8, 3}, Geometry{3, 3, 3, 1, 2, 5, 6}}) {
+    DeconvAxis a{g.in, g.kernel, g.stride, 1, g.pad, g.pad, 0};
+    a.out = deconv_output_length(a.in, a.kernel, a.stride, 1, g.pad, g.pad, g.out_pad);
+    const DeconvShape s{2, g.cin, g.cout, a, a};
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * a.in * a.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * a.kernel * a.kernel));
+    const auto dy = random_floats(rng, static_cast<size_t>(s.batch * a.out * a.out * s.out_channels));
+    std::vector<float> dx_ref(x.size()), dw_ref(w.size());
+    conv_transpose2d_backward_reference(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
+    SplitDeconvWeights split;
+    split.phases_h = split_deconv_axis(s.h);
+    split.phases_w = split_deconv_axis(s.w);
+    const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+    for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    const auto dw_ref_packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, dw_ref.data());
+    std::vector<float> full(w.size()), dw_full(w.size()), dx(x.size()), dx_split(x.size());
+    assemble_full_deconv_kernel(s, split, FullKernelLayout::kTapsFirst, full.data());
+    std::vector<float> ws(static_cast<size_t>(std::max(conv_transpose2d_zero_insert_backward_input_workspace(s),
+                                                       conv_transpose2d_zero_insert_backward_weights_workspace(s))));
+    conv_transpose2d_zero_insert_backward_input(s, full.data(), dy.data(), dx.data(), ws.data(), 2);
+    conv_transpose2d_zero_insert_backward_weights(s, x.data(), dy.data(), dw_full.data(), ws.data(), 2);
+    conv_transpose2d_backward_input(s, split, dy.data(), dx_split.data(), 2);
+    EXPECT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
+    EXPECT_LE(max_abs_diff(dx_split, dx_ref), 1e-4f);
+    std::vector<std::vector<float>> dsub(packed.size()), dsub_split(packed.size());
+    std::vector<float*> ptr, ptr_split;
+    for (size_t p = 0; p < packed.size(); ++p) {
+      dsub[p].resize(packed[p].size());
+      dsub_split[p].resize(packed[p].size());
+      ptr.push_back(dsub[p].empty() ? nullptr : dsub[p].data());
+      ptr_split.push_back(dsub_split[p].empty() ? nullptr : dsub_split[p].data());
+    }
+    scatter_full_deconv_kernel(s, split.phases_h, split.phases_w, dw_full.data(), ptr);
+    conv_transpose2d_backward_weights(s, split.phases_h, split.phases_w, x.data(), dy.data(), ptr_split, 2);
+    for (size_t p = 0; p < packed.size(); ++p) {
+      EXPECT_LE(max_abs_diff(dsub[p], dw_ref_packed[p]), 1e-3f) << "phase " << p;
+      EXPECT_LE(max_abs_diff(dsub_split[p], dw_ref_packed[p]), 1e-3f) << "phase " << p;
     }
   }
 }
