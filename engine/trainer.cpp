@@ -63,6 +63,7 @@ struct Trainer::Impl {
   std::vector<TrainOp> ops;
   std::vector<std::vector<float>> values, grads;  // per tensor (float tensors)
   std::vector<std::vector<int64_t>> labels;       // per tensor (int64 inputs)
+  std::vector<float> workspace;                   // kernels' scratch (zero-insertion backward), grown as needed
   bool have_forward = false;
   int64_t steps = 0;
 
@@ -231,12 +232,25 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         dsub[p].assign(op.weights[p] >= 0 ? params[static_cast<size_t>(op.weights[p])].value.size() : 0, 0.f);
         dsub_ptr.push_back(dsub[p].empty() ? nullptr : dsub[p].data());
       }
-      cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, values[static_cast<size_t>(op.inputs[0])].data(), g.data(),
-                                             dsub_ptr, threads);
+      const float* x = values[static_cast<size_t>(op.inputs[0])].data();
+      tmp.assign(input_grad(0).size(), 0.f);
+      if (options.deconv_backward == DeconvBackward::kZeroInsert) {
+        // The baseline: full kernel assembled from the phases, gradient of the full kernel
+        // scattered back into them.
+        const cpu::DeconvShape& s = op.deconv;
+        std::vector<float> full(static_cast<size_t>(s.h.kernel * s.w.kernel * s.in_channels * s.out_channels)), dfull(full.size());
+        cpu::assemble_full_deconv_kernel(s, w, cpu::FullKernelLayout::kTapsFirst, full.data());
+        workspace.resize(static_cast<size_t>(std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(s),
+                                                      cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s))));
+        cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
+        cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
+        cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), tmp.data(), workspace.data(), threads);
+      } else {
+        cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
+        cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), tmp.data(), threads);
+      }
       for (size_t p = 0; p < op.weights.size(); ++p)
         if (op.weights[p] >= 0) add_into(param_grad(op.weights[p]), dsub[p].data());
-      tmp.assign(input_grad(0).size(), 0.f);
-      cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), tmp.data(), threads);
       add_into(input_grad(0), tmp.data());
       break;
     }

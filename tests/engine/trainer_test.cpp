@@ -154,5 +154,34 @@ TEST(Trainer, MisuseIsAClearError) {
   EXPECT_THROW(Trainer(model, {.learning_rate = 0.f}), Error);
 }
 
+// The zero-insertion backward of the transposed convolutions (the baseline) gives the
+// split backward's gradients: every parameter and the inputs, within 1e-5.
+TEST(Trainer, ZeroInsertionBackwardGivesTheSplitGradients) {
+  for (const char* name : {"cgan_embed_concat_small", "g_k3s2_outpad_nonsquare", "convt_dilation2", "convt_asym_pads",
+                           "g_stride4_k7_rect", "convt_output_shape_odd"}) {
+    SCOPED_TRACE(name);
+    const auto model = golden_model(name);
+    std::mt19937 rng(11);
+    const std::vector<Tensor> inputs = random_inputs(*model, 3, rng);
+    Trainer split(model, {.batch = 3, .threads = 2});
+    Trainer zero(model, {.batch = 3, .threads = 2, .deconv_backward = DeconvBackward::kZeroInsert});
+    const std::vector<Tensor> out = split.forward(inputs);
+    ASSERT_EQ(zero.forward(inputs)[0].f32, out[0].f32);  // the option changes only the backward pass
+    std::vector<Tensor> weights;
+    for (const Tensor& o : out) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+    const std::vector<Tensor> dx_split = split.backward(weights), dx_zero = zero.backward(weights);
+    std::vector<Parameter> ps = split.parameters(), pz = zero.parameters();
+    ASSERT_EQ(ps.size(), pz.size());
+    int deconv_params = 0;
+    for (size_t p = 0; p < ps.size(); ++p) {
+      ASSERT_EQ(ps[p].gradient->size(), pz[p].gradient->size()) << ps[p].name;
+      EXPECT_LE(testing::max_abs_diff(*ps[p].gradient, *pz[p].gradient), 1e-5f) << ps[p].name;
+      if (ps[p].name.find("phase") != std::string::npos) ++deconv_params;
+    }
+    EXPECT_GT(deconv_params, 0);
+    for (size_t k = 0; k < inputs.size(); ++k) EXPECT_LE(testing::max_abs_diff(dx_split[k].f32, dx_zero[k].f32), 1e-5f) << inputs[k].name;
+  }
+}
+
 }  // namespace
 }  // namespace edgegan

@@ -25,6 +25,12 @@ namespace edgegan {
 
 enum class Optimizer { kSgd, kAdam };
 
+// How the transposed convolutions back-propagate. kSplit (the product): dX as a strided
+// conv of dY with the phase sub-kernels, dW per phase tap, no inserted zero touched.
+// kZeroInsert: the baseline a zero-insertion engine runs (the full kernel over the
+// zero-dilated input, every product with an inserted zero computed); same gradients.
+enum class DeconvBackward { kSplit, kZeroInsert };
+
 struct TrainerOptions {
   int batch = 1;
   int threads = 0;  // 0: all cores
@@ -34,6 +40,7 @@ struct TrainerOptions {
   float beta1 = 0.5f, beta2 = 0.999f;   // Adam (the DCGAN setting)
   float eps = 1e-8f;                    // Adam
   float weight_decay = 0.f;
+  DeconvBackward deconv_backward = DeconvBackward::kSplit;
 };
 
 // One trainable tensor: its values and the gradient accumulated since the last step().
