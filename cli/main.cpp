@@ -2,6 +2,8 @@
 //   edgegan generate MODEL -n 16 --seed 1 [--label 7] [--threads 2] -o grid.png
 //   edgegan run MODEL --input z=z.npy [--input label=l.npy] -o out.npy
 //   edgegan inspect MODEL
+//   edgegan report MODEL [--batch N] [--json] [--chart FILE]
+//   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -9,6 +11,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/finetune.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
 #include "edgegan/report.h"
@@ -217,11 +220,33 @@ int main(int argc, char** argv) {
   rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
 
+  edgegan_cli::FinetuneArgs ft;
+  auto* fin = app.add_subcommand("finetune", "fine-tune a generator on images (adversarially with --discriminator) and save it");
+  fin->add_option("generator", ft.generator, ".egan generator")->required()->check(CLI::ExistingFile);
+  fin->add_option("--discriminator", ft.discriminator, ".egan discriminator (logits); without one, each image is paired with a fixed noise vector and reconstructed")
+      ->check(CLI::ExistingFile);
+  fin->add_option("--data", ft.data, "float32 .npy of images, N x C x H x W (NCHW) in the generator's output range")->required()->check(CLI::ExistingFile);
+  fin->add_option("--labels", ft.labels, "int64 .npy with one class per image (conditional models)")->check(CLI::ExistingFile);
+  fin->add_option("--steps", ft.steps, "optimizer steps")->check(CLI::Range(int64_t{1}, int64_t{100000000}));
+  fin->add_option("--batch", ft.batch, "images per step")->check(CLI::Range(1, 65536));
+  fin->add_option("--optimizer", ft.optimizer, "adam or sgd")->check(CLI::IsMember({"adam", "sgd"}));
+  fin->add_option("--lr", ft.learning_rate, "learning rate")->check(CLI::Range(1e-9f, 10.f));
+  fin->add_option("--beta1", ft.beta1, "Adam beta1")->check(CLI::Range(0.f, 0.9999f));
+  fin->add_option("--beta2", ft.beta2, "Adam beta2")->check(CLI::Range(0.f, 0.99999f));
+  fin->add_option("--momentum", ft.momentum, "SGD momentum")->check(CLI::Range(0.f, 0.9999f));
+  fin->add_option("--loss", ft.loss, "reconstruction loss without a discriminator")->check(CLI::IsMember({"mse", "l1"}));
+  fin->add_option("--seed", ft.seed, "seed of the batch order and the noise");
+  fin->add_option("--threads", ft.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
+  fin->add_option("-o,--output", ft.output, "tuned generator .egan to write (atomically)")->required();
+  fin->add_option("--discriminator-output", ft.discriminator_output, "also write the tuned discriminator here");
+  fin->add_flag("-q,--quiet", ft.quiet, "no progress bar");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*gen) return generate(model, count, seed, label, threads, algo, backend, columns, scale, out, npy_out);
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);
+    if (*fin) return edgegan_cli::finetune(ft);
     if (*rep) return report(report_model, report_batch, report_backend, report_algo, json, chart);
   } catch (const std::exception& e) {
     std::cerr << "edgegan: error: " << e.what() << "\n";

@@ -4,7 +4,6 @@
 #include <algorithm>
 
 #include "edgegan/trainer.h"
-#include "kernels_cpu/training_ops.h"
 
 namespace edgegan {
 namespace {
@@ -41,11 +40,8 @@ std::vector<Tensor> bind(const Model& model, int batch, InputRole role, const st
   return inputs;
 }
 
-// Mean BCE of D's logits against `target`; the loss gradient goes into *gradient.
 double bce_against(const Tensor& logits, float target, Tensor* gradient) {
-  const std::vector<float> targets(logits.f32.size(), target);
-  *gradient = logits;
-  return cpu::bce_with_logits_loss(static_cast<int64_t>(logits.f32.size()), logits.f32.data(), targets.data(), gradient->f32.data());
+  return loss_and_gradient(Loss::kBceWithLogits, logits, std::vector<float>(logits.f32.size(), target), gradient);
 }
 
 void check_pair(const Trainer& g, const Trainer& d) {

@@ -81,6 +81,12 @@ class Trainer {
   std::unique_ptr<Impl> impl_;
 };
 
+// ---- losses: the mean loss of `prediction` against `target` (same element count), and
+// d(loss)/d(prediction) shaped like the prediction, ready for Trainer::backward. PyTorch's
+// MSELoss, L1Loss and BCEWithLogitsLoss (reduction 'mean').
+enum class Loss { kMse, kL1, kBceWithLogits };
+double loss_and_gradient(Loss loss, const Tensor& prediction, const std::vector<float>& target, Tensor* gradient);
+
 // ---- adversarial fine-tuning: one step of the DCGAN recipe (pytorch/examples), with
 // BCE on the discriminator's logits and the non-saturating generator loss:
 //   fake = G(noise, fake_labels)
