@@ -120,6 +120,44 @@ if [ -n "$write_models" ]; then
   "$convert" -q "$work/huge2_dcgan.onnx" -o "$work/target.egan" && "$edgegan" inspect "$work/target.egan" >/dev/null && ok || bad "the big conversion failed"
 fi
 
+# --- finetune
+sevens="$src/models/few_shot/sevens_32.npy" sevens16="$src/models/few_shot/sevens_16.npy" sevens_labels="$src/models/few_shot/sevens_labels.npy"
+"$convert" -q "$src/models/cgan_digits/discriminator.onnx" -o "$work/cgan_disc.egan" >/dev/null 2>&1 || bad "convert the cgan discriminator"
+# Reconstruction (no discriminator): the loss must fall, the tuned model must load and generate.
+expect_ok "finetune reconstruction" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --steps 30 --batch 8 --lr 1e-3 --threads 2 -o "$work/tuned.egan"
+read -r first last < <(sed -n 's/.*mse loss \([0-9.]*\) -> \([0-9.]*\).*/\1 \2/p' "$work/out.txt")
+awk -v a="${first:-0}" -v b="${last:-1}" 'BEGIN { exit !(b < a / 2) }' && ok || bad "finetune did not halve its loss: ${first:-?} -> ${last:-?}"
+grep -q "step 30/30" "$work/err.txt" && ok || bad "no progress line for the last step: $(cat "$work/err.txt")"
+expect_ok "generate from the tuned model" "$edgegan" generate "$work/tuned.egan" -n 4 -o "$work/tuned.png"
+cmp -s "$work/dcgan.egan" "$work/tuned.egan" && bad "fine-tuning changed no weight" || ok
+expect_ok "finetune adversarial" "$edgegan" finetune "$work/dcgan.egan" --discriminator "$work/disc.egan" --data "$sevens" --steps 3 --batch 4 -q \
+  -o "$work/tuned_g.egan" --discriminator-output "$work/tuned_d.egan"
+grep -q "D loss" "$work/out.txt" && ok || bad "the adversarial summary has no D loss: $(cat "$work/out.txt")"
+expect_ok "inspect the tuned discriminator" "$edgegan" inspect "$work/tuned_d.egan"
+expect_ok "finetune conditional" "$edgegan" finetune "$work/cgan.egan" --discriminator "$work/cgan_disc.egan" --data "$sevens16" --labels "$sevens_labels" \
+  --steps 2 --batch 4 -q -o "$work/tuned_cgan.egan"
+expect_ok "generate from the tuned cgan" "$edgegan" generate "$work/tuned_cgan.egan" -n 4 --label 7 -o "$work/tuned_cgan.png"
+expect_error "finetune cgan without labels" "conditional.*--labels" "$edgegan" finetune "$work/cgan.egan" --data "$sevens16" -o "$work/x.egan"
+expect_error "finetune labels for dcgan" "not conditional" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --labels "$sevens_labels" -o "$work/x.egan"
+expect_error "finetune wrong image size" "1x16x16.*makes 1x32x32" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens16" -o "$work/x.egan"
+expect_error "finetune over its input" "refusing to write" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" -o "$work/dcgan.egan"
+expect_error "finetune over its data" "refusing to write" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" -o "$sevens"
+expect_error "finetune batch too big" "larger than the 32 images" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --batch 64 -o "$work/x.egan"
+expect_error "finetune D output without D" "needs --discriminator" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --discriminator-output "$work/d.egan" -o "$work/x.egan"
+expect_error "finetune mismatched D" "discriminator takes labels but the generator does not" "$edgegan" finetune "$work/dcgan.egan" --discriminator "$work/cgan_disc.egan" --data "$sevens" -o "$work/x.egan"
+expect_error "finetune bad lr" "lr" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --lr -1 -o "$work/x.egan"
+# A 1x1x32x32 float32 .npy of 255s: pixel values never scaled to the model's [-1, 1].
+{
+  header="{'descr': '<f4', 'fortran_order': False, 'shape': (1, 1, 32, 32), }"
+  while [ $(( (10 + ${#header} + 1) % 64 )) -ne 0 ]; do header="$header "; done
+  printf '\x93NUMPY\x01\x00'; printf "\\x$(printf %02x $(( (${#header} + 1) % 256 )))\\x$(printf %02x $(( (${#header} + 1) / 256 )))"
+  printf '%s\n' "$header"
+  for _ in $(seq 1024); do printf '\x00\x00\x7f\x43'; done
+} >"$work/bytes255.npy"
+expect_error "finetune on 0..255 data" "values span \\[255, 255\\].*rescale" "$edgegan" finetune "$work/dcgan.egan" --data "$work/bytes255.npy" -o "$work/x.egan"
+expect_error "finetune on garbage data" "not a .npy file" "$edgegan" finetune "$work/dcgan.egan" --data "$work/garbage.onnx" -o "$work/x.egan"
+[ -e "$work/x.egan" ] && bad "a failed finetune left an output file" || ok
+
 # Every error, from the engine or from argument parsing, is one line.
 one_line() {
   local name=$1; shift
