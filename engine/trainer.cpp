@@ -64,6 +64,8 @@ struct Trainer::Impl {
   std::vector<std::vector<float>> values, grads;  // per tensor (float tensors)
   std::vector<std::vector<int64_t>> labels;       // per tensor (int64 inputs)
   std::vector<float> workspace;                   // kernels' scratch (zero-insertion backward), grown as needed
+  std::vector<float> param_scratch;               // one op's parameter gradients before they are added, grown as needed
+  std::vector<char> grad_untouched;               // per tensor, during backward(): its gradient is still all zeros
   bool have_forward = false;
   int64_t steps = 0;
 
@@ -212,11 +214,28 @@ void Trainer::Impl::run_forward(const TrainOp& op) {
 }
 
 void Trainer::Impl::run_backward(const TrainOp& op) {
-  std::vector<float> g = grads[static_cast<size_t>(op.output)];
+  // The output's gradient is not read again after this op: the activation's backward runs in place.
+  std::vector<float>& g = grads[static_cast<size_t>(op.output)];
   cpu::activation_backward(static_cast<int64_t>(g.size()), values[static_cast<size_t>(op.output)].data(), g.data(), op.activation, op.alpha);
   auto param_grad = [&](int p) -> std::vector<float>& { return params[static_cast<size_t>(p)].grad; };
   auto input_grad = [&](size_t k) -> std::vector<float>& { return grads[static_cast<size_t>(op.inputs[k])]; };
+  // Where a kernel overwrites its result: straight into the input's gradient while that is
+  // still zero (its first contribution), else into a temporary that is then added.
   std::vector<float> tmp;
+  auto input_grad_target = [&](size_t k) -> float* {
+    std::vector<float>& dst = input_grad(k);
+    if (grad_untouched[static_cast<size_t>(op.inputs[k])]) return dst.data();
+    tmp.resize(dst.size());
+    return tmp.data();
+  };
+  auto finish_input_grad = [&](size_t k, const float* written) {
+    std::vector<float>& dst = input_grad(k);
+    if (written != dst.data()) add_into(dst, written);
+  };
+  auto param_buffer = [&](size_t n) {
+    if (param_scratch.size() < n) param_scratch.resize(n);
+    return param_scratch.data();
+  };
   switch (op.kind) {
     case fb::OpKind_ConvTranspose2D: {
       const cpu::SplitDeconvWeights w = split_of(op);
@@ -226,14 +245,18 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         cpu::bias_backward(pixels, op.deconv.out_channels, g.data(), tmp.data());
         add_into(param_grad(op.bias), tmp.data());
       }
-      std::vector<std::vector<float>> dsub(op.weights.size());
+      // The phases' weight gradients side by side in the scratch.
+      size_t total = 0;
+      for (int p : op.weights) total += p >= 0 ? params[static_cast<size_t>(p)].value.size() : 0;
+      float* dsub_all = param_buffer(total);
       std::vector<float*> dsub_ptr;
-      for (size_t p = 0; p < op.weights.size(); ++p) {
-        dsub[p].assign(op.weights[p] >= 0 ? params[static_cast<size_t>(op.weights[p])].value.size() : 0, 0.f);
-        dsub_ptr.push_back(dsub[p].empty() ? nullptr : dsub[p].data());
+      for (size_t p = 0, at = 0; p < op.weights.size(); ++p) {
+        const size_t n = op.weights[p] >= 0 ? params[static_cast<size_t>(op.weights[p])].value.size() : 0;
+        dsub_ptr.push_back(n ? dsub_all + at : nullptr);
+        at += n;
       }
       const float* x = values[static_cast<size_t>(op.inputs[0])].data();
-      tmp.assign(input_grad(0).size(), 0.f);
+      float* dx = input_grad_target(0);
       if (options.deconv_backward == DeconvBackward::kZeroInsert) {
         // The baseline: full kernel assembled from the phases, gradient of the full kernel
         // scattered back into them.
@@ -244,14 +267,14 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
                                                       cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s))));
         cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
         cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
-        cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), tmp.data(), workspace.data(), threads);
+        cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
       } else {
         cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
-        cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), tmp.data(), threads);
+        cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, threads);
       }
       for (size_t p = 0; p < op.weights.size(); ++p)
-        if (op.weights[p] >= 0) add_into(param_grad(op.weights[p]), dsub[p].data());
-      add_into(input_grad(0), tmp.data());
+        if (op.weights[p] >= 0) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
+      finish_input_grad(0, dx);
       break;
     }
     case fb::OpKind_Conv2D: {
@@ -260,14 +283,13 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         cpu::bias_backward(batch * op.conv.h.out * op.conv.w.out, op.conv.out_channels, g.data(), tmp.data());
         add_into(param_grad(op.bias), tmp.data());
       }
-      tmp.assign(params[static_cast<size_t>(op.weights[0])].value.size(), 0.f);
-      cpu::conv2d_backward_weights(op.conv, values[static_cast<size_t>(op.inputs[0])].data(), g.data(), tmp.data(), threads);
-      add_into(param_grad(op.weights[0]), tmp.data());
-      // The transposed view follows the current weights, so it is rebuilt for each backward pass.
-      const cpu::ConvInputGradient view = cpu::make_conv2d_input_gradient(op.conv, value_of(op.weights[0]));
-      tmp.assign(input_grad(0).size(), 0.f);
-      cpu::conv2d_backward_input(view, g.data(), tmp.data(), threads);
-      add_into(input_grad(0), tmp.data());
+      float* dw = param_buffer(params[static_cast<size_t>(op.weights[0])].value.size());
+      cpu::conv2d_backward_weights(op.conv, values[static_cast<size_t>(op.inputs[0])].data(), g.data(), dw, threads);
+      add_into(param_grad(op.weights[0]), dw);
+      // Straight from the current weights (they change every step: no transposed copy is prepared).
+      float* dx = input_grad_target(0);
+      cpu::conv2d_backward_input(op.conv, value_of(op.weights[0]), g.data(), dx, threads);
+      finish_input_grad(0, dx);
       break;
     }
     case fb::OpKind_Dense: {
@@ -378,14 +400,19 @@ std::vector<Tensor> Trainer::backward(const std::vector<Tensor>& output_gradient
   if (output_gradients.size() != m.outputs.size())
     throw Error("backward: the model has " + std::to_string(m.outputs.size()) + " outputs, got " + std::to_string(output_gradients.size()) + " gradients");
   for (size_t t = 0; t < m.tensors.size(); ++t) s.grads[t].assign(s.values[t].size(), 0.f);
+  s.grad_untouched.assign(m.tensors.size(), 1);
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     const auto& g = output_gradients[i];
     const size_t want = s.numel(m.output_tensors[i]);
     if (g.dtype != DType::kFloat32 || g.f32.size() != want)
       throw Error("backward: the gradient of output '" + m.outputs[i].name + "' must hold " + std::to_string(want) + " floats");
     add_into(s.grads[static_cast<size_t>(m.output_tensors[i])], g.f32.data());
+    s.grad_untouched[static_cast<size_t>(m.output_tensors[i])] = 0;
   }
-  for (auto op = s.ops.rbegin(); op != s.ops.rend(); ++op) s.run_backward(*op);
+  for (auto op = s.ops.rbegin(); op != s.ops.rend(); ++op) {
+    s.run_backward(*op);
+    for (int in : op->inputs) s.grad_untouched[static_cast<size_t>(in)] = 0;
+  }
   std::vector<Tensor> input_grads;
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const InputInfo& info = m.inputs[i];

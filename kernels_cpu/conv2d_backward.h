@@ -1,8 +1,9 @@
 // Gradients of the convolution (conv2d.h), e.g. a discriminator's, NHWC.
-//   dX = the transposed convolution of dY with the same weights: it runs on the
-//        split kernel (conv_transpose2d_split), so no zero is inserted into dY;
-//   dW = per tap, inputᵀ · dY, reading the input with a leaping step of
-//        stride*Cin (Sk-dilated), one task per tap;
+//   dX = the transposed convolution of dY with the same weights, split into its
+//        phases, so no zero is inserted into dY: per panel of a phase's dX pixels the
+//        dY pixels of its taps are gathered and one GEMM runs (tap_gather.h);
+//   dW = per tap, inputᵀ · dY: per panel of output pixels the input pixels a group of
+//        taps reads (stride*Cin apart) are gathered, one GEMM with K = the panel;
 //   db = bias_backward (conv_transpose_backward.h).
 #pragma once
 
@@ -27,6 +28,9 @@ struct ConvInputGradient {
 ConvInputGradient make_conv2d_input_gradient(const ConvShape& shape, const float* packed_weights);
 
 void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float* dx, int threads);
+// The same from the packed weights [kh][kw][Cin][Cout] directly (no plan to rebuild when
+// the weights change, as in training): each tap's GEMM reads its weights transposed.
+void conv2d_backward_input(const ConvShape& shape, const float* packed_weights, const float* dy, float* dx, int threads);
 
 // d_packed_weights [kh][kw][Cin][Cout] (overwritten).
 void conv2d_backward_weights(const ConvShape& shape, const float* x, const float* dy, float* d_packed_weights, int threads);

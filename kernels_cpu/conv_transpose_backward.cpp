@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels_cpu/gemm.h"
+#include "kernels_cpu/tap_gather.h"
 
 namespace edgegan::cpu {
 
@@ -37,74 +38,71 @@ void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db)
     for (int64_t c = 0; c < channels; ++c) db[c] += dy[p * channels + c];
 }
 
-// Input pixel i feeds, through tap t of phase r, the output at q = i + offset[t]
-// (o = q*stride + r - pad_begin) when q lies in the phase's [q_begin, q_end).
+// dX is the strided convolution of dY: input pixel i reads, through full-kernel tap t,
+// the output pixel o = i*stride - pad_begin + t*dilation (none of them an inserted
+// zero). Per panel of input pixels, the dY pixels of every tap are gathered into one
+// row (zeros where o falls outside the output), and one GEMM with the full kernel
+// [Cin][kh][kw][Cout] gives the panel's dX rows, which are contiguous.
 void conv_transpose2d_backward_input(const DeconvShape& s, const SplitDeconvWeights& w, const float* dy, float* dx, int threads) {
-  const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride;
-  const int64_t tasks = s.batch * s.h.in;
+  threads = std::max(1, threads);
+  const int64_t cin = s.in_channels, cout = s.out_channels, k = s.h.kernel * s.w.kernel * cout;
+  std::vector<float> kernel(static_cast<size_t>(cin * k));
+  assemble_full_deconv_kernel(s, w, FullKernelLayout::kChannelsFirst, kernel.data());
+  std::vector<TapOffset> taps;
+  for (int64_t th = 0; th < s.h.kernel; ++th)
+    for (int64_t tw = 0; tw < s.w.kernel; ++tw)
+      taps.push_back({th * s.h.dilation - s.h.pad_begin, tw * s.w.dilation - s.w.pad_begin});
+  const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, cout};
+  const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t n = task / s.h.in, ih = task % s.h.in;
-    float* dx_row = dx + (n * s.h.in + ih) * s.w.in * cin;
-    std::fill(dx_row, dx_row + s.w.in * cin, 0.f);
-    for (size_t ph_i = 0; ph_i < w.phases_h.size(); ++ph_i) {
-      const AxisPhase& ph = w.phases_h[ph_i];
-      for (size_t pw_i = 0; pw_i < w.phases_w.size(); ++pw_i) {
-        const AxisPhase& pw = w.phases_w[pw_i];
-        const float* sub = w.sub_kernels[ph_i * w.phases_w.size() + pw_i];
-        const int64_t tw_n = static_cast<int64_t>(pw.taps.size());
-        for (size_t th = 0; th < ph.taps.size(); ++th) {
-          const int64_t qh = ih + ph.offsets[th];
-          if (qh < ph.q_begin || qh >= ph.q_end) continue;  // that output row does not exist: trimmed
-          const int64_t oh = ph.output_of(qh, s.h);
-          for (int64_t tw = 0; tw < tw_n; ++tw) {
-            const int64_t off = pw.offsets[static_cast<size_t>(tw)];
-            const int64_t iw_lo = std::max<int64_t>(0, pw.q_begin - off), iw_hi = std::min<int64_t>(s.w.in, pw.q_end - off);
-            if (iw_hi <= iw_lo) continue;
-            const float* g = dy + ((n * s.h.out + oh) * s.w.out + pw.output_of(iw_lo + off, s.w)) * cout;
-            const float* b = sub + (static_cast<int64_t>(th) * tw_n + tw) * cin * cout;  // [Cin][Cout]
-            gemm_accumulate_bt(iw_hi - iw_lo, cin, cout, g, sw * cout, b, cout, dx_row + iw_lo * cin, cin);
-          }
-        }
-      }
-    }
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
+    float* col = scratch.data() + thread_index() * rows * k;
+    gather_taps(grid, dy, taps.data(), static_cast<int64_t>(taps.size()), p0, p1, col);
+    float* out = dx + p0 * cin;
+    std::fill(out, out + (p1 - p0) * cin, 0.f);
+    gemm_accumulate_bt(p1 - p0, cin, k, col, k, kernel.data(), k, out, cin);
   }
 }
 
+// dW of one full-kernel tap t = sum over input pixels i of x[i]ᵀ · dY[o(i, t)]: x is read
+// in place (contiguous panels of pixels), the dY pixels of the tap are gathered
+// (zeros where o falls outside the output), one GEMM with K = the panel per step.
 void conv_transpose2d_backward_weights(const DeconvShape& s, const std::vector<AxisPhase>& phases_h,
                                        const std::vector<AxisPhase>& phases_w, const float* x, const float* dy,
                                        const std::vector<float*>& d_sub, int threads) {
-  const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride;
-  // One task per (phase, tap): it owns that tap's [Cin][Cout] slice of the gradient.
+  threads = std::max(1, threads);
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  // One task per tap: it owns that tap's [Cin][Cout] slice of its phase's sub-kernel.
   struct Task {
-    size_t ph, pw;
-    int64_t th, tw;
+    TapOffset offset;
+    float* grad;
   };
   std::vector<Task> tasks;
   for (size_t ph = 0; ph < phases_h.size(); ++ph)
-    for (size_t pw = 0; pw < phases_w.size(); ++pw)
-      for (int64_t th = 0; th < static_cast<int64_t>(phases_h[ph].taps.size()); ++th)
-        for (int64_t tw = 0; tw < static_cast<int64_t>(phases_w[pw].taps.size()); ++tw) tasks.push_back({ph, pw, th, tw});
+    for (size_t pw = 0; pw < phases_w.size(); ++pw) {
+      const int64_t th_n = static_cast<int64_t>(phases_h[ph].taps.size()), tw_n = static_cast<int64_t>(phases_w[pw].taps.size());
+      for (int64_t th = 0; th < th_n; ++th)
+        for (int64_t tw = 0; tw < tw_n; ++tw)
+          tasks.push_back({{phases_h[ph].taps[static_cast<size_t>(th)] * s.h.dilation - s.h.pad_begin,
+                            phases_w[pw].taps[static_cast<size_t>(tw)] * s.w.dilation - s.w.pad_begin},
+                           d_sub[ph * phases_w.size() + pw] + (th * tw_n + tw) * cin * cout});
+    }
+  const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, cout};
+  const int64_t rows = panel_rows(cout), pixels = grid.pixels();
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * cout));
   const int64_t n_tasks = static_cast<int64_t>(tasks.size());
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t t = 0; t < n_tasks; ++t) {
     const Task& task = tasks[static_cast<size_t>(t)];
-    const AxisPhase& ph = phases_h[task.ph];
-    const AxisPhase& pw = phases_w[task.pw];
-    const int64_t tw_n = static_cast<int64_t>(pw.taps.size());
-    float* grad = d_sub[task.ph * phases_w.size() + task.pw] + (task.th * tw_n + task.tw) * cin * cout;
-    std::fill(grad, grad + cin * cout, 0.f);
-    const int64_t offh = ph.offsets[static_cast<size_t>(task.th)], offw = pw.offsets[static_cast<size_t>(task.tw)];
-    const int64_t iw_lo = std::max<int64_t>(0, pw.q_begin - offw), iw_hi = std::min<int64_t>(s.w.in, pw.q_end - offw);
-    if (iw_hi <= iw_lo) continue;
-    for (int64_t n = 0; n < s.batch; ++n)
-      for (int64_t ih = 0; ih < s.h.in; ++ih) {
-        const int64_t qh = ih + offh;
-        if (qh < ph.q_begin || qh >= ph.q_end) continue;
-        const float* xr = x + ((n * s.h.in + ih) * s.w.in + iw_lo) * cin;
-        const float* g = dy + ((n * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(iw_lo + offw, s.w)) * cout;
-        gemm_accumulate_at(cin, cout, iw_hi - iw_lo, xr, cin, g, sw * cout, grad, cout);
-      }
+    std::fill(task.grad, task.grad + cin * cout, 0.f);
+    float* col = scratch.data() + thread_index() * rows * cout;
+    for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
+      const int64_t p1 = std::min(pixels, p0 + rows);
+      gather_taps(grid, dy, &task.offset, 1, p0, p1, col);
+      gemm_accumulate_at(cin, cout, p1 - p0, x + p0 * cin, cin, col, cout, task.grad, cout);
+    }
   }
 }
 

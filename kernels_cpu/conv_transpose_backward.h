@@ -3,11 +3,13 @@
 // model file stores (one [taps_h][taps_w][Cin][Cout] sub-kernel per phase), so a
 // tuned model is written back without re-splitting.
 //
-//   dX = the strided convolution of dY with W: per phase and tap, dX rows gather
-//        dY pixels `stride` apart (dense, trimmed, no inserted zeros);
-//   dW = per phase sub-kernel: inputᵀ · dY over the pixels that tap connects;
+//   dX = the strided convolution of dY with W: per panel of input pixels, the dY
+//        pixels `stride` apart that each tap reads are gathered (no inserted zero is
+//        formed), then one GEMM with the whole kernel (tap_gather.h);
+//   dW = per phase sub-kernel tap: inputᵀ · dY over the pixels that tap connects,
+//        K = a whole panel of pixels per GEMM;
 //   db = dY summed over batch and pixels.
-// Each task owns the output it writes (a dX row; a sub-kernel tap), so there are
+// Each task owns the output it writes (a dX panel; a sub-kernel tap), so there are
 // no atomics and results do not depend on the thread count.
 #pragma once
 
@@ -42,8 +44,9 @@ void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* dbi
 //        dX = dZ at the input's positions, the rest dropped;
 //   dW = per full-kernel tap, Zᵀ · dY over all output pixels: every product with an
 //        inserted zero is computed.
-// Workspaces are in floats (preallocate them, as for the forward); results do not
-// depend on the thread count.
+// Both run the split backward's panel GEMMs (tap_gather.h), so timing ratios show the
+// algorithm. Workspaces (in floats) hold dZ and Z, as a zero-insertion engine
+// materialises them; results do not depend on the thread count.
 int64_t conv_transpose2d_zero_insert_backward_input_workspace(const DeconvShape& shape);
 void conv_transpose2d_zero_insert_backward_input(const DeconvShape& shape, const float* full_kernel, const float* dy, float* dx,
                                                  float* workspace, int threads);

@@ -8,53 +8,55 @@
 // Hence, with P = dY padded by dilation*(kernel-1) on both sides and u = kernel-1-t,
 //   dZ[z]      = sum_u P[z + u*dilation] · W[u]ᵀ          (every z, inserted or not)
 //   dW[k-1-t]  = sum_o Z[o + t*dilation]ᵀ · dY[o]          (every o, zeros included)
+// Both run with the split backward's panel GEMMs (tap_gather.h) on the same GEMM.
 #include <algorithm>
 
 #include "kernels_cpu/conv_transpose_backward.h"
 #include "kernels_cpu/gemm.h"
+#include "kernels_cpu/tap_gather.h"
 
 namespace edgegan::cpu {
 namespace {
 
 int64_t halo(const DeconvAxis& a) { return a.dilation * (a.kernel - 1); }
 int64_t zero_inserted_length(const DeconvAxis& a) { return a.out + halo(a); }
-int64_t padded_output_length(const DeconvAxis& a) { return a.out + 2 * halo(a); }
 // Where input pixel i sits in Z (may fall outside [0, length): then nothing reads it).
 int64_t z_of(int64_t i, const DeconvAxis& a) { return i * a.stride - a.pad_begin + halo(a); }
 
 }  // namespace
 
+// dZ, the gradient of the whole zero-inserted input, is materialised in the workspace.
 int64_t conv_transpose2d_zero_insert_backward_input_workspace(const DeconvShape& s) {
-  const int64_t padded = saturating_product({s.batch, padded_output_length(s.h), padded_output_length(s.w), s.out_channels});
-  const int64_t dz = saturating_product({s.batch, zero_inserted_length(s.h), zero_inserted_length(s.w), s.in_channels});
-  return padded + dz;  // each at most 2^62: no overflow
+  return saturating_product({s.batch, zero_inserted_length(s.h), zero_inserted_length(s.w), s.in_channels});
 }
 
-void conv_transpose2d_zero_insert_backward_input(const DeconvShape& s, const float* w, const float* dy, float* dx, float* ws,
+// dZ is a stride-1 correlation of the padded dY with the full kernel: computed, like the
+// split backward, one GEMM per panel of (here: Z) pixels over gathered taps, so the two
+// differ in the products they form, not in how well the GEMM is fed.
+void conv_transpose2d_zero_insert_backward_input(const DeconvShape& s, const float* w, const float* dy, float* dx, float* dz,
                                                  int threads) {
-  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel;
-  const int64_t ph = padded_output_length(s.h), pw = padded_output_length(s.w);
+  threads = std::max(1, threads);
+  const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel, k = taps_n * cout;
   const int64_t zh = zero_inserted_length(s.h), zw = zero_inserted_length(s.w);
-  float* p = ws;                               // [N][ph][pw][Cout]
-  float* dz = ws + s.batch * ph * pw * cout;   // [N][zh][zw][Cin]
-  std::fill(p, p + s.batch * ph * pw * cout, 0.f);
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t oh = 0; oh < s.h.out; ++oh) {
-      const float* src = dy + (n * s.h.out + oh) * s.w.out * cout;
-      std::copy(src, src + s.w.out * cout, p + ((n * ph + oh + halo(s.h)) * pw + halo(s.w)) * cout);
-    }
-
-  const int64_t tasks = s.batch * zh;
+  std::vector<float> kernel(static_cast<size_t>(cin * k));  // [Cin][kh][kw][Cout] for dZ = col · kernelᵀ
+  for (int64_t t = 0; t < taps_n; ++t)
+    for (int64_t ci = 0; ci < cin; ++ci)
+      std::copy(w + (t * cin + ci) * cout, w + (t * cin + ci + 1) * cout, kernel.data() + (ci * taps_n + t) * cout);
+  // Z pixel z reads P[z + u*dilation] = dY[z + u*dilation - halo] (zero outside dY: the padding).
+  std::vector<TapOffset> taps;
+  for (int64_t uh = 0; uh < s.h.kernel; ++uh)
+    for (int64_t uw = 0; uw < s.w.kernel; ++uw) taps.push_back({uh * s.h.dilation - halo(s.h), uw * s.w.dilation - halo(s.w)});
+  const TapGrid grid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout};
+  const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
-    const int64_t n = task / zh, zr = task % zh;
-    float* row = dz + (n * zh + zr) * zw * cin;
-    std::fill(row, row + zw * cin, 0.f);
-    for (int64_t uh = 0; uh < s.h.kernel; ++uh)
-      for (int64_t uw = 0; uw < kw; ++uw) {
-        const float* a = p + ((n * ph + zr + uh * s.h.dilation) * pw + uw * s.w.dilation) * cout;
-        gemm_accumulate_bt(zw, cin, cout, a, cout, w + (uh * kw + uw) * cin * cout, cout, row, cin);
-      }
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
+    float* col = scratch.data() + thread_index() * rows * k;
+    gather_taps(grid, dy, taps.data(), taps_n, p0, p1, col);
+    float* out = dz + p0 * cin;
+    std::fill(out, out + (p1 - p0) * cin, 0.f);
+    gemm_accumulate_bt(p1 - p0, cin, k, col, k, kernel.data(), k, out, cin);
   }
 
   // Keep the input's positions of dZ; the inserted ones are dropped.
@@ -74,12 +76,14 @@ void conv_transpose2d_zero_insert_backward_input(const DeconvShape& s, const flo
     }
 }
 
+// Z, the zero-inserted input, is materialised in the workspace.
 int64_t conv_transpose2d_zero_insert_backward_weights_workspace(const DeconvShape& s) {
   return saturating_product({s.batch, zero_inserted_length(s.h), zero_inserted_length(s.w), s.in_channels});
 }
 
 void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& s, const float* x, const float* dy, float* dw, float* z,
                                                    int threads) {
+  threads = std::max(1, threads);
   const int64_t cin = s.in_channels, cout = s.out_channels, kh = s.h.kernel, kw = s.w.kernel;
   const int64_t zh = zero_inserted_length(s.h), zw = zero_inserted_length(s.w);
   // Z exactly as the forward builds it.
@@ -96,19 +100,24 @@ void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& s, const f
       }
     }
 
-  // One task per full-kernel tap: it owns that tap's [Cin][Cout] slice.
-  const int64_t taps = kh * kw;
+  // One task per full-kernel tap: it owns that tap's [Cin][Cout] slice. Per panel of
+  // output pixels, the Z pixels of the tap (inserted zeros included) are gathered and
+  // one GEMM with K = the panel adds Zᵀ · dY, as the split backward does with x.
+  const TapGrid grid{s.batch, s.h.out, s.w.out, 1, 1, zh, zw, cin};
+  const int64_t rows = panel_rows(cin), pixels = grid.pixels(), taps = kh * kw;
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * cin));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t t = 0; t < taps; ++t) {
     const int64_t th = t / kw, tw = t % kw;  // correlation taps; the kernel tap is flipped
     float* grad = dw + ((kh - 1 - th) * kw + (kw - 1 - tw)) * cin * cout;
     std::fill(grad, grad + cin * cout, 0.f);
-    for (int64_t n = 0; n < s.batch; ++n)
-      for (int64_t oh = 0; oh < s.h.out; ++oh) {
-        const float* a = z + ((n * zh + oh + th * s.h.dilation) * zw + tw * s.w.dilation) * cin;
-        const float* g = dy + (n * s.h.out + oh) * s.w.out * cout;
-        gemm_accumulate_at(cin, cout, s.w.out, a, cin, g, cout, grad, cout);
-      }
+    const TapOffset offset{th * s.h.dilation, tw * s.w.dilation};
+    float* col = scratch.data() + thread_index() * rows * cin;
+    for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
+      const int64_t p1 = std::min(pixels, p0 + rows);
+      gather_taps(grid, z, &offset, 1, p0, p1, col);
+      gemm_accumulate_at(cin, cout, p1 - p0, col, cin, dy + p0 * cout, cout, grad, cout);
+    }
   }
 }
 

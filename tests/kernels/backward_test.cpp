@@ -281,8 +281,14 @@ TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
       SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
       std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
       conv2d_backward_input(plan, dy.data(), dx.data(), threads);
+      ASSERT_TRUE(all_finite(dx));
+      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
+      std::fill(dx.begin(), dx.end(), NAN);
+      conv2d_backward_input(s, packed.data(), dy.data(), dx.data(), threads);  // no plan
+      ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
       conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), threads);
+      ASSERT_TRUE(all_finite(dw));
       ASSERT_LE(max_abs_diff(dw, dw_ref_packed), 1e-4f);
     }
   }

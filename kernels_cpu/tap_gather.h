@@ -1,0 +1,67 @@
+// Gathering kernel taps into contiguous panels, so that the backward kernels run one
+// large GEMM per panel instead of one GEMM per image row (whose K or M is a row width
+// of 4..64 pixels, too small for the GEMM to amortise packing the other operand).
+//
+// A grid of rows p = (n, a, b) over [N][A][B]; tap t reads source pixel
+// (n, a*stride_a + tap[t].h, b*stride_b + tap[t].w) of src [N][H][W][C], or zeros
+// where that pixel lies outside the source (padding: such rows multiply zeros, which
+// only happens at image borders; inserted zeros are never formed).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace edgegan::cpu {
+
+struct TapOffset {
+  int64_t h = 0, w = 0;
+};
+
+struct TapGrid {
+  int64_t batch = 1, rows = 0, cols = 0;        // N, A, B
+  int64_t stride_h = 1, stride_w = 1;           // source step per grid row / column
+  int64_t src_h = 0, src_w = 0, channels = 0;   // source [N][H][W][C]
+  int64_t pixels() const { return batch * rows * cols; }
+};
+
+// col[(p - p0)][t][c] for p in [p0, p1), t in [0, ntaps): row stride ntaps*C.
+inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* taps, int64_t ntaps, int64_t p0, int64_t p1, float* col) {
+  const int64_t c = g.channels, row_len = ntaps * c;
+  const size_t bytes = static_cast<size_t>(c) * sizeof(float);
+  int64_t n = p0 / (g.rows * g.cols), a = (p0 / g.cols) % g.rows, b = p0 % g.cols;
+  for (int64_t p = p0; p < p1; ++p) {
+    float* dst = col + (p - p0) * row_len;
+    const float* image = src + n * g.src_h * g.src_w * c;
+    for (int64_t t = 0; t < ntaps; ++t, dst += c) {
+      const int64_t h = a * g.stride_h + taps[t].h, w = b * g.stride_w + taps[t].w;
+      if (h < 0 || h >= g.src_h || w < 0 || w >= g.src_w) std::memset(dst, 0, bytes);
+      else std::memcpy(dst, image + (h * g.src_w + w) * c, bytes);
+    }
+    if (++b == g.cols) {
+      b = 0;
+      if (++a == g.rows) a = 0, ++n;
+    }
+  }
+}
+
+// Rows per panel: about `budget` floats of gathered data, at least `lo`, at most `hi`.
+inline int64_t panel_rows(int64_t row_floats, int64_t budget = int64_t{1} << 17, int64_t lo = 32, int64_t hi = 1024) {
+  return std::clamp(budget / std::max<int64_t>(1, row_floats), lo, hi);
+}
+
+// The OpenMP thread's index inside a parallel region (0 outside one or without OpenMP),
+// to pick its slice of scratch allocated before the region.
+inline int thread_index() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+}  // namespace edgegan::cpu
