@@ -157,9 +157,50 @@ void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float
                           });
 }
 
+namespace {
+
+// For few input channels (an image, e.g. a discriminator's first conv), where the phase
+// GEMMs would be Cin wide: col = dY · Wᵀ per panel of output pixels ([taps][Cin] per
+// pixel, one GEMM with N = taps*Cin), added into dX (col2im). One task per image, which
+// owns that image's dX.
+void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const float* dy, float* dx, int threads) {
+  threads = std::max(1, threads);
+  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel, n_cols = s.h.kernel * kw * cin;
+  const int64_t image_in = s.h.in * s.w.in * cin, image_pixels = s.h.out * s.w.out, rows = panel_rows(n_cols);
+  std::fill(dx, dx + s.batch * image_in, 0.f);
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * n_cols));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t n = 0; n < s.batch; ++n) {
+    float* col = scratch.data() + thread_index() * rows * n_cols;
+    float* image = dx + n * image_in;
+    for (int64_t p0 = 0; p0 < image_pixels; p0 += rows) {
+      const int64_t m = std::min(image_pixels, p0 + rows) - p0;
+      std::fill(col, col + m * n_cols, 0.f);
+      gemm_accumulate_bt(m, n_cols, cout, dy + (n * image_pixels + p0) * cout, cout, packed, cout, col, n_cols);
+      for (int64_t r = 0; r < m; ++r) {
+        const int64_t oh = (p0 + r) / s.w.out, ow = (p0 + r) % s.w.out;
+        for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
+          const int64_t ih = oh * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
+          if (ih < 0 || ih >= s.h.in) continue;
+          for (int64_t k = 0; k < kw; ++k) {
+            const int64_t iw = ow * s.w.stride - s.w.pad_begin + k * s.w.dilation;
+            if (iw < 0 || iw >= s.w.in) continue;
+            const float* src = col + r * n_cols + (kh * kw + k) * cin;
+            float* dst = image + (ih * s.w.in + iw) * cin;
+            for (int64_t c = 0; c < cin; ++c) dst[c] += src[c];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
 // Straight from the packed weights: per tap, the GEMM reads the conv's [Cin][Cout] tap
 // transposed, so nothing is re-laid out when the weights change every step.
 void conv2d_backward_input(const ConvShape& shape, const float* packed, const float* dy, float* dx, int threads) {
+  if (shape.in_channels < 16) return conv2d_backward_input_col2im(shape, packed, dy, dx, threads);
   const DeconvShape s = input_gradient_shape(shape);
   const std::vector<AxisPhase> phases_h = split_deconv_axis(s.h), phases_w = split_deconv_axis(s.w);
   const int64_t cin = shape.in_channels, cout = shape.out_channels, kw = shape.w.kernel;

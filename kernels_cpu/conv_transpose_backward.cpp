@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "kernels_cpu/gemm.h"
 #include "kernels_cpu/tap_gather.h"
 
 namespace edgegan::cpu {
@@ -44,66 +43,38 @@ void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db)
 // row (zeros where o falls outside the output), and one GEMM with the full kernel
 // [Cin][kh][kw][Cout] gives the panel's dX rows, which are contiguous.
 void conv_transpose2d_backward_input(const DeconvShape& s, const SplitDeconvWeights& w, const float* dy, float* dx, int threads) {
-  threads = std::max(1, threads);
-  const int64_t cin = s.in_channels, cout = s.out_channels, k = s.h.kernel * s.w.kernel * cout;
-  std::vector<float> kernel(static_cast<size_t>(cin * k));
+  std::vector<float> kernel(static_cast<size_t>(s.in_channels * s.h.kernel * s.w.kernel * s.out_channels));
   assemble_full_deconv_kernel(s, w, FullKernelLayout::kChannelsFirst, kernel.data());
   std::vector<TapOffset> taps;
   for (int64_t th = 0; th < s.h.kernel; ++th)
     for (int64_t tw = 0; tw < s.w.kernel; ++tw)
       taps.push_back({th * s.h.dilation - s.h.pad_begin, tw * s.w.dilation - s.w.pad_begin});
-  const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, cout};
-  const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
-  std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t panel = 0; panel < panels; ++panel) {
-    const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
-    float* col = scratch.data() + thread_index() * rows * k;
-    gather_taps(grid, dy, taps.data(), static_cast<int64_t>(taps.size()), p0, p1, col);
-    float* out = dx + p0 * cin;
-    std::fill(out, out + (p1 - p0) * cin, 0.f);
-    gemm_accumulate_bt(p1 - p0, cin, k, col, k, kernel.data(), k, out, cin);
-  }
+  const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, s.out_channels};
+  gemm_over_gathered_taps(grid, dy, taps, kernel.data(), s.in_channels, dx, threads);
 }
 
-// dW of one full-kernel tap t = sum over input pixels i of x[i]ᵀ · dY[o(i, t)]: x is read
-// in place (contiguous panels of pixels), the dY pixels of the tap are gathered
-// (zeros where o falls outside the output), one GEMM with K = the panel per step.
+// dW of one tap = sum over input pixels i of x[i]ᵀ · dY[o(i, tap)]: x read in place in
+// panels of pixels, the tap's dY pixels gathered (zeros where o falls outside the
+// output); K = a panel per GEMM.
 void conv_transpose2d_backward_weights(const DeconvShape& s, const std::vector<AxisPhase>& phases_h,
                                        const std::vector<AxisPhase>& phases_w, const float* x, const float* dy,
                                        const std::vector<float*>& d_sub, int threads) {
-  threads = std::max(1, threads);
   const int64_t cin = s.in_channels, cout = s.out_channels;
-  // One task per tap: it owns that tap's [Cin][Cout] slice of its phase's sub-kernel.
-  struct Task {
-    TapOffset offset;
-    float* grad;
-  };
-  std::vector<Task> tasks;
+  // Every tap of every phase: where it reads dY, and its [Cin][Cout] slice of the phase's sub-kernel.
+  std::vector<TapOffset> taps;
+  std::vector<float*> slices;
   for (size_t ph = 0; ph < phases_h.size(); ++ph)
     for (size_t pw = 0; pw < phases_w.size(); ++pw) {
       const int64_t th_n = static_cast<int64_t>(phases_h[ph].taps.size()), tw_n = static_cast<int64_t>(phases_w[pw].taps.size());
       for (int64_t th = 0; th < th_n; ++th)
-        for (int64_t tw = 0; tw < tw_n; ++tw)
-          tasks.push_back({{phases_h[ph].taps[static_cast<size_t>(th)] * s.h.dilation - s.h.pad_begin,
-                            phases_w[pw].taps[static_cast<size_t>(tw)] * s.w.dilation - s.w.pad_begin},
-                           d_sub[ph * phases_w.size() + pw] + (th * tw_n + tw) * cin * cout});
+        for (int64_t tw = 0; tw < tw_n; ++tw) {
+          taps.push_back({phases_h[ph].taps[static_cast<size_t>(th)] * s.h.dilation - s.h.pad_begin,
+                          phases_w[pw].taps[static_cast<size_t>(tw)] * s.w.dilation - s.w.pad_begin});
+          slices.push_back(d_sub[ph * phases_w.size() + pw] + (th * tw_n + tw) * cin * cout);
+        }
     }
   const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, cout};
-  const int64_t rows = panel_rows(cout), pixels = grid.pixels();
-  std::vector<float> scratch(static_cast<size_t>(threads * rows * cout));
-  const int64_t n_tasks = static_cast<int64_t>(tasks.size());
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t t = 0; t < n_tasks; ++t) {
-    const Task& task = tasks[static_cast<size_t>(t)];
-    std::fill(task.grad, task.grad + cin * cout, 0.f);
-    float* col = scratch.data() + thread_index() * rows * cout;
-    for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
-      const int64_t p1 = std::min(pixels, p0 + rows);
-      gather_taps(grid, dy, &task.offset, 1, p0, p1, col);
-      gemm_accumulate_at(cin, cout, p1 - p0, x + p0 * cin, cin, col, cout, task.grad, cout);
-    }
-  }
+  accumulate_tap_outer_products(grid, x, cin, dy, taps, slices, threads);
 }
 
 }  // namespace edgegan::cpu

@@ -11,8 +11,8 @@
 // Both run with the split backward's panel GEMMs (tap_gather.h) on the same GEMM.
 #include <algorithm>
 
+#include "kernels_cpu/conv2d_backward.h"
 #include "kernels_cpu/conv_transpose_backward.h"
-#include "kernels_cpu/gemm.h"
 #include "kernels_cpu/tap_gather.h"
 
 namespace edgegan::cpu {
@@ -35,10 +35,9 @@ int64_t conv_transpose2d_zero_insert_backward_input_workspace(const DeconvShape&
 // differ in the products they form, not in how well the GEMM is fed.
 void conv_transpose2d_zero_insert_backward_input(const DeconvShape& s, const float* w, const float* dy, float* dx, float* dz,
                                                  int threads) {
-  threads = std::max(1, threads);
-  const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel, k = taps_n * cout;
+  const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel;
   const int64_t zh = zero_inserted_length(s.h), zw = zero_inserted_length(s.w);
-  std::vector<float> kernel(static_cast<size_t>(cin * k));  // [Cin][kh][kw][Cout] for dZ = col · kernelᵀ
+  std::vector<float> kernel(static_cast<size_t>(cin * taps_n * cout));  // [Cin][kh][kw][Cout]
   for (int64_t t = 0; t < taps_n; ++t)
     for (int64_t ci = 0; ci < cin; ++ci)
       std::copy(w + (t * cin + ci) * cout, w + (t * cin + ci + 1) * cout, kernel.data() + (ci * taps_n + t) * cout);
@@ -46,18 +45,7 @@ void conv_transpose2d_zero_insert_backward_input(const DeconvShape& s, const flo
   std::vector<TapOffset> taps;
   for (int64_t uh = 0; uh < s.h.kernel; ++uh)
     for (int64_t uw = 0; uw < s.w.kernel; ++uw) taps.push_back({uh * s.h.dilation - halo(s.h), uw * s.w.dilation - halo(s.w)});
-  const TapGrid grid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout};
-  const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
-  std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t panel = 0; panel < panels; ++panel) {
-    const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
-    float* col = scratch.data() + thread_index() * rows * k;
-    gather_taps(grid, dy, taps.data(), taps_n, p0, p1, col);
-    float* out = dz + p0 * cin;
-    std::fill(out, out + (p1 - p0) * cin, 0.f);
-    gemm_accumulate_bt(p1 - p0, cin, k, col, k, kernel.data(), k, out, cin);
-  }
+  gemm_over_gathered_taps(TapGrid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout}, dy, taps, kernel.data(), cin, dz, threads);
 
   // Keep the input's positions of dZ; the inserted ones are dropped.
   for (int64_t n = 0; n < s.batch; ++n)
@@ -83,7 +71,6 @@ int64_t conv_transpose2d_zero_insert_backward_weights_workspace(const DeconvShap
 
 void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& s, const float* x, const float* dy, float* dw, float* z,
                                                    int threads) {
-  threads = std::max(1, threads);
   const int64_t cin = s.in_channels, cout = s.out_channels, kh = s.h.kernel, kw = s.w.kernel;
   const int64_t zh = zero_inserted_length(s.h), zw = zero_inserted_length(s.w);
   // Z exactly as the forward builds it.
@@ -100,25 +87,29 @@ void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& s, const f
       }
     }
 
-  // One task per full-kernel tap: it owns that tap's [Cin][Cout] slice. Per panel of
-  // output pixels, the Z pixels of the tap (inserted zeros included) are gathered and
-  // one GEMM with K = the panel adds Zᵀ · dY, as the split backward does with x.
-  const TapGrid grid{s.batch, s.h.out, s.w.out, 1, 1, zh, zw, cin};
-  const int64_t rows = panel_rows(cin), pixels = grid.pixels(), taps = kh * kw;
-  std::vector<float> scratch(static_cast<size_t>(threads * rows * cin));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t t = 0; t < taps; ++t) {
-    const int64_t th = t / kw, tw = t % kw;  // correlation taps; the kernel tap is flipped
-    float* grad = dw + ((kh - 1 - th) * kw + (kw - 1 - tw)) * cin * cout;
-    std::fill(grad, grad + cin * cout, 0.f);
-    const TapOffset offset{th * s.h.dilation, tw * s.w.dilation};
-    float* col = scratch.data() + thread_index() * rows * cin;
-    for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
-      const int64_t p1 = std::min(pixels, p0 + rows);
-      gather_taps(grid, z, &offset, 1, p0, p1, col);
-      gemm_accumulate_at(cin, cout, p1 - p0, col, cin, dy + p0 * cout, cout, grad, cout);
-    }
+  // dW[k-1-t] = sum_o Z[o + t*dilation]ᵀ · dY[o]: the weight gradient of a stride-1 conv
+  // over Z (conv2d_backward_weights: per panel of output pixels, the Z pixels of the
+  // taps gathered, inserted zeros included), its taps then flipped.
+  if (cout >= 32) {
+    ConvShape conv{s.batch, cin, cout, {zh, kh, 1, s.h.dilation, 0, 0, s.h.out}, {zw, kw, 1, s.w.dilation, 0, 0, s.w.out}};
+    std::vector<float> corr(static_cast<size_t>(kh * kw * cin * cout));
+    conv2d_backward_weights(conv, z, dy, corr.data(), threads);
+    for (int64_t t = 0; t < kh * kw; ++t)
+      std::copy(corr.data() + t * cin * cout, corr.data() + (t + 1) * cin * cout, dw + (kh * kw - 1 - t) * cin * cout);
+    return;
   }
+  // Few output channels: the same sum as sum_z Z[z]ᵀ · dY[z - t*dilation], Z read in place
+  // over all its pixels and dY gathered for several taps at once (as the split backward
+  // reads x), which keeps the GEMM wide; the rows of Z beyond the output's reach add
+  // more zero products, a small share for such (last, large) layers.
+  std::vector<TapOffset> taps;
+  std::vector<float*> slices;
+  for (int64_t th = 0; th < kh; ++th)
+    for (int64_t tw = 0; tw < kw; ++tw) {  // correlation taps; the kernel tap is flipped
+      taps.push_back({-th * s.h.dilation, -tw * s.w.dilation});
+      slices.push_back(dw + ((kh - 1 - th) * kw + (kw - 1 - tw)) * cin * cout);
+    }
+  accumulate_tap_outer_products(TapGrid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout}, z, cin, dy, taps, slices, threads);
 }
 
 void scatter_full_deconv_kernel(const DeconvShape& s, const std::vector<AxisPhase>& phases_h, const std::vector<AxisPhase>& phases_w,

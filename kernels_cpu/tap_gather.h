@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <vector>
 
 #ifdef _OPENMP
 #include <omp.h>
@@ -63,5 +64,21 @@ inline int thread_index() {
   return 0;
 #endif
 }
+
+// The two GEMM drivers the transposed-conv backward kernels share (the split ones and
+// the zero-insertion baseline differ only in the grid and the taps they hand in):
+//
+// out[p][0..Cout_k) = sum over taps t of src(p, t) · kernel_t, for every grid pixel p:
+// per panel of pixels, all taps gathered into one row, then one GEMM with the kernel
+// laid out [Cout_k][taps][C] (channels first); out rows are contiguous (overwritten).
+void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
+                             int64_t out_channels, float* out, int threads);
+
+// slices[t] [Cin][C] (overwritten) = sum over grid pixels p of a[p]ᵀ · src(p, t): a
+// ([pixels][Cin]) is read in place, panel by panel, src gathered per tap. With few
+// channels C a task takes several taps (N = taps*C) and scatters its result at the end.
+// Tasks own their slices; results do not depend on the thread count.
+void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
+                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads);
 
 }  // namespace edgegan::cpu

@@ -129,6 +129,7 @@ TEST(ConvTransposeBackward, SplitKernelsMatchReferenceOnRandomGeometries) {
       SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
       std::vector<float> dx(x.size(), NAN);
       conv_transpose2d_backward_input(s, split, dy.data(), dx.data(), threads);
+      ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
       std::vector<std::vector<float>> dw(packed.size());
       std::vector<float*> dw_ptr;
@@ -137,7 +138,10 @@ TEST(ConvTransposeBackward, SplitKernelsMatchReferenceOnRandomGeometries) {
         dw_ptr.push_back(dw[p].empty() ? nullptr : dw[p].data());
       }
       conv_transpose2d_backward_weights(s, split.phases_h, split.phases_w, x.data(), dy.data(), dw_ptr, threads);
-      for (size_t p = 0; p < packed.size(); ++p) ASSERT_LE(max_abs_diff(dw[p], dw_ref_packed[p]), 1e-4f) << "phase " << p;
+      for (size_t p = 0; p < packed.size(); ++p) {
+        ASSERT_TRUE(all_finite(dw[p])) << "phase " << p;
+        ASSERT_LE(max_abs_diff(dw[p], dw_ref_packed[p]), 1e-4f) << "phase " << p;
+      }
     }
   }
 }
@@ -290,6 +294,65 @@ TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
       conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), threads);
       ASSERT_TRUE(all_finite(dw));
       ASSERT_LE(max_abs_diff(dw, dw_ref_packed), 1e-4f);
+    }
+  }
+}
+
+// Wider layers than the random geometries above take the kernels' other paths: one tap
+// per weight-gradient task (32+ output channels), the phase GEMMs for dX of a conv (16+
+// input channels), and panels that end mid-image.
+TEST(BackwardKernels, WideChannelPathsMatchReference) {
+  std::mt19937 rng(37);
+  for (int trial = 0; trial < 40; ++trial) {
+    SCOPED_TRACE("trial " + std::to_string(trial));
+    DeconvShape d = random_deconv(rng);
+    d.in_channels = uniform_int(rng, 16, 40);
+    d.out_channels = uniform_int(rng, 30, 40);
+    {
+      const auto x = random_floats(rng, static_cast<size_t>(d.batch * d.h.in * d.w.in * d.in_channels));
+      const auto w = random_floats(rng, static_cast<size_t>(d.in_channels * d.out_channels * d.h.kernel * d.w.kernel));
+      const auto dy = random_floats(rng, static_cast<size_t>(d.batch * d.h.out * d.w.out * d.out_channels));
+      std::vector<float> dx_ref(x.size()), dw_ref(w.size()), dx(x.size(), NAN);
+      conv_transpose2d_backward_reference(d, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
+      SplitDeconvWeights split;
+      split.phases_h = split_deconv_axis(d.h);
+      split.phases_w = split_deconv_axis(d.w);
+      const auto packed = pack_split_deconv_weights(d, split.phases_h, split.phases_w, w.data());
+      for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+      const auto dw_ref_packed = pack_split_deconv_weights(d, split.phases_h, split.phases_w, dw_ref.data());
+      conv_transpose2d_backward_input(d, split, dy.data(), dx.data(), 2);
+      ASSERT_TRUE(all_finite(dx));
+      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-3f);
+      std::vector<std::vector<float>> dw(packed.size());
+      std::vector<float*> dw_ptr;
+      for (size_t p = 0; p < packed.size(); ++p) {
+        dw[p].assign(packed[p].size(), NAN);
+        dw_ptr.push_back(dw[p].empty() ? nullptr : dw[p].data());
+      }
+      conv_transpose2d_backward_weights(d, split.phases_h, split.phases_w, x.data(), dy.data(), dw_ptr, 2);
+      for (size_t p = 0; p < packed.size(); ++p) {
+        ASSERT_TRUE(all_finite(dw[p])) << "phase " << p;
+        ASSERT_LE(max_abs_diff(dw[p], dw_ref_packed[p]), 1e-3f) << "phase " << p;
+      }
+    }
+    ConvShape c = random_conv(rng);
+    c.in_channels = uniform_int(rng, 16, 40);
+    c.out_channels = uniform_int(rng, 16, 40);
+    {
+      const auto x = random_floats(rng, static_cast<size_t>(c.batch * c.h.in * c.w.in * c.in_channels));
+      const auto w = random_floats(rng, static_cast<size_t>(c.out_channels * c.in_channels * c.h.kernel * c.w.kernel));
+      const auto dy = random_floats(rng, static_cast<size_t>(c.batch * c.h.out * c.w.out * c.out_channels));
+      std::vector<float> dx_ref(x.size()), dw_ref(w.size()), packed(w.size()), dw_ref_packed(w.size());
+      conv2d_backward_reference(c, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
+      pack_conv2d_weights(c, w.data(), packed.data());
+      pack_conv2d_weights(c, dw_ref.data(), dw_ref_packed.data());
+      std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
+      conv2d_backward_input(c, packed.data(), dy.data(), dx.data(), 2);
+      ASSERT_TRUE(all_finite(dx));
+      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-3f);
+      conv2d_backward_weights(c, x.data(), dy.data(), dw.data(), 2);
+      ASSERT_TRUE(all_finite(dw));
+      ASSERT_LE(max_abs_diff(dw, dw_ref_packed), 1e-3f);
     }
   }
 }

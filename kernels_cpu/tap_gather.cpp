@@ -1,0 +1,52 @@
+#include "kernels_cpu/tap_gather.h"
+
+#include "kernels_cpu/gemm.h"
+
+namespace edgegan::cpu {
+
+void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
+                             int64_t out_channels, float* out, int threads) {
+  threads = std::max(1, threads);
+  const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * grid.channels;
+  const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
+    float* col = scratch.data() + thread_index() * rows * k;
+    gather_taps(grid, src, taps.data(), ntaps, p0, p1, col);
+    float* o = out + p0 * out_channels;
+    std::fill(o, o + (p1 - p0) * out_channels, 0.f);
+    gemm_accumulate_bt(p1 - p0, out_channels, k, col, k, kernel, k, o, out_channels);
+  }
+}
+
+void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
+                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads) {
+  threads = std::max(1, threads);
+  const int64_t cin = a_channels, c = grid.channels, taps_n = static_cast<int64_t>(taps.size());
+  if (taps_n == 0) return;
+  // Taps per task: independent of the thread count, so results are too.
+  const int64_t group = std::clamp<int64_t>((32 + c - 1) / c, 1, taps_n), tasks = (taps_n + group - 1) / group;
+  const int64_t rows = panel_rows(group * c), pixels = grid.pixels();
+  const int64_t per_thread = rows * group * c + (group > 1 ? cin * group * c : 0);
+  std::vector<float> scratch(static_cast<size_t>(threads * per_thread));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t t0 = task * group, nt = std::min(taps_n, t0 + group) - t0, n = nt * c;
+    float* col = scratch.data() + thread_index() * per_thread;
+    float* grad = nt == 1 ? slices[static_cast<size_t>(t0)] : col + rows * group * c;  // [Cin][nt][C]
+    std::fill(grad, grad + cin * n, 0.f);
+    for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
+      const int64_t p1 = std::min(pixels, p0 + rows);
+      gather_taps(grid, src, taps.data() + t0, nt, p0, p1, col);
+      gemm_accumulate_at(cin, n, p1 - p0, a + p0 * cin, cin, col, n, grad, n);
+    }
+    if (nt > 1)
+      for (int64_t j = 0; j < nt; ++j)
+        for (int64_t ci = 0; ci < cin; ++ci)
+          std::copy(grad + ci * n + j * c, grad + ci * n + (j + 1) * c, slices[static_cast<size_t>(t0 + j)] + ci * c);
+  }
+}
+
+}  // namespace edgegan::cpu
