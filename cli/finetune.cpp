@@ -167,13 +167,18 @@ int finetune(const FinetuneArgs& a) {
   options.momentum = a.momentum;
   options.beta1 = a.beta1;
   options.beta2 = a.beta2;
-  edgegan::Trainer g(g_model, options);
+  edgegan::TrainerOptions g_options = options;
+  g_options.frozen_ops = a.frozen_generator_ops;
+  edgegan::Trainer g(g_model, g_options);
   std::unique_ptr<edgegan::Trainer> d;
   if (!a.discriminator.empty()) {
     auto d_model = edgegan::Model::load(a.discriminator);
     if (takes_labels(*d_model) != !labels.empty())
       throw Error(std::string("the discriminator ") + (labels.empty() ? "takes labels but the generator does not" : "takes no labels but the generator does"));
+    if (a.discriminator_learning_rate > 0.f) options.learning_rate = a.discriminator_learning_rate;
     d = std::make_unique<edgegan::Trainer>(d_model, options);
+  } else if (a.discriminator_learning_rate > 0.f) {
+    throw Error("--d-lr needs --discriminator");
   }
 
   const int64_t nz = g_model->noise_size();

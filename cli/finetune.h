@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace edgegan_cli {
 
@@ -16,6 +17,8 @@ struct FinetuneArgs {
   int threads = 0;
   std::string optimizer = "adam";  // adam | sgd
   float learning_rate = 2e-4f, beta1 = 0.5f, beta2 = 0.999f, momentum = 0.f;
+  float discriminator_learning_rate = 0.f;  // 0: the generator's
+  std::vector<int> frozen_generator_ops;     // op indices as `edgegan inspect` lists them
   std::string loss = "mse";  // reconstruction loss without a discriminator: mse | l1
   uint64_t seed = 0;
   bool quiet = false;

@@ -231,6 +231,9 @@ int main(int argc, char** argv) {
   fin->add_option("--batch", ft.batch, "images per step")->check(CLI::Range(1, 65536));
   fin->add_option("--optimizer", ft.optimizer, "adam or sgd")->check(CLI::IsMember({"adam", "sgd"}));
   fin->add_option("--lr", ft.learning_rate, "learning rate")->check(CLI::Range(1e-9f, 10.f));
+  fin->add_option("--d-lr", ft.discriminator_learning_rate, "discriminator learning rate (default: --lr)")->check(CLI::Range(1e-9f, 10.f));
+  fin->add_option("--freeze", ft.frozen_generator_ops, "generator ops whose weights stay fixed, e.g. --freeze 1,2,3 (indices from 'edgegan inspect')")
+      ->delimiter(',');
   fin->add_option("--beta1", ft.beta1, "Adam beta1")->check(CLI::Range(0.f, 0.9999f));
   fin->add_option("--beta2", ft.beta2, "Adam beta2")->check(CLI::Range(0.f, 0.99999f));
   fin->add_option("--momentum", ft.momentum, "SGD momentum")->check(CLI::Range(0.f, 0.9999f));

@@ -31,7 +31,9 @@ namespace fb = schema;
 struct Param {
   std::string name;
   uint32_t buffer = 0;  // where save() writes it back
-  std::vector<float> value, grad, state1, state2;
+  int op = -1;
+  bool frozen = false;
+  std::vector<float> value, grad, state1, state2;  // optimizer state only as the optimizer needs it
 };
 
 struct TrainOp {
@@ -73,6 +75,7 @@ struct Trainer::Impl {
   const TensorDesc& desc(int t) const { return m().tensors[static_cast<size_t>(t)]; }
   size_t numel(int t) const { return static_cast<size_t>(batch * desc(t).per_sample); }
 
+  int building_op = -1;  // build(): the op whose parameters add_param() is collecting
   int add_param(std::string name, uint32_t buffer) {
     if (buffer == 0) return -1;
     Param p;
@@ -81,8 +84,11 @@ struct Trainer::Impl {
     const float* src = m().f32(buffer);
     p.value.assign(src, src + m().buffer_bytes(buffer) / sizeof(float));
     p.grad.assign(p.value.size(), 0.f);
-    p.state1.assign(p.value.size(), 0.f);
-    p.state2.assign(p.value.size(), 0.f);
+    p.op = building_op;
+    p.frozen = std::find(options.frozen_ops.begin(), options.frozen_ops.end(), building_op) != options.frozen_ops.end();
+    const bool adam = options.optimizer == Optimizer::kAdam;
+    if (!p.frozen && (adam || options.momentum != 0.f)) p.state1.assign(p.value.size(), 0.f);
+    if (!p.frozen && adam) p.state2.assign(p.value.size(), 0.f);
     params.push_back(std::move(p));
     return static_cast<int>(params.size()) - 1;
   }
@@ -103,7 +109,11 @@ struct Trainer::Impl {
 
 void Trainer::Impl::build() {
   const auto& fops = *m().root->ops();
+  for (int frozen : options.frozen_ops)
+    if (frozen < 0 || frozen >= static_cast<int>(fops.size()))
+      throw Error("trainer: frozen op " + std::to_string(frozen) + " is outside 0.." + std::to_string(fops.size() - 1));
   for (uint32_t i = 0; i < fops.size(); ++i) {
+    building_op = static_cast<int>(i);
     const fb::Op& f = *fops.Get(i);
     const std::string label = "op " + std::to_string(i) + (f.name() ? " '" + f.name()->str() + "'" : std::string());
     TrainOp op;
@@ -431,6 +441,7 @@ void Trainer::step() {
   Impl& s = *impl_;
   ++s.steps;
   for (Param& p : s.params) {
+    if (p.frozen) continue;
     const int64_t n = static_cast<int64_t>(p.value.size());
     if (s.options.optimizer == Optimizer::kSgd) {
       cpu::sgd_step(n, p.value.data(), p.grad.data(), p.state1.data(), s.steps == 1,
@@ -449,7 +460,7 @@ void Trainer::zero_grad() {
 
 std::vector<Parameter> Trainer::parameters() {
   std::vector<Parameter> out;
-  for (Param& p : impl_->params) out.push_back({p.name, &p.value, &p.grad});
+  for (Param& p : impl_->params) out.push_back({p.name, &p.value, &p.grad, p.op, !p.frozen});
   return out;
 }
 

@@ -145,6 +145,10 @@ expect_error "finetune over its data" "refusing to write" "$edgegan" finetune "$
 expect_error "finetune batch too big" "larger than the 32 images" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --batch 64 -o "$work/x.egan"
 expect_error "finetune D output without D" "needs --discriminator" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --discriminator-output "$work/d.egan" -o "$work/x.egan"
 expect_error "finetune mismatched D" "discriminator takes labels but the generator does not" "$edgegan" finetune "$work/dcgan.egan" --discriminator "$work/cgan_disc.egan" --data "$sevens" -o "$work/x.egan"
+expect_error "finetune freeze out of range" "frozen op 9 is outside 0\\.\\.[0-9]" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --freeze 1,9 -o "$work/x.egan"
+expect_error "finetune d-lr without D" "needs --discriminator" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --d-lr 1e-4 -o "$work/x.egan"
+expect_ok "finetune first layer only" "$edgegan" finetune "$work/dcgan.egan" --discriminator "$work/disc.egan" --data "$sevens" --freeze 1,2,3 --lr 4e-3 --d-lr 5e-5 \
+  --steps 2 --batch 4 -q -o "$work/tuned_first.egan"
 expect_error "finetune bad lr" "lr" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --lr -1 -o "$work/x.egan"
 # A 1x1x32x32 float32 .npy of 255s: pixel values never scaled to the model's [-1, 1].
 {

@@ -183,5 +183,38 @@ TEST(Trainer, ZeroInsertionBackwardGivesTheSplitGradients) {
   }
 }
 
+TEST(Trainer, FrozenOpsKeepTheirWeightsAndPassGradientsOn) {
+  const auto model = golden_model("g_k3s2_outpad_nonsquare");
+  std::mt19937 rng(11);
+  std::vector<Tensor> inputs = random_inputs(*model, 2, rng);
+  const int last = static_cast<int>(model->ops().size()) - 1;
+  Trainer free_trainer(model, {.batch = 2, .threads = 1});
+  Trainer frozen_trainer(model, {.batch = 2, .threads = 1, .frozen_ops = {last}});
+  std::vector<Tensor> outputs = free_trainer.forward(inputs);
+  frozen_trainer.forward(inputs);
+  std::vector<Tensor> weights;
+  for (const Tensor& o : outputs) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+  const std::vector<Tensor> free_dx = free_trainer.backward(weights);
+  const std::vector<Tensor> frozen_dx = frozen_trainer.backward(weights);
+  EXPECT_EQ(free_dx[0].f32, frozen_dx[0].f32);  // freezing changes updates, not gradients
+  std::vector<std::vector<float>> before;
+  for (Parameter& p : frozen_trainer.parameters()) before.push_back(*p.values);
+  frozen_trainer.step();
+  int frozen = 0, moved = 0;
+  std::vector<Parameter> after = frozen_trainer.parameters();
+  for (size_t i = 0; i < after.size(); ++i) {
+    EXPECT_EQ(after[i].trainable, after[i].op != last) << after[i].name;
+    if (after[i].op == last) {
+      ++frozen;
+      EXPECT_EQ(*after[i].values, before[i]) << after[i].name << " moved although its op is frozen";
+    } else {
+      moved += *after[i].values != before[i];
+    }
+  }
+  EXPECT_GT(frozen, 0);
+  EXPECT_GT(moved, 0);
+  EXPECT_THROW(Trainer(model, {.batch = 2, .frozen_ops = {last + 1}}), Error);
+}
+
 }  // namespace
 }  // namespace edgegan

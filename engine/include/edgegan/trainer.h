@@ -41,6 +41,9 @@ struct TrainerOptions {
   float eps = 1e-8f;                    // Adam
   float weight_decay = 0.f;
   DeconvBackward deconv_backward = DeconvBackward::kSplit;
+  // Ops (indices as `edgegan inspect` lists them) whose parameters stay fixed; gradients still
+  // flow through them to earlier ops. E.g. adapt only a generator's first layer to new data.
+  std::vector<int> frozen_ops;
 };
 
 // One trainable tensor: its values and the gradient accumulated since the last step().
@@ -48,6 +51,8 @@ struct Parameter {
   std::string name;   // "op 3 '/net/ConvTranspose' phase (1,0) weights", ...
   std::vector<float>* values;
   std::vector<float>* gradient;
+  int op = -1;           // the op it belongs to
+  bool trainable = true;  // false for TrainerOptions::frozen_ops
 };
 
 class Trainer {
