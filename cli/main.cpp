@@ -15,6 +15,7 @@
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
 #include "edgegan/report.h"
+#include "edgegan/trainer.h"
 
 namespace {
 
@@ -139,6 +140,35 @@ int inspect(const std::string& path) {
   return 0;
 }
 
+// Fine-tuning memory: what a Trainer holds for this model and batch (planned, nothing allocated).
+int training_report(const std::string& path, int batch, const std::string& optimizer, bool json) {
+  auto model = edgegan::Model::load(path);
+  edgegan::TrainerOptions options;
+  options.batch = batch;
+  options.optimizer = optimizer == "sgd" ? edgegan::Optimizer::kSgd : edgegan::Optimizer::kAdam;
+  options.momentum = optimizer == "sgd-momentum" ? 0.9f : 0.f;
+  const edgegan::TrainingMemory m = edgegan::training_memory(model, options);
+  const std::pair<const char*, int64_t> rows[] = {
+      {"activations kept for backward", m.activations}, {"activation gradients", m.activation_gradients},
+      {"labels", m.labels},                             {"parameters (trainer's copies)", m.parameters},
+      {"parameter gradients", m.parameter_gradients},   {"optimizer state", m.optimizer_state},
+      {"backward scratch (upper bound)", m.scratch},    {"mapped weights (model file)", m.mapped_weights},
+      {"total", m.total()}};
+  if (json) {
+    std::cout << "{\"model\": \"" << path << "\", \"batch\": " << batch << ", \"optimizer\": \"" << optimizer << "\"";
+    const char* keys[] = {"activations", "activation_gradients", "labels", "parameters", "parameter_gradients",
+                          "optimizer_state", "scratch", "mapped_weights", "total"};
+    for (size_t i = 0; i < std::size(rows); ++i) std::cout << ", \"" << keys[i] << "_bytes\": " << rows[i].second;
+    std::cout << "}\n";
+    return 0;
+  }
+  std::cout << "training memory of " << path << ", batch " << batch << ", " << optimizer << "\n";
+  for (const auto& [name, bytes] : rows)
+    std::cout << "  " << std::left << std::setw(34) << name << std::right << std::setw(14) << bytes << " bytes  " << std::fixed
+              << std::setprecision(2) << std::setw(9) << static_cast<double>(bytes) / (1 << 20) << " MiB\n";
+  return 0;
+}
+
 int report(const std::string& path, int batch, const std::string& backend, const std::string& algo, bool json,
            const std::string& chart) {
   if (!chart.empty()) edgegan::ensure_not_an_input(chart, {path});
@@ -219,6 +249,10 @@ int main(int argc, char** argv) {
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
   rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
+  bool training = false;
+  std::string report_optimizer = "adam";
+  rep->add_flag("--training", training, "memory for fine-tuning instead: kept activations, gradients, optimizer state");
+  rep->add_option("--optimizer", report_optimizer, "with --training: adam, sgd or sgd-momentum")->check(CLI::IsMember({"adam", "sgd", "sgd-momentum"}));
 
   edgegan_cli::FinetuneArgs ft;
   auto* fin = app.add_subcommand("finetune", "fine-tune a generator on images (adversarially with --discriminator) and save it");
@@ -250,6 +284,10 @@ int main(int argc, char** argv) {
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);
     if (*fin) return edgegan_cli::finetune(ft);
+    if (*rep && training) {
+      if (!chart.empty() || report_backend != "cpu") throw edgegan::Error("--training takes neither --chart nor --backend");
+      return training_report(report_model, report_batch, report_optimizer, json);
+    }
     if (*rep) return report(report_model, report_batch, report_backend, report_algo, json, chart);
   } catch (const std::exception& e) {
     std::cerr << "edgegan: error: " << e.what() << "\n";

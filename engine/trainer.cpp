@@ -33,6 +33,8 @@ struct Param {
   uint32_t buffer = 0;  // where save() writes it back
   int op = -1;
   bool frozen = false;
+  size_t count = 0;  // elements
+  int states = 0;    // optimizer state arrays: Adam 2, SGD with momentum 1, frozen 0
   std::vector<float> value, grad, state1, state2;  // optimizer state only as the optimizer needs it
 };
 
@@ -76,19 +78,23 @@ struct Trainer::Impl {
   size_t numel(int t) const { return static_cast<size_t>(batch * desc(t).per_sample); }
 
   int building_op = -1;  // build(): the op whose parameters add_param() is collecting
+  bool planning_only = false;  // training_memory(): sizes only, nothing copied
   int add_param(std::string name, uint32_t buffer) {
     if (buffer == 0) return -1;
     Param p;
     p.name = std::move(name);
     p.buffer = buffer;
-    const float* src = m().f32(buffer);
-    p.value.assign(src, src + m().buffer_bytes(buffer) / sizeof(float));
-    p.grad.assign(p.value.size(), 0.f);
+    p.count = m().buffer_bytes(buffer) / sizeof(float);
     p.op = building_op;
     p.frozen = std::find(options.frozen_ops.begin(), options.frozen_ops.end(), building_op) != options.frozen_ops.end();
-    const bool adam = options.optimizer == Optimizer::kAdam;
-    if (!p.frozen && (adam || options.momentum != 0.f)) p.state1.assign(p.value.size(), 0.f);
-    if (!p.frozen && adam) p.state2.assign(p.value.size(), 0.f);
+    p.states = p.frozen ? 0 : options.optimizer == Optimizer::kAdam ? 2 : options.momentum != 0.f ? 1 : 0;
+    if (!planning_only) {
+      const float* src = m().f32(buffer);
+      p.value.assign(src, src + p.count);
+      p.grad.assign(p.count, 0.f);
+      if (p.states >= 1) p.state1.assign(p.count, 0.f);
+      if (p.states >= 2) p.state2.assign(p.count, 0.f);
+    }
     params.push_back(std::move(p));
     return static_cast<int>(params.size()) - 1;
   }
@@ -488,6 +494,64 @@ void Trainer::save(const std::string& path, const std::string& source_path) cons
   }
   Model::from_bytes(bytes);  // what we write must load
   write_file_atomically(path, bytes.data(), bytes.size());
+}
+
+// ---- memory: planned from the model alone, or measured from what a Trainer holds.
+
+int64_t TrainingMemory::total() const {
+  return activations + activation_gradients + labels + parameters + parameter_gradients + optimizer_state + scratch + mapped_weights;
+}
+
+TrainingMemory training_memory(const std::shared_ptr<const Model>& model, const TrainerOptions& options) {
+  if (!model) throw Error("training_memory: no model");
+  Trainer::Impl s;
+  s.model = model;
+  s.options = options;
+  s.batch = options.batch;
+  s.planning_only = true;
+  s.build();
+  TrainingMemory r;
+  int64_t largest_tensor = 0, largest_param = 0;
+  for (const TensorDesc& t : s.m().tensors) {
+    const int64_t n = s.batch * t.per_sample;
+    if (t.dtype == DType::kFloat32) {
+      r.activations += n * 4;
+      r.activation_gradients += n * 4;
+      largest_tensor = std::max(largest_tensor, n * 4);
+    } else {
+      r.labels += n * 8;
+    }
+  }
+  for (const Param& p : s.params) {
+    const auto bytes = static_cast<int64_t>(p.count * sizeof(float));
+    r.parameters += bytes;
+    r.parameter_gradients += bytes;
+    r.optimizer_state += p.states * bytes;
+    largest_param = std::max(largest_param, bytes);
+  }
+  // Backward keeps one op's parameter gradients and one input gradient at a time.
+  r.scratch = largest_param + largest_tensor;
+  r.mapped_weights = static_cast<int64_t>(model->weight_bytes());
+  return r;
+}
+
+TrainingMemory Trainer::memory() const {
+  const Impl& s = *impl_;
+  auto bytes = [](const auto& v) { return static_cast<int64_t>(v.capacity() * sizeof(v[0])); };
+  TrainingMemory r;
+  for (size_t t = 0; t < s.values.size(); ++t) {
+    r.activations += bytes(s.values[t]);
+    r.activation_gradients += bytes(s.grads[t]);
+    r.labels += bytes(s.labels[t]);
+  }
+  for (const Param& p : s.params) {
+    r.parameters += bytes(p.value);
+    r.parameter_gradients += bytes(p.grad);
+    r.optimizer_state += bytes(p.state1) + bytes(p.state2);
+  }
+  r.scratch = bytes(s.param_scratch) + bytes(s.workspace);
+  r.mapped_weights = static_cast<int64_t>(s.model->weight_bytes());
+  return r;
 }
 
 }  // namespace edgegan

@@ -149,6 +149,11 @@ expect_error "finetune freeze out of range" "frozen op 9 is outside 0\\.\\.[0-9]
 expect_error "finetune d-lr without D" "needs --discriminator" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --d-lr 1e-4 -o "$work/x.egan"
 expect_ok "finetune first layer only" "$edgegan" finetune "$work/dcgan.egan" --discriminator "$work/disc.egan" --data "$sevens" --freeze 1,2,3 --lr 4e-3 --d-lr 5e-5 \
   --steps 2 --batch 4 -q -o "$work/tuned_first.egan"
+expect_ok "report --training" "$edgegan" report "$work/cgan.egan" --training --batch 16 --optimizer sgd-momentum
+grep -q "optimizer state" "$work/out.txt" && grep -q "activations kept for backward" "$work/out.txt" && ok || bad "report --training lacks rows: $(cat "$work/out.txt")"
+expect_ok "report --training --json" "$edgegan" report "$work/cgan.egan" --training --json
+grep -q '"optimizer_state_bytes": [1-9]' "$work/out.txt" && ok || bad "report --training --json: $(cat "$work/out.txt")"
+expect_error "report --training --chart" "neither --chart" "$edgegan" report "$work/cgan.egan" --training --chart "$work/c.svg"
 expect_error "finetune bad lr" "lr" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --lr -1 -o "$work/x.egan"
 # A 1x1x32x32 float32 .npy of 255s: pixel values never scaled to the model's [-1, 1].
 {

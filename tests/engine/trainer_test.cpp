@@ -216,5 +216,38 @@ TEST(Trainer, FrozenOpsKeepTheirWeightsAndPassGradientsOn) {
   EXPECT_THROW(Trainer(model, {.batch = 2, .frozen_ops = {last + 1}}), Error);
 }
 
+TEST(Trainer, MemoryPlannedFromTheModelIsWhatItHolds) {
+  const auto model = golden_model("cgan_embed_concat_small");
+  TrainerOptions adam{.batch = 3, .threads = 1};
+  TrainerOptions sgd{.batch = 3, .threads = 1, .optimizer = Optimizer::kSgd, .learning_rate = 0.01f};
+  TrainerOptions momentum = sgd;
+  momentum.momentum = 0.9f;
+  TrainerOptions frozen = adam;
+  frozen.frozen_ops = {0};
+  for (const TrainerOptions& options : {adam, sgd, momentum, frozen}) {
+    const TrainingMemory planned = training_memory(model, options);
+    Trainer trainer(model, options);
+    std::mt19937 rng(3);
+    const std::vector<Tensor> outputs = trainer.forward(random_inputs(*model, 3, rng));
+    trainer.backward(outputs);  // any gradient will do
+    trainer.step();
+    const TrainingMemory measured = trainer.memory();
+    EXPECT_EQ(measured.activations, planned.activations);
+    EXPECT_EQ(measured.activation_gradients, planned.activation_gradients);
+    EXPECT_EQ(measured.labels, planned.labels);
+    EXPECT_EQ(measured.parameters, planned.parameters);
+    EXPECT_EQ(measured.parameter_gradients, planned.parameter_gradients);
+    EXPECT_EQ(measured.optimizer_state, planned.optimizer_state);
+    EXPECT_EQ(measured.mapped_weights, planned.mapped_weights);
+    EXPECT_LE(measured.scratch, planned.scratch);
+    EXPECT_GT(planned.labels, 0);  // the cGAN's label input
+  }
+  const TrainingMemory p_adam = training_memory(model, adam), p_sgd = training_memory(model, sgd), p_mom = training_memory(model, momentum);
+  EXPECT_EQ(p_adam.optimizer_state, 2 * p_adam.parameters);
+  EXPECT_EQ(p_sgd.optimizer_state, 0);
+  EXPECT_EQ(p_mom.optimizer_state, p_mom.parameters);
+  EXPECT_LT(training_memory(model, frozen).optimizer_state, p_adam.optimizer_state);
+}
+
 }  // namespace
 }  // namespace edgegan

@@ -55,8 +55,22 @@ struct Parameter {
   bool trainable = true;  // false for TrainerOptions::frozen_ops
 };
 
+// Bytes a Trainer holds (edgegan report --training).
+struct TrainingMemory {
+  int64_t activations = 0;           // every tensor of the forward pass, kept for backward
+  int64_t activation_gradients = 0;  // one gradient per activation
+  int64_t labels = 0;                // int64 inputs
+  int64_t parameters = 0;            // the trainer's own copies of the weights
+  int64_t parameter_gradients = 0;
+  int64_t optimizer_state = 0;       // Adam: 2 per trainable weight, SGD with momentum: 1, frozen: 0
+  int64_t scratch = 0;               // backward temporaries (planned: an upper bound)
+  int64_t mapped_weights = 0;        // the model file's weights, memory-mapped
+  int64_t total() const;
+};
+
 class Trainer {
  public:
+  struct Impl;
   Trainer(std::shared_ptr<const Model> model, const TrainerOptions& options);
   ~Trainer();
   Trainer(const Trainer&) = delete;
@@ -78,13 +92,19 @@ class Trainer {
   const Model& model() const;
   int batch() const;
 
+  // Measured: the capacity of every buffer held now (after forward/backward/step it equals
+  // training_memory(), scratch aside, which is planned as an upper bound).
+  TrainingMemory memory() const;
+
   // Writes the model with the current weights to `path` (atomically; never over an input).
   void save(const std::string& path, const std::string& source_path = "") const;
 
  private:
-  struct Impl;
   std::unique_ptr<Impl> impl_;
 };
+
+// Planned from the model alone, allocating no activation or weight copy.
+TrainingMemory training_memory(const std::shared_ptr<const Model>& model, const TrainerOptions& options);
 
 // ---- losses: the mean loss of `prediction` against `target` (same element count), and
 // d(loss)/d(prediction) shaped like the prediction, ready for Trainer::backward. PyTorch's
