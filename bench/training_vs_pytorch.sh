@@ -6,7 +6,9 @@
 #
 #   bench/training_vs_pytorch.sh [BUILD_DIR]          # default: build (configured, benchmarks on)
 #   env: PYTHON (default /usr/bin/python3, needs torch + onnx), JOBS (build jobs, 2),
-#        STEPS (timed PyTorch steps, 15), LAYER_REPS (per-layer repetitions, 5)
+#        STEPS (timed PyTorch steps, 15), LAYER_REPS (per-layer repetitions, 5),
+#        DCGAN64_DIR (the converted DCGAN-64 models; default BUILD_DIR/bench/dcgan64,
+#        generated there with BUILD_DIR's edgegan-convert when missing)
 #
 # Each (model, threads) pair runs edgegan then PyTorch back to back, so a change in the
 # machine's load hits both. Raw results stay in BUILD_DIR/bench/training_vs_pytorch/.
@@ -19,10 +21,11 @@ STEPS=${STEPS:-15}
 LAYER_REPS=${LAYER_REPS:-5}
 export OMP_WAIT_POLICY=passive
 
-cmake --build "$BUILD" -j"$JOBS" --target training_step_bench deconv_backward_bench edgegan-convert >/dev/null
+cmake --build "$BUILD" -j"$JOBS" --target training_step_bench deconv_backward_bench >/dev/null
 
-DCGAN64=$BUILD/bench/dcgan64
+DCGAN64=${DCGAN64_DIR:-$BUILD/bench/dcgan64}
 if [[ ! -f $DCGAN64/generator.egan || ! -f $DCGAN64/discriminator.egan ]]; then
+  cmake --build "$BUILD" -j"$JOBS" --target edgegan-convert >/dev/null
   "$PYTHON" "$ROOT/bench/make_dcgan64_onnx.py" --out "$DCGAN64"
   for m in generator discriminator; do "$BUILD/converter/edgegan-convert" -q "$DCGAN64/$m.onnx" -o "$DCGAN64/$m.egan"; done
 fi
