@@ -6,18 +6,24 @@ bench/make_dcgan64_onnx.py), in PyTorch.
   cgan_digits   the shipped models/cgan_digits architecture (16x16x1, nz=64, 10 labels)
 
 Weights are random (DCGAN init from a seeded torch.Generator); timing does not depend on their values.
+The digits architectures are the shipped models' own classes (models/*/train.py).
 edgegan trains BatchNorm folded into the producer (eval statistics), so fold_batchnorm()
-gives the same function as the model edgegan loads: conv/linear layers with a bias.
+(tests/golden/golden_util.py) gives the same function as the model edgegan loads.
 """
-import copy
+import importlib.util
+import os
+import sys
 
 import torch
 import torch.nn as nn
 
+REPO = os.path.abspath(os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+sys.path.insert(0, os.path.join(REPO, "tests", "golden"))
+from golden_util import fold_batchnorm  # noqa: E402,F401  (re-exported for the bench scripts)
+
 
 class Dcgan64G(nn.Module):
     NZ, NGF, NC = 100, 64, 3
-    IMAGE = (3, 64, 64)
 
     def __init__(self):
         super().__init__()
@@ -50,71 +56,23 @@ class Dcgan64D(nn.Module):
         return self.net(image).view(-1, 1)
 
 
-class DcganDigitsG(nn.Module):
-    NZ = 64
-    IMAGE = (1, 32, 32)
-
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(
-            nn.ConvTranspose2d(64, 256, 4, 1, 0, bias=False), nn.BatchNorm2d(256), nn.ReLU(True),
-            nn.ConvTranspose2d(256, 128, 4, 2, 1, bias=False), nn.BatchNorm2d(128), nn.ReLU(True),
-            nn.ConvTranspose2d(128, 64, 4, 2, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU(True),
-            nn.ConvTranspose2d(64, 1, 4, 2, 1, bias=False), nn.Tanh())
-
-    def forward(self, z):
-        return self.net(z)
+def _shipped(model_dir):
+    """The Generator/Discriminator classes of a shipped model's training script."""
+    spec = importlib.util.spec_from_file_location(model_dir + "_train", os.path.join(REPO, "models", model_dir, "train.py"))
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.Generator, module.Discriminator
 
 
-class DcganDigitsD(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.net = nn.Sequential(
-            nn.Conv2d(1, 64, 4, 2, 1), nn.LeakyReLU(0.2, True),
-            nn.Conv2d(64, 128, 4, 2, 1, bias=False), nn.BatchNorm2d(128), nn.LeakyReLU(0.2, True),
-            nn.Conv2d(128, 256, 4, 2, 1, bias=False), nn.BatchNorm2d(256), nn.LeakyReLU(0.2, True),
-            nn.Conv2d(256, 1, 4, 1, 0))
-
-    def forward(self, image):
-        return self.net(image).view(-1, 1)
+DcganDigitsG, DcganDigitsD = _shipped("dcgan_digits")
+CganDigitsG, CganDigitsD = _shipped("cgan_digits")
 
 
-class CganDigitsG(nn.Module):
-    NZ, NCLASS, EMB = 64, 10, 16
-    IMAGE = (1, 16, 16)
-
-    def __init__(self):
-        super().__init__()
-        self.embed = nn.Embedding(self.NCLASS, self.EMB)
-        self.fc = nn.Sequential(nn.Linear(self.NZ + self.EMB, 128 * 4 * 4, bias=False), nn.BatchNorm1d(128 * 4 * 4), nn.ReLU(True))
-        self.net = nn.Sequential(
-            nn.ConvTranspose2d(128, 64, 4, 2, 1, bias=False), nn.BatchNorm2d(64), nn.ReLU(True),
-            nn.ConvTranspose2d(64, 1, 4, 2, 1, bias=False), nn.Tanh())
-
-    def forward(self, z, label):
-        x = self.fc(torch.cat([z, self.embed(label)], 1)).view(-1, 128, 4, 4)
-        return self.net(x)
-
-
-class CganDigitsD(nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.embed = nn.Embedding(10, 16 * 16)
-        self.net = nn.Sequential(
-            nn.Conv2d(2, 64, 4, 2, 1), nn.LeakyReLU(0.2, True),
-            nn.Conv2d(64, 128, 4, 2, 1, bias=False), nn.BatchNorm2d(128), nn.LeakyReLU(0.2, True))
-        self.fc = nn.Linear(128 * 4 * 4, 1)
-
-    def forward(self, image, label):
-        x = torch.cat([image, self.embed(label).view(-1, 1, 16, 16)], 1)
-        return self.fc(self.net(x).view(image.size(0), -1))
-
-
-# name -> (G class, D class, conditional, G noise shape per sample)
+# name -> (G class, D class, conditional, G noise shape per sample, image shape)
 MODELS = {
-    "dcgan64": (Dcgan64G, Dcgan64D, False, (100, 1, 1)),
-    "dcgan_digits": (DcganDigitsG, DcganDigitsD, False, (64, 1, 1)),
-    "cgan_digits": (CganDigitsG, CganDigitsD, True, (64,)),
+    "dcgan64": (Dcgan64G, Dcgan64D, False, (100, 1, 1), (3, 64, 64)),
+    "dcgan_digits": (DcganDigitsG, DcganDigitsD, False, (64, 1, 1), (1, 32, 32)),
+    "cgan_digits": (CganDigitsG, CganDigitsD, True, (64,), (1, 16, 16)),
 }
 
 
@@ -137,49 +95,3 @@ def dcgan_init(model, g):
             elif isinstance(m, nn.Embedding):
                 m.weight.copy_(torch.randn(m.weight.shape, generator=g))
     return model.eval()
-
-
-def fold_batchnorm(model):
-    """A copy of `model` with every (Conv|ConvTranspose|Linear, BatchNorm) pair inside a
-    Sequential merged into one layer with a bias (eval statistics): what edgegan trains."""
-    model = copy.deepcopy(model)
-
-    def fold_pair(layer, bn):
-        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
-        shift = bn.bias - bn.running_mean * scale
-        if isinstance(layer, nn.ConvTranspose2d):
-            new = nn.ConvTranspose2d(layer.in_channels, layer.out_channels, layer.kernel_size, layer.stride, layer.padding,
-                                     layer.output_padding, layer.groups, True, layer.dilation)
-            w = layer.weight * scale.view(1, -1, 1, 1)
-        elif isinstance(layer, nn.Conv2d):
-            new = nn.Conv2d(layer.in_channels, layer.out_channels, layer.kernel_size, layer.stride, layer.padding,
-                            layer.dilation, layer.groups, True)
-            w = layer.weight * scale.view(-1, 1, 1, 1)
-        else:
-            new = nn.Linear(layer.in_features, layer.out_features, True)
-            w = layer.weight * scale.view(-1, 1)
-        b = shift if layer.bias is None else layer.bias * scale + shift
-        with torch.no_grad():
-            new.weight.copy_(w)
-            new.bias.copy_(b)
-        return new
-
-    def walk(module):
-        for name, child in list(module.named_children()):
-            if isinstance(child, nn.Sequential):
-                layers, kids = [], list(child.children())
-                i = 0
-                while i < len(kids):
-                    if (i + 1 < len(kids) and isinstance(kids[i], (nn.Conv2d, nn.ConvTranspose2d, nn.Linear))
-                            and isinstance(kids[i + 1], (nn.BatchNorm1d, nn.BatchNorm2d))):
-                        layers.append(fold_pair(kids[i], kids[i + 1]))
-                        i += 2
-                    else:
-                        layers.append(kids[i])
-                        i += 1
-                setattr(module, name, nn.Sequential(*layers))
-            else:
-                walk(child)
-
-    walk(model)
-    return model

@@ -18,16 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "golden"))
 from gan_models import Dcgan64D, Dcgan64G, dcgan_init  # noqa: E402
-from golden_util import fix_output_shapes  # noqa: E402
-
-
-def export(model, args, input_names, output_names, path):
-    dyn = {n: {0: "N"} for n in input_names + output_names}
-    torch.onnx.export(model, args, path, opset_version=13, input_names=input_names, output_names=output_names,
-                      dynamic_axes=dyn, do_constant_folding=True)
-    with torch.no_grad():
-        out = model(*args)
-    fix_output_shapes(path, {output_names[0]: tuple(out.shape)})
+from golden_util import export_onnx  # noqa: E402
 
 
 def main():
@@ -39,8 +30,8 @@ def main():
     gen = torch.Generator().manual_seed(0)
     G = dcgan_init(Dcgan64G(), gen)
     D = dcgan_init(Dcgan64D(), gen)
-    export(G, (torch.randn(2, 100, 1, 1, generator=gen),), ["z"], ["image"], os.path.join(a.out, "generator.onnx"))
-    export(D, (torch.rand(2, 3, 64, 64, generator=gen) * 2 - 1,), ["image"], ["logit"], os.path.join(a.out, "discriminator.onnx"))
+    export_onnx(G, (torch.randn(2, 100, 1, 1, generator=gen),), ["z"], ["image"], os.path.join(a.out, "generator.onnx"))
+    export_onnx(D, (torch.rand(2, 3, 64, 64, generator=gen) * 2 - 1,), ["image"], ["logit"], os.path.join(a.out, "discriminator.onnx"))
     for f in ("generator.onnx", "discriminator.onnx"):
         p = os.path.join(a.out, f)
         print("wrote %s (%.1f MB)" % (p, os.path.getsize(p) / 1e6))

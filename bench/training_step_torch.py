@@ -33,7 +33,7 @@ LR, BETAS = 2e-4, (0.5, 0.999)
 
 
 def make_step(name, variant, batch, seed=0):
-    g_cls, d_cls, conditional, noise_shape = MODELS[name]
+    g_cls, d_cls, conditional, noise_shape, image_shape = MODELS[name]
     gen = torch.Generator().manual_seed(seed)
     G, D = dcgan_init(g_cls(), gen), dcgan_init(d_cls(), gen)
     if variant == "folded":
@@ -44,7 +44,7 @@ def make_step(name, variant, batch, seed=0):
     optD = torch.optim.Adam(D.parameters(), lr=LR, betas=BETAS)
     bce = nn.BCEWithLogitsLoss()
     ones, zeros = torch.ones(batch, 1), torch.zeros(batch, 1)
-    real = torch.rand((batch,) + g_cls.IMAGE, generator=gen) * 2 - 1
+    real = torch.rand((batch,) + image_shape, generator=gen) * 2 - 1
     noise = torch.randn((batch,) + noise_shape, generator=gen)
     real_labels = torch.randint(0, 10, (batch,), generator=gen)
     fake_labels = torch.randint(0, 10, (batch,), generator=gen)

@@ -6,11 +6,13 @@ tests/golden/cases/<case>/
     outputs/<name>.npy   float32, exactly as PyTorch returns it
     README.md            optional description
 """
+import copy
 import os
 import shutil
 
 import numpy as np
 import torch
+import torch.nn as nn
 
 GOLDEN_DIR = os.path.dirname(os.path.abspath(__file__))
 CASES_DIR = os.path.join(GOLDEN_DIR, "cases")
@@ -70,3 +72,62 @@ def fix_output_shapes(onnx_path, output_shapes):
                 d.dim_value = int(n)
     onnx.checker.check_model(m)
     onnx.save(m, onnx_path)
+
+
+def fold_batchnorm(model):
+    """A copy of `model` with every (Conv|ConvTranspose|Linear, BatchNorm) pair inside a
+    Sequential merged into one layer with a bias (eval statistics): the function edgegan
+    trains, since the converter folds BatchNorm the same way."""
+    model = copy.deepcopy(model)
+
+    def fold_pair(layer, bn):
+        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
+        shift = bn.bias - bn.running_mean * scale
+        if isinstance(layer, nn.ConvTranspose2d):
+            new = nn.ConvTranspose2d(layer.in_channels, layer.out_channels, layer.kernel_size, layer.stride, layer.padding,
+                                     layer.output_padding, layer.groups, True, layer.dilation)
+            w = layer.weight * scale.view(1, -1, 1, 1)
+        elif isinstance(layer, nn.Conv2d):
+            new = nn.Conv2d(layer.in_channels, layer.out_channels, layer.kernel_size, layer.stride, layer.padding,
+                            layer.dilation, layer.groups, True)
+            w = layer.weight * scale.view(-1, 1, 1, 1)
+        else:
+            new = nn.Linear(layer.in_features, layer.out_features, True)
+            w = layer.weight * scale.view(-1, 1)
+        b = shift if layer.bias is None else layer.bias * scale + shift
+        with torch.no_grad():
+            new.weight.copy_(w)
+            new.bias.copy_(b)
+        return new
+
+    def walk(module):
+        for name, child in list(module.named_children()):
+            if isinstance(child, nn.Sequential):
+                layers, kids = [], list(child.children())
+                i = 0
+                while i < len(kids):
+                    if (i + 1 < len(kids) and isinstance(kids[i], (nn.Conv2d, nn.ConvTranspose2d, nn.Linear))
+                            and isinstance(kids[i + 1], (nn.BatchNorm1d, nn.BatchNorm2d))):
+                        layers.append(fold_pair(kids[i], kids[i + 1]))
+                        i += 2
+                    else:
+                        layers.append(kids[i])
+                        i += 1
+                setattr(module, name, nn.Sequential(*layers))
+            else:
+                walk(child)
+
+    walk(model)
+    return model
+
+
+def export_onnx(model, args, input_names, output_names, path, opset=13):
+    """torch.onnx.export with a dynamic batch dim on every input/output and the first
+    output's non-batch dims written as concrete sizes. The model is put in eval mode."""
+    model.eval()
+    dyn = {n: {0: "N"} for n in input_names + output_names}
+    torch.onnx.export(model, args, path, opset_version=opset, input_names=input_names, output_names=output_names,
+                      dynamic_axes=dyn, do_constant_folding=True)
+    with torch.no_grad():
+        out = model(*args)
+    fix_output_shapes(path, {output_names[0]: tuple(out.shape)})

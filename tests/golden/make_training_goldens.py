@@ -41,7 +41,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.abspath(os.path.join(HERE, "..", ".."))
 OUT = os.path.join(HERE, "training")
 sys.path.insert(0, HERE)
-from golden_util import fix_output_shapes  # noqa: E402
+from golden_util import export_onnx, fold_batchnorm  # noqa: E402
 
 STEPS, BATCH, POOL = 20, 8, 32
 LR, BETAS = 2e-4, (0.5, 0.999)
@@ -134,62 +134,6 @@ def randomize(model, seed):
     return model.eval()
 
 
-def fold_batchnorm(model):
-    """A copy of `model` with every (Conv|ConvTranspose|Linear, BatchNorm) pair inside a
-    Sequential merged into one layer with a bias: the function edgegan trains."""
-    model = copy.deepcopy(model)
-
-    def fold_pair(layer, bn):
-        scale = bn.weight / torch.sqrt(bn.running_var + bn.eps)
-        shift = bn.bias - bn.running_mean * scale
-        if isinstance(layer, nn.ConvTranspose2d):
-            new = nn.ConvTranspose2d(layer.in_channels, layer.out_channels, layer.kernel_size, layer.stride, layer.padding,
-                                     layer.output_padding, layer.groups, True, layer.dilation)
-            w = layer.weight * scale.view(1, -1, 1, 1)
-        elif isinstance(layer, nn.Conv2d):
-            new = nn.Conv2d(layer.in_channels, layer.out_channels, layer.kernel_size, layer.stride, layer.padding,
-                            layer.dilation, layer.groups, True)
-            w = layer.weight * scale.view(-1, 1, 1, 1)
-        else:
-            new = nn.Linear(layer.in_features, layer.out_features, True)
-            w = layer.weight * scale.view(-1, 1)
-        b = shift if layer.bias is None else layer.bias * scale + shift
-        with torch.no_grad():
-            new.weight.copy_(w)
-            new.bias.copy_(b)
-        return new
-
-    def walk(module):
-        for name, child in list(module.named_children()):
-            if isinstance(child, nn.Sequential):
-                layers, kids = [], list(child.children())
-                i = 0
-                while i < len(kids):
-                    if (i + 1 < len(kids) and isinstance(kids[i], (nn.Conv2d, nn.ConvTranspose2d, nn.Linear))
-                            and isinstance(kids[i + 1], (nn.BatchNorm1d, nn.BatchNorm2d))):
-                        layers.append(fold_pair(kids[i], kids[i + 1]))
-                        i += 2
-                    else:
-                        layers.append(kids[i])
-                        i += 1
-                setattr(module, name, nn.Sequential(*layers))
-            else:
-                walk(child)
-
-    walk(model)
-    return model
-
-
-def export(model, args, input_names, output_names, path):
-    model.eval()
-    dyn = {n: {0: "N"} for n in input_names + output_names}
-    torch.onnx.export(model, args, path, opset_version=13, input_names=input_names, output_names=output_names,
-                      dynamic_axes=dyn, do_constant_folding=True)
-    with torch.no_grad():
-        out = model(*args)
-    fix_output_shapes(path, {output_names[0]: tuple(out.shape)})
-
-
 def with_values(model, tensors):
     """The architecture of `model` with its parameters replaced by `tensors` (same order)."""
     m = copy.deepcopy(model)
@@ -211,8 +155,8 @@ def make_case(name, G, D, image_size, conditional, readme):
 
     g_args = (noise[0], fake_labels[0]) if conditional else (noise[0],)
     d_args = (real_pool[:BATCH], real_labels[:BATCH]) if conditional else (real_pool[:BATCH],)
-    export(G, g_args, ["z", "label"] if conditional else ["z"], ["image"], os.path.join(d, "generator.onnx"))
-    export(D, d_args, ["image", "label"] if conditional else ["image"], ["logit"], os.path.join(d, "discriminator.onnx"))
+    export_onnx(G, g_args, ["z", "label"] if conditional else ["z"], ["image"], os.path.join(d, "generator.onnx"))
+    export_onnx(D, d_args, ["image", "label"] if conditional else ["image"], ["logit"], os.path.join(d, "discriminator.onnx"))
 
     Gf, Df = fold_batchnorm(G).train(), fold_batchnorm(D).train()  # no BN left, so train() changes nothing
     with torch.no_grad():  # folding is exact up to rounding
@@ -235,19 +179,19 @@ def make_case(name, G, D, image_size, conditional, readme):
         loss_fake = bce(Df(fake.detach(), *g_extra), zeros)
         loss_fake.backward()
         if s == 0:
-            export(with_values(Df, [p.grad for p in Df.parameters()]), d_args, ["image", "label"] if conditional else ["image"],
+            export_onnx(with_values(Df, [p.grad for p in Df.parameters()]), d_args, ["image", "label"] if conditional else ["image"],
                    ["logit"], os.path.join(d, "step1_discriminator_grads.onnx"))
         optD.step()
         optG.zero_grad()
         loss_g = bce(Df(fake, *g_extra), ones)
         loss_g.backward()
         if s == 0:
-            export(with_values(Gf, [p.grad for p in Gf.parameters()]), g_args, ["z", "label"] if conditional else ["z"],
+            export_onnx(with_values(Gf, [p.grad for p in Gf.parameters()]), g_args, ["z", "label"] if conditional else ["z"],
                    ["image"], os.path.join(d, "step1_generator_grads.onnx"))
         optG.step()
         losses.append([loss_real.item(), loss_fake.item(), loss_g.item()])
-    export(Gf, g_args, ["z", "label"] if conditional else ["z"], ["image"], os.path.join(d, "final_generator.onnx"))
-    export(Df, d_args, ["image", "label"] if conditional else ["image"], ["logit"], os.path.join(d, "final_discriminator.onnx"))
+    export_onnx(Gf, g_args, ["z", "label"] if conditional else ["z"], ["image"], os.path.join(d, "final_generator.onnx"))
+    export_onnx(Df, d_args, ["image", "label"] if conditional else ["image"], ["logit"], os.path.join(d, "final_discriminator.onnx"))
 
     np.save(os.path.join(d, "real.npy"), real_pool.numpy().astype(np.float32))
     np.save(os.path.join(d, "noise.npy"), noise.numpy().astype(np.float32))
