@@ -201,16 +201,7 @@ int finetune(const FinetuneArgs& a) {
       g_history.push_back(l.generator);
       figures = "D " + fixed(recent_mean(d_history)) + "  G " + fixed(recent_mean(g_history));
     } else {
-      std::vector<edgegan::Tensor> g_inputs;
-      for (const edgegan::InputInfo& info : g_model->inputs()) {
-        edgegan::Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
-        t.shape[0] = a.batch;
-        if (info.role == edgegan::InputRole::kNoise) t.f32 = gather_rows(paired_noise, nz, rows);
-        else if (info.role == edgegan::InputRole::kLabel) t.i64 = batch_labels;
-        else throw Error("the generator's input '" + info.name + "' is neither noise nor a label");
-        g_inputs.push_back(std::move(t));
-      }
-      const edgegan::Tensor made = g.forward(g_inputs).front();
+      const edgegan::Tensor made = g.forward(edgegan::batch_inputs(*g_model, a.batch, gather_rows(paired_noise, nz, rows), batch_labels)).front();
       edgegan::Tensor gradient;
       g_history.push_back(edgegan::loss_and_gradient(loss, made, gather_rows(images.f32, image_size, rows), &gradient));
       g.backward({gradient});

@@ -1,4 +1,5 @@
 // Small parts of the public API: tensors, names, deterministic noise, layout helpers.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -25,6 +26,30 @@ DeconvAlgo deconv_algo_from_string(const std::string& name) {
   if (name == "zero-insert") return DeconvAlgo::kZeroInsert;
   if (name == "col2im") return DeconvAlgo::kCol2im;
   throw Error("unknown deconvolution algorithm '" + name + "' (expected split, zero-insert or col2im)");
+}
+
+std::vector<Tensor> batch_inputs(const Model& model, int batch, std::vector<float> values, std::vector<int64_t> labels) {
+  std::vector<Tensor> inputs;
+  bool float_bound = false, labels_bound = false;
+  for (const InputInfo& info : model.inputs()) {
+    Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
+    t.shape[0] = batch;
+    if (info.dtype == DType::kInt64 && !labels_bound) {
+      if (static_cast<int64_t>(labels.size()) != batch)
+        throw Error("the model is conditional; it needs " + std::to_string(batch) + " labels, got " + std::to_string(labels.size()));
+      t.i64 = std::move(labels);
+      labels_bound = true;
+    } else if (info.dtype == DType::kFloat32 && !float_bound) {
+      t.f32 = std::move(values);  // size checked by whoever runs the model, against the input's shape
+      float_bound = true;
+    } else {
+      throw Error("the model's input '" + info.name + "' is a second " + (info.dtype == DType::kInt64 ? "label" : "float") +
+                  " input; build the inputs by name for this model");
+    }
+    inputs.push_back(std::move(t));
+  }
+  if (!labels_bound && !labels.empty()) throw Error("labels were given, but the model takes none");
+  return inputs;
 }
 
 std::vector<float> normal_noise(size_t count, uint64_t seed) {

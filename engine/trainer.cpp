@@ -79,6 +79,7 @@ struct Trainer::Impl {
 
   int building_op = -1;  // build(): the op whose parameters add_param() is collecting
   bool planning_only = false;  // training_memory(): sizes only, nothing copied
+  bool parameter_gradients = true;  // run_backward(): false for input_gradients()
   int add_param(std::string name, uint32_t buffer) {
     if (buffer == 0) return -1;
     Param p;
@@ -111,6 +112,7 @@ struct Trainer::Impl {
   void build();
   void run_forward(const TrainOp& op);
   void run_backward(const TrainOp& op);
+  std::vector<Tensor> backward_pass(const std::vector<Tensor>& output_gradients, bool with_parameters, const std::string& what);
 };
 
 void Trainer::Impl::build() {
@@ -256,18 +258,19 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
     case fb::OpKind_ConvTranspose2D: {
       const cpu::SplitDeconvWeights w = split_of(op);
       const int64_t pixels = batch * op.deconv.h.out * op.deconv.w.out;
-      if (op.bias >= 0) {
+      if (parameter_gradients && op.bias >= 0) {
         tmp.assign(static_cast<size_t>(op.deconv.out_channels), 0.f);
         cpu::bias_backward(pixels, op.deconv.out_channels, g.data(), tmp.data());
         add_into(param_grad(op.bias), tmp.data());
       }
-      // The phases' weight gradients side by side in the scratch.
+      // The phases' weight gradients side by side in the scratch (none for input_gradients()).
+      auto phase_size = [&](int p) -> size_t { return parameter_gradients && p >= 0 ? params[static_cast<size_t>(p)].value.size() : 0; };
       size_t total = 0;
-      for (int p : op.weights) total += p >= 0 ? params[static_cast<size_t>(p)].value.size() : 0;
+      for (int p : op.weights) total += phase_size(p);
       float* dsub_all = param_buffer(total);
       std::vector<float*> dsub_ptr;
       for (size_t p = 0, at = 0; p < op.weights.size(); ++p) {
-        const size_t n = op.weights[p] >= 0 ? params[static_cast<size_t>(op.weights[p])].value.size() : 0;
+        const size_t n = phase_size(op.weights[p]);
         dsub_ptr.push_back(n ? dsub_all + at : nullptr);
         at += n;
       }
@@ -281,27 +284,31 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         cpu::assemble_full_deconv_kernel(s, w, cpu::FullKernelLayout::kTapsFirst, full.data());
         workspace.resize(static_cast<size_t>(std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(s),
                                                       cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s))));
-        cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
-        cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
+        if (parameter_gradients) {
+          cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
+          cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
+        }
         cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
       } else {
-        cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
+        if (parameter_gradients) cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
         cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, threads);
       }
       for (size_t p = 0; p < op.weights.size(); ++p)
-        if (op.weights[p] >= 0) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
+        if (dsub_ptr[p]) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
       finish_input_grad(0, dx);
       break;
     }
     case fb::OpKind_Conv2D: {
-      if (op.bias >= 0) {
+      if (parameter_gradients && op.bias >= 0) {
         tmp.assign(static_cast<size_t>(op.conv.out_channels), 0.f);
         cpu::bias_backward(batch * op.conv.h.out * op.conv.w.out, op.conv.out_channels, g.data(), tmp.data());
         add_into(param_grad(op.bias), tmp.data());
       }
-      float* dw = param_buffer(params[static_cast<size_t>(op.weights[0])].value.size());
-      cpu::conv2d_backward_weights(op.conv, values[static_cast<size_t>(op.inputs[0])].data(), g.data(), dw, threads);
-      add_into(param_grad(op.weights[0]), dw);
+      if (parameter_gradients) {
+        float* dw = param_buffer(params[static_cast<size_t>(op.weights[0])].value.size());
+        cpu::conv2d_backward_weights(op.conv, values[static_cast<size_t>(op.inputs[0])].data(), g.data(), dw, threads);
+        add_into(param_grad(op.weights[0]), dw);
+      }
       // Straight from the current weights (they change every step: no transposed copy is prepared).
       float* dx = input_grad_target(0);
       cpu::conv2d_backward_input(op.conv, value_of(op.weights[0]), g.data(), dx, threads);
@@ -314,11 +321,12 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       cpu::dense_backward(batch, op.in_features, op.out_features, values[static_cast<size_t>(op.inputs[0])].data(), value_of(op.weights[0]),
                           g.data(), tmp.data(), dw.data(), db.data());
       add_into(input_grad(0), tmp.data());
-      add_into(param_grad(op.weights[0]), dw.data());
-      if (op.bias >= 0) add_into(param_grad(op.bias), db.data());
+      if (parameter_gradients) add_into(param_grad(op.weights[0]), dw.data());
+      if (parameter_gradients && op.bias >= 0) add_into(param_grad(op.bias), db.data());
       break;
     }
     case fb::OpKind_Embedding: {
+      if (!parameter_gradients) break;  // its input is a label: nothing flows further
       const auto& idx = labels[static_cast<size_t>(op.inputs[0])];
       tmp.assign(params[static_cast<size_t>(op.weights[0])].value.size(), 0.f);
       cpu::embedding_backward(static_cast<int64_t>(idx.size()), idx.data(), op.in_features, op.out_features, g.data(), tmp.data());
@@ -352,8 +360,10 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       for (int64_t p = 0; p < pixels; ++p)
         for (int64_t k = 0; k < c; ++k) {
           const size_t i = static_cast<size_t>(p * c + k);
-          dscale[static_cast<size_t>(k)] += g[i] * x[i];
-          dshift[static_cast<size_t>(k)] += g[i];
+          if (parameter_gradients) {
+            dscale[static_cast<size_t>(k)] += g[i] * x[i];
+            dshift[static_cast<size_t>(k)] += g[i];
+          }
           dx[i] += g[i] * scale[k];
         }
       break;
@@ -409,19 +419,29 @@ std::vector<Tensor> Trainer::forward(const std::vector<Tensor>& inputs) try {
   throw Error("forward: out of memory");
 }
 
-std::vector<Tensor> Trainer::backward(const std::vector<Tensor>& output_gradients) try {
-  Impl& s = *impl_;
+std::vector<Tensor> Trainer::backward(const std::vector<Tensor>& output_gradients) {
+  return impl_->backward_pass(output_gradients, true, "backward");
+}
+
+std::vector<Tensor> Trainer::input_gradients(const std::vector<Tensor>& output_gradients) {
+  return impl_->backward_pass(output_gradients, false, "input_gradients");
+}
+
+std::vector<Tensor> Trainer::Impl::backward_pass(const std::vector<Tensor>& output_gradients, bool with_parameters,
+                                                 const std::string& what) try {
+  Impl& s = *this;
   const Model::Impl& m = s.m();
-  if (!s.have_forward) throw Error("backward: call forward() first");
+  if (!s.have_forward) throw Error(what + ": call forward() first");
   if (output_gradients.size() != m.outputs.size())
-    throw Error("backward: the model has " + std::to_string(m.outputs.size()) + " outputs, got " + std::to_string(output_gradients.size()) + " gradients");
+    throw Error(what + ": the model has " + std::to_string(m.outputs.size()) + " outputs, got " + std::to_string(output_gradients.size()) + " gradients");
+  s.parameter_gradients = with_parameters;
   for (size_t t = 0; t < m.tensors.size(); ++t) s.grads[t].assign(s.values[t].size(), 0.f);
   s.grad_untouched.assign(m.tensors.size(), 1);
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     const auto& g = output_gradients[i];
     const size_t want = s.numel(m.output_tensors[i]);
     if (g.dtype != DType::kFloat32 || g.f32.size() != want)
-      throw Error("backward: the gradient of output '" + m.outputs[i].name + "' must hold " + std::to_string(want) + " floats");
+      throw Error(what + ": the gradient of output '" + m.outputs[i].name + "' must hold " + std::to_string(want) + " floats");
     add_into(s.grads[static_cast<size_t>(m.output_tensors[i])], g.f32.data());
     s.grad_untouched[static_cast<size_t>(m.output_tensors[i])] = 0;
   }
@@ -440,7 +460,7 @@ std::vector<Tensor> Trainer::backward(const std::vector<Tensor>& output_gradient
   }
   return input_grads;
 } catch (const std::bad_alloc&) {
-  throw Error("backward: out of memory");
+  throw Error(what + ": out of memory");
 }
 
 void Trainer::step() {

@@ -57,11 +57,10 @@ int main(int argc, char** argv) try {
   edgegan::Session before_session(g_model, {.threads = threads, .batch = kShown});
   const edgegan::Tensor before = before_session.generate(shown_noise);
 
-  // With every weight free, 32 images either change nothing (low learning rates) or let
-  // G find high-frequency patterns that fool D (higher ones). Adapting only the first
-  // layer, fast, against a slowly adapting D moves the digits and keeps them clean.
-  // Only G's first layer (noise -> 4x4 features) adapts: it decides which digit a noise
-  // vector becomes, while the frozen upsampling layers keep drawing clean strokes.
+  // Only G's first layer (noise -> 4x4 features) adapts, fast, against a slowly adapting D:
+  // it decides which digit a noise vector becomes, while the frozen upsampling layers keep
+  // drawing clean strokes. With every weight free, 32 images either change nothing (low
+  // learning rates) or let G find high-frequency patterns that fool D (higher ones).
   std::vector<int> frozen;
   for (int op = 1; op < static_cast<int>(g_model->ops().size()); ++op) frozen.push_back(op);
   edgegan::Trainer g(g_model, {.batch = kBatch, .threads = threads, .learning_rate = 4e-3f, .frozen_ops = frozen});

@@ -108,29 +108,18 @@ TEST_P(GanTrainingGolden, FirstStepGradientsMatchAutograd) {
   Trainer want_d(convert(dir / "step1_discriminator_grads.onnx"), torch_adam(batch));
   const GanBatch b = data.at(0);
 
-  auto inputs = [&](const Model& m, const std::vector<float>& values, const std::vector<int64_t>& labels) {
-    std::vector<Tensor> in;
-    for (const InputInfo& info : m.inputs()) {
-      Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
-      t.shape[0] = batch;
-      if (info.dtype == DType::kInt64) t.i64 = labels;
-      else t.f32 = values;
-      in.push_back(std::move(t));
-    }
-    return in;
-  };
   auto bce_grad = [&](const Tensor& logits, float target) {
     Tensor grad = logits;  // d/dx mean BCE-with-logits = (sigmoid(x) - target) / N
     for (float& x : grad.f32) x = (1.f / (1.f + std::exp(-x)) - target) / static_cast<float>(grad.f32.size());
     return grad;
   };
 
-  const std::vector<float> fake = g.forward(inputs(g.model(), b.noise, b.fake_labels)).front().f32;
-  d.backward({bce_grad(d.forward(inputs(d.model(), b.real_images, b.real_labels)).front(), 1.f)});
-  d.backward({bce_grad(d.forward(inputs(d.model(), fake, b.fake_labels)).front(), 0.f)});
+  const std::vector<float> fake = g.forward(batch_inputs(g.model(), batch, b.noise, b.fake_labels)).front().f32;
+  d.backward({bce_grad(d.forward(batch_inputs(d.model(), batch, b.real_images, b.real_labels)).front(), 1.f)});
+  d.backward({bce_grad(d.forward(batch_inputs(d.model(), batch, fake, b.fake_labels)).front(), 0.f)});
   expect_tensors_match(gradients_of(d), want_d, 1e-4, "discriminator gradient");
   d.step();
-  std::vector<Tensor> d_in = d.backward({bce_grad(d.forward(inputs(d.model(), fake, b.fake_labels)).front(), 1.f)});
+  std::vector<Tensor> d_in = d.backward({bce_grad(d.forward(batch_inputs(d.model(), batch, fake, b.fake_labels)).front(), 1.f)});
   g.backward({d_in.front()});
   expect_tensors_match(gradients_of(g), want_g, 1e-4, "generator gradient");
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <random>
 
@@ -247,6 +248,49 @@ TEST(Trainer, MemoryPlannedFromTheModelIsWhatItHolds) {
   EXPECT_EQ(p_sgd.optimizer_state, 0);
   EXPECT_EQ(p_mom.optimizer_state, p_mom.parameters);
   EXPECT_LT(training_memory(model, frozen).optimizer_state, p_adam.optimizer_state);
+}
+
+TEST(Trainer, InputGradientsLeaveParameterGradientsAlone) {
+  const auto model = golden_model("cgan_embed_concat_small");
+  std::mt19937 rng(21);
+  const std::vector<Tensor> inputs = random_inputs(*model, 3, rng);
+  Trainer full(model, {.batch = 3, .threads = 2});
+  Trainer inputs_only(model, {.batch = 3, .threads = 2});
+  const std::vector<Tensor> outputs = full.forward(inputs);
+  inputs_only.forward(inputs);
+  std::vector<Tensor> weights;
+  for (const Tensor& o : outputs) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+  const std::vector<Tensor> a = full.backward(weights), b = inputs_only.input_gradients(weights);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].f32, b[i].f32) << a[i].name;
+  for (Parameter& p : inputs_only.parameters())
+    EXPECT_TRUE(std::all_of(p.gradient->begin(), p.gradient->end(), [](float g) { return g == 0.f; })) << p.name;
+}
+
+TEST(BatchInputs, BindsTheFloatAndLabelInputsAndNamesMistakes) {
+  const auto cgan = golden_model("cgan_embed_concat_small");
+  const InputInfo* noise = nullptr;
+  for (const InputInfo& in : cgan->inputs())
+    if (in.dtype == DType::kFloat32) noise = &in;
+  ASSERT_NE(noise, nullptr);
+  const std::vector<Tensor> bound = batch_inputs(*cgan, 2, std::vector<float>(2 * noise->noise_size, 0.5f), {1, 2});
+  ASSERT_EQ(bound.size(), cgan->inputs().size());
+  for (const Tensor& t : bound) {
+    EXPECT_EQ(t.shape[0], 2);
+    if (t.dtype == DType::kInt64) EXPECT_EQ(t.i64, (std::vector<int64_t>{1, 2}));
+    else EXPECT_EQ(t.f32.size(), static_cast<size_t>(2 * noise->noise_size));
+  }
+  auto message = [](auto&& f) {
+    try {
+      f();
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message([&] { batch_inputs(*cgan, 2, {}, {1}); }).find("needs 2 labels, got 1"), std::string::npos);
+  const auto d = golden_model("d_conv_dilated_flatten");
+  EXPECT_NE(message([&] { batch_inputs(*d, 1, {}, {3}); }).find("takes none"), std::string::npos);
 }
 
 }  // namespace

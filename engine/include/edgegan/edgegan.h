@@ -168,6 +168,11 @@ class Session {
 // identical on every platform for the same seed.
 std::vector<float> normal_noise(size_t count, uint64_t seed);
 
+// A model's inputs for one batch, in its storage layouts: the float input (noise for a
+// generator, the image for a discriminator) gets `values`, the label input (if any)
+// `labels`. Throws edgegan::Error for a model with other inputs or labels it cannot take.
+std::vector<Tensor> batch_inputs(const Model& model, int batch, std::vector<float> values, std::vector<int64_t> labels = {});
+
 // Storage <-> ONNX logical layout (rank 4: NHWC <-> NCHW). Other ranks pass through.
 Tensor to_nchw(const Tensor& nhwc);
 Tensor to_nhwc(const Tensor& nchw);

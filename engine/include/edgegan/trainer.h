@@ -43,7 +43,7 @@ struct TrainerOptions {
   DeconvBackward deconv_backward = DeconvBackward::kSplit;
   // Ops (indices as `edgegan inspect` lists them) whose parameters stay fixed; gradients still
   // flow through them to earlier ops. E.g. adapt only a generator's first layer to new data.
-  std::vector<int> frozen_ops;
+  std::vector<int> frozen_ops = {};
 };
 
 // One trainable tensor: its values and the gradient accumulated since the last step().
@@ -82,6 +82,9 @@ class Trainer {
   // forward() returned), adding to the parameter gradients. Returns d(loss)/d(input)
   // for every float input (empty tensors for label inputs), e.g. to chain D into G.
   std::vector<Tensor> backward(const std::vector<Tensor>& output_gradients);
+  // As backward(), for the input gradients only: parameter gradients are neither computed
+  // nor changed (e.g. D's pass when training G through it).
+  std::vector<Tensor> input_gradients(const std::vector<Tensor>& output_gradients);
   // Optimizer update from the accumulated gradients, then clears them.
   void step();
   void zero_grad();
