@@ -33,18 +33,20 @@ const Layer kLayers[] = {
 using Clock = std::chrono::steady_clock;
 double ms_since(Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); }
 
+std::vector<float> random_floats(std::mt19937& rng, size_t n) {
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> v(n);
+  for (float& f : v) f = d(rng);
+  return v;
+}
+
 void run_layer(benchmark::State& state, const Layer& layer, bool zero_insert) {
   const int batch = static_cast<int>(state.range(0)), threads = static_cast<int>(state.range(1));
   DeconvAxis a{layer.in, 4, 2, 1, 1, 1, 0};
   a.out = deconv_output_length(a.in, 4, 2, 1, 1, 1, 0);
   const DeconvShape s{batch, layer.cin, layer.cout, a, a};
   std::mt19937 rng(1);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  auto random = [&](size_t n) {
-    std::vector<float> v(n);
-    for (float& f : v) f = d(rng);
-    return v;
-  };
+  auto random = [&](size_t n) { return random_floats(rng, n); };
   const auto x = random(static_cast<size_t>(batch * a.in * a.in * layer.cin));
   const auto w = random(static_cast<size_t>(layer.cin * layer.cout * 16));
   const auto dy = random(static_cast<size_t>(batch * a.out * a.out * layer.cout));
@@ -99,12 +101,7 @@ void run_conv_layer(benchmark::State& state, const Layer& layer) {
   a.out = conv_output_length(a.in, 4, 2, 1, 1, 1);
   const ConvShape s{batch, layer.cin, layer.cout, a, a};
   std::mt19937 rng(1);
-  std::uniform_real_distribution<float> d(-1.f, 1.f);
-  auto random = [&](size_t n) {
-    std::vector<float> v(n);
-    for (float& f : v) f = d(rng);
-    return v;
-  };
+  auto random = [&](size_t n) { return random_floats(rng, n); };
   const auto x = random(static_cast<size_t>(batch * a.in * a.in * layer.cin));
   const auto w = random(static_cast<size_t>(layer.cin * layer.cout * 16));  // packed [kh][kw][Cin][Cout]
   const auto dy = random(static_cast<size_t>(batch * a.out * a.out * layer.cout));
