@@ -5,6 +5,7 @@
 #include <random>
 
 #include "edgegan/edgegan.h"
+#include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/tensor_ops.h"
 
 namespace edgegan {
@@ -19,6 +20,19 @@ const char* to_string(DeconvAlgo algo) {
     case DeconvAlgo::kCol2im: return "col2im";
     default: return "split";
   }
+}
+
+std::string cpu_kernel_family() {
+  try {
+    return cpu::isa_name(cpu::active_isa());
+  } catch (const std::invalid_argument& e) {
+    throw Error(e.what());
+  }
+}
+
+std::string cpu_gemm_microkernel() {
+  cpu_kernel_family();  // reports a bad EDGEGAN_ISA as an Error
+  return cpu::gemm_microkernel().name;
 }
 
 DeconvAlgo deconv_algo_from_string(const std::string& name) {

@@ -1,73 +1,90 @@
 #include "kernels_cpu/gemm.h"
 
 #include <algorithm>
+#include <array>
 
-#include <Eigen/Core>
+#include "kernels_cpu/gemm_microkernel.h"
 
 namespace edgegan::cpu {
 namespace {
 
-// Eigen packs the operands of a product into blocks sized from the cache sizes it
-// detects; on a large-L3 machine a wide product (col2im's N = k*k*Cout) gets packing
-// buffers of tens of MB per thread, on the heap, invisible to the memory plan. Handing
-// it panels of at most kPanelM x kPanelK x kPanelN keeps both packing blocks within
-// Eigen's stack-allocation limit (EIGEN_STACK_ALLOCATION_LIMIT, 128 KiB): no hidden
-// heap (so no allocation that could fail inside an OpenMP region), and a bounded,
-// reused amount of stack per thread.
-constexpr int64_t kPanelM = 128, kPanelK = 256, kPanelN = 128;
+// Cache blocking: a kBlockK-deep slice of one B column panel (256 x 32 floats =
+// 32 KiB) stays in L1 while every row tile of a kBlockM-row block of A (64 KiB,
+// L2) passes over it.
+constexpr int64_t kBlockM = 64, kBlockK = 256;
+constexpr int kMaxMr = 8, kMaxNr = 32;  // the widest family's tile
 
-// Visits a product in panels of at most kPanelM x kPanelK x kPanelN.
-template <typename Block>
-void for_each_panel(int64_t m, int64_t n, int64_t k, Block block) {
-  for (int64_t m0 = 0; m0 < m; m0 += kPanelM)
-    for (int64_t k0 = 0; k0 < k; k0 += kPanelK)
-      for (int64_t n0 = 0; n0 < n; n0 += kPanelN)
-        block(m0, std::min(kPanelM, m - m0), k0, std::min(kPanelK, k - k0), n0, std::min(kPanelN, n - n0));
+// Rows [i0, i0 + mr) of a row-major block as pointers.
+struct RowTile {
+  std::array<const float*, kMaxMr> a;
+  std::array<float*, kMaxMr> c;
+};
+
+// C[mm×n] += A[mm×kk] · B[kk×n] for one cache block, A and C given by base and
+// leading dimension, B by base and ldb.
+void block_product(const GemmMicrokernel& uk, int64_t mm, int64_t n, int64_t kk, const float* a, int64_t lda,
+                   const float* b, int64_t ldb, float* c, int64_t ldc) {
+  RowTile t;
+  for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
+    const int nr = static_cast<int>(std::min<int64_t>(uk.nr, n - n0));
+    for (int64_t i0 = 0; i0 < mm; i0 += uk.mr) {
+      const int mr = static_cast<int>(std::min<int64_t>(uk.mr, mm - i0));
+      for (int i = 0; i < mr; ++i) {
+        t.a[static_cast<size_t>(i)] = a + (i0 + i) * lda;
+        t.c[static_cast<size_t>(i)] = c + (i0 + i) * ldc + n0;
+      }
+      uk.run(kk, mr, nr, t.a.data(), b + n0, ldb, t.c.data());
+    }
+  }
 }
-
-using RowMajor = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
-using Stride = Eigen::OuterStride<>;
-using ConstMap = Eigen::Map<const RowMajor, 0, Stride>;
-using Map = Eigen::Map<RowMajor, 0, Stride>;
 
 }  // namespace
 
 void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                      int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return;
-  for_each_panel(m, n, k, [&](int64_t m0, int64_t mm, int64_t k0, int64_t kk, int64_t n0, int64_t nn) {
-    ConstMap A(a + m0 * lda + k0, mm, kk, Stride(lda));
-    ConstMap B(b + k0 * ldb + n0, kk, nn, Stride(ldb));
-    Map C(c + m0 * ldc + n0, mm, nn, Stride(ldc));
-    if (mm == 1) {
-      C.row(0).noalias() += A.row(0) * B;  // one output pixel: a vector-matrix product
-    } else {
-      C.noalias() += A * B;
-    }
-  });
+  const GemmMicrokernel& uk = gemm_microkernel();
+  for (int64_t m0 = 0; m0 < m; m0 += kBlockM)
+    for (int64_t k0 = 0; k0 < k; k0 += kBlockK)
+      block_product(uk, std::min(kBlockM, m - m0), n, std::min(kBlockK, k - k0), a + m0 * lda + k0, lda, b + k0 * ldb, ldb,
+                    c + m0 * ldc, ldc);
 }
 
-// The transposed variants hand Eigen transposed views of the same panels.
 void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                         int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return;
-  for_each_panel(m, n, k, [&](int64_t m0, int64_t mm, int64_t k0, int64_t kk, int64_t n0, int64_t nn) {
-    ConstMap A(a + k0 * lda + m0, kk, mm, Stride(lda));
-    ConstMap B(b + k0 * ldb + n0, kk, nn, Stride(ldb));
-    Map C(c + m0 * ldc + n0, mm, nn, Stride(ldc));
-    C.noalias() += A.transpose() * B;
-  });
+  const GemmMicrokernel& uk = gemm_microkernel();
+  constexpr int64_t kBlockMt = 32;  // smaller row block: it is packed on the stack
+  std::array<float, kBlockMt * kBlockK> packed;  // A block transposed: [row][p]
+  for (int64_t m0 = 0; m0 < m; m0 += kBlockMt) {
+    const int64_t mm = std::min(kBlockMt, m - m0);
+    for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
+      const int64_t kk = std::min(kBlockK, k - k0);
+      for (int64_t p = 0; p < kk; ++p) {
+        const float* src = a + (k0 + p) * lda + m0;
+        for (int64_t i = 0; i < mm; ++i) packed[static_cast<size_t>(i * kk + p)] = src[i];
+      }
+      block_product(uk, mm, n, kk, packed.data(), kk, b + k0 * ldb, ldb, c + m0 * ldc, ldc);
+    }
+  }
 }
 
 void gemm_accumulate_bt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                         int64_t ldc) {
   if (m <= 0 || n <= 0 || k <= 0) return;
-  for_each_panel(m, n, k, [&](int64_t m0, int64_t mm, int64_t k0, int64_t kk, int64_t n0, int64_t nn) {
-    ConstMap A(a + m0 * lda + k0, mm, kk, Stride(lda));
-    ConstMap B(b + n0 * ldb + k0, nn, kk, Stride(ldb));
-    Map C(c + m0 * ldc + n0, mm, nn, Stride(ldc));
-    C.noalias() += A * B.transpose();
-  });
+  const GemmMicrokernel& uk = gemm_microkernel();
+  std::array<float, kBlockK * kMaxNr> packed;  // one B panel transposed: [p][column]
+  for (int64_t k0 = 0; k0 < k; k0 += kBlockK) {
+    const int64_t kk = std::min(kBlockK, k - k0);
+    for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
+      const int64_t nn = std::min<int64_t>(uk.nr, n - n0);
+      for (int64_t j = 0; j < nn; ++j) {
+        const float* src = b + (n0 + j) * ldb + k0;
+        for (int64_t p = 0; p < kk; ++p) packed[static_cast<size_t>(p * nn + j)] = src[p];
+      }
+      block_product(uk, m, nn, kk, a + k0, lda, packed.data(), nn, c + n0, ldc);
+    }
+  }
 }
 
 }  // namespace edgegan::cpu

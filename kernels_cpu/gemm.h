@@ -1,10 +1,12 @@
 // C[m×n] += A[m×k] · B[k×n], all row-major with leading dimensions (elements
 // between consecutive rows). Leading dimensions larger than the row width let
 // callers read strided input pixels and write phase-strided output pixels
-// directly, which is how the split deconvolution avoids any scatter pass.
+// directly. Each call runs on the calling thread (callers parallelise over
+// their own tasks) and its result does not depend on the thread count.
 //
-// Backed by Eigen for now; the ISA micro-kernels of the CPU performance work
-// replace this one function.
+// The three drivers block the product for the caches and hand register tiles
+// to the active micro-kernel (gemm_microkernel.h); the transposed variants pack
+// the transposed operand one cache block at a time into a stack buffer.
 #pragma once
 
 #include <cstdint>

@@ -64,6 +64,8 @@ expect_error "generate negative label" "label" "$edgegan" generate "$work/cgan.e
 expect_error "generate on a discriminator" "no noise input" "$edgegan" generate "$work/disc.egan" -o "$work/x.png"
 expect_error "generate missing model" "does not exist|not exist" "$edgegan" generate "$work/none.egan"
 expect_error "generate bad seed" "seed" "$edgegan" generate "$work/dcgan.egan" --seed abc
+expect_error "generate unknown EDGEGAN_ISA" "EDGEGAN_ISA.*unknown instruction set 'sse9'" env EDGEGAN_ISA=sse9 "$edgegan" generate "$work/dcgan.egan" -o "$work/x.png"
+expect_ok "generate on the scalar kernels" env EDGEGAN_ISA=scalar "$edgegan" generate "$work/dcgan.egan" -n 4 -o "$work/scalar.png"
 expect_error "generate cuda backend" "CUDA" "$edgegan" generate "$work/dcgan.egan" --backend cuda -o "$work/x.png"
 expect_error "no subcommand" "subcommand" "$edgegan"
 expect_error "unknown subcommand" "" "$edgegan" paint

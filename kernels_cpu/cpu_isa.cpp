@@ -1,0 +1,80 @@
+#include "kernels_cpu/cpu_isa.h"
+
+#include <atomic>
+#include <cstdlib>
+#include <stdexcept>
+#include <string>
+
+namespace edgegan::cpu {
+namespace {
+
+// -1 until first use; then the active family.
+std::atomic<int> g_active{-1};
+
+bool cpu_has(Isa isa) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+  // libgcc's feature check also asks the OS (XGETBV) whether it saves the
+  // YMM/ZMM state, so a CPU with AVX-512 under an OS that disabled it reports no.
+  switch (isa) {
+    case Isa::kScalar: return true;
+    case Isa::kAvx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+  }
+  return false;
+#else
+  return isa == Isa::kScalar;
+#endif
+}
+
+}  // namespace
+
+const char* isa_name(Isa isa) {
+  switch (isa) {
+    case Isa::kScalar: return "scalar";
+    case Isa::kAvx2: return "avx2";
+    case Isa::kAvx512: return "avx512";
+  }
+  return "unknown";
+}
+
+Isa parse_isa(std::string_view name) {
+  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512})
+    if (name == isa_name(isa)) return isa;
+  throw std::invalid_argument("unknown instruction set '" + std::string(name) + "' (expected scalar, avx2 or avx512)");
+}
+
+bool isa_supported(Isa isa) { return cpu_has(isa); }
+
+Isa detected_isa() {
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2})
+    if (cpu_has(isa)) return isa;
+  return Isa::kScalar;
+}
+
+void force_isa(Isa isa) {
+  if (!isa_supported(isa))
+    throw std::invalid_argument(std::string("instruction set ") + isa_name(isa) + " is not supported by this CPU or build (best: " +
+                                isa_name(detected_isa()) + ")");
+  g_active.store(static_cast<int>(isa), std::memory_order_relaxed);
+}
+
+Isa active_isa() {
+  int v = g_active.load(std::memory_order_relaxed);
+  if (v >= 0) return static_cast<Isa>(v);
+  Isa isa = detected_isa();
+  if (const char* env = std::getenv("EDGEGAN_ISA"); env != nullptr && *env != '\0') {
+    try {
+      isa = parse_isa(env);
+    } catch (const std::invalid_argument& e) {
+      throw std::invalid_argument(std::string("EDGEGAN_ISA: ") + e.what());
+    }
+    if (!isa_supported(isa))
+      throw std::invalid_argument(std::string("EDGEGAN_ISA=") + env + ": not supported by this CPU or build (best: " +
+                                  isa_name(detected_isa()) + ")");
+  }
+  int expected = -1;
+  g_active.compare_exchange_strong(expected, static_cast<int>(isa), std::memory_order_relaxed);
+  return static_cast<Isa>(g_active.load(std::memory_order_relaxed));
+}
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,26 @@
+#include "kernels_cpu/gemm_microkernel.h"
+
+namespace edgegan::cpu {
+namespace {
+
+constexpr GemmMicrokernel kScalar{gemm_ukernel_4x16__scalar, 4, 16, Isa::kScalar, "gemm_ukernel_4x16__scalar"};
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+constexpr GemmMicrokernel kAvx2{gemm_ukernel_6x16__avx2, 6, 16, Isa::kAvx2, "gemm_ukernel_6x16__avx2"};
+constexpr GemmMicrokernel kAvx512{gemm_ukernel_8x32__avx512, 8, 32, Isa::kAvx512, "gemm_ukernel_8x32__avx512"};
+#endif
+
+}  // namespace
+
+const GemmMicrokernel& gemm_microkernel(Isa isa) {
+  switch (isa) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+    case Isa::kAvx512: return kAvx512;
+    case Isa::kAvx2: return kAvx2;
+#endif
+    default: return kScalar;
+  }
+}
+
+const GemmMicrokernel& gemm_microkernel() { return gemm_microkernel(active_isa()); }
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,50 @@
+// GEMM micro-kernels: the innermost register tile every CPU product runs on.
+//
+// Contract (all families):  for i < mr, j < nr:
+//     c[i][j] += sum over p < k of a[i][p] * b[p * ldb + j]
+// with mr <= the family's MR and nr <= its NR. Rows are given as pointers, so a
+// caller can feed pixels that are not evenly spaced (the pixels of one split
+// deconvolution phase, trimmed of the taps that would read padding) and write
+// them straight to their strided output positions (an "indirect" GEMM). Each A
+// row holds k contiguous floats; B is read in place, NR columns at a time, in
+// the [k][ldb] layout the converter wrote: nothing is packed per run. Partial
+// tiles (mr < MR, nr < NR) are handled inside the kernel with masks, so no
+// padding zero is ever loaded or multiplied.
+//
+// Families, named operator_MRxNR__isa as in XNNPACK: one file per ISA, each
+// compiled with only its own ISA flags. The dispatcher picks one at run time
+// (cpu_isa.h).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels_cpu/cpu_isa.h"
+
+namespace edgegan::cpu {
+
+using GemmMicrokernelFn = void (*)(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                                   float* const* c);
+
+struct GemmMicrokernel {
+  GemmMicrokernelFn run;
+  int mr;  // rows per tile
+  int nr;  // columns per tile
+  Isa isa;
+  const char* name;
+};
+
+// The kernel of the active family (active_isa()).
+const GemmMicrokernel& gemm_microkernel();
+// The kernel of a given family (must be supported).
+const GemmMicrokernel& gemm_microkernel(Isa isa);
+
+void gemm_ukernel_4x16__scalar(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                               float* const* c);
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                             float* const* c);
+void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                               float* const* c);
+#endif
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,74 @@
+// AVX2 + FMA micro-kernel: 6 rows x 16 columns = 12 ymm accumulators, 2 ymm of
+// B per step and one broadcast per row, leaving 2 of the 16 registers spare.
+// Compiled with -mavx2 -mfma; includes nothing with inline functions that other
+// files share, so no AVX instruction can leak into code a baseline CPU runs.
+#include <immintrin.h>
+
+#include "kernels_cpu/gemm_microkernel.h"
+
+namespace edgegan::cpu {
+namespace {
+
+// Lane masks for the last, partial 8-column half: kMasks + 8 - n has n lanes set.
+alignas(32) const int32_t kMaskTable[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+inline __m256i lane_mask(int n) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMaskTable + 8 - n));
+}
+
+template <int MR>
+void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+  __m256 acc0[MR], acc1[MR];
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
+  if (nr == 16) {
+    for (int64_t p = 0; p < k; ++p) {
+      const __m256 b0 = _mm256_loadu_ps(b + p * ldb), b1 = _mm256_loadu_ps(b + p * ldb + 8);
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; ++i) {
+        const __m256 av = _mm256_broadcast_ss(a[i] + p);
+        acc0[i] = _mm256_fmadd_ps(av, b0, acc0[i]);
+        acc1[i] = _mm256_fmadd_ps(av, b1, acc1[i]);
+      }
+    }
+  } else if (nr > 8) {
+    const __m256i m1 = lane_mask(nr - 8);
+    for (int64_t p = 0; p < k; ++p) {
+      const __m256 b0 = _mm256_loadu_ps(b + p * ldb), b1 = _mm256_maskload_ps(b + p * ldb + 8, m1);
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; ++i) {
+        const __m256 av = _mm256_broadcast_ss(a[i] + p);
+        acc0[i] = _mm256_fmadd_ps(av, b0, acc0[i]);
+        acc1[i] = _mm256_fmadd_ps(av, b1, acc1[i]);
+      }
+    }
+  } else {  // at most 8 columns: one half only
+    const __m256i m0 = lane_mask(nr);
+    for (int64_t p = 0; p < k; ++p) {
+      const __m256 b0 = _mm256_maskload_ps(b + p * ldb, m0);
+#pragma GCC unroll 6
+      for (int i = 0; i < MR; ++i) acc0[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(a[i] + p), b0, acc0[i]);
+    }
+  }
+  const __m256i m0 = lane_mask(nr >= 8 ? 8 : nr), m1 = lane_mask(nr >= 16 ? 8 : (nr > 8 ? nr - 8 : 0));
+#pragma GCC unroll 6
+  for (int i = 0; i < MR; ++i) {
+    _mm256_maskstore_ps(c[i], m0, _mm256_add_ps(_mm256_maskload_ps(c[i], m0), acc0[i]));
+    if (nr > 8) _mm256_maskstore_ps(c[i] + 8, m1, _mm256_add_ps(_mm256_maskload_ps(c[i] + 8, m1), acc1[i]));
+  }
+}
+
+}  // namespace
+
+void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                             float* const* c) {
+  switch (mr) {
+    case 1: return tile<1>(k, nr, a, b, ldb, c);
+    case 2: return tile<2>(k, nr, a, b, ldb, c);
+    case 3: return tile<3>(k, nr, a, b, ldb, c);
+    case 4: return tile<4>(k, nr, a, b, ldb, c);
+    case 5: return tile<5>(k, nr, a, b, ldb, c);
+    default: return tile<6>(k, nr, a, b, ldb, c);
+  }
+}
+
+}  // namespace edgegan::cpu
