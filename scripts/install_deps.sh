@@ -6,7 +6,6 @@ set -euo pipefail
 packages=(
   cmake g++ make pkg-config
   libflatbuffers-dev flatbuffers-compiler   # model file schema + flatc
-  libeigen3-dev                              # GEMM for the portable kernels
   libonnx-dev libprotobuf-dev                # the converter's ONNX parser
   libssl-dev                                 # SHA-256 of the source model
   libcli11-dev libstb-dev                    # CLI parsing, PNG writing + chart text
