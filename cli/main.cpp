@@ -3,6 +3,7 @@
 //   edgegan run MODEL --input z=z.npy [--input label=l.npy] -o out.npy
 //   edgegan inspect MODEL
 //   edgegan report MODEL [--batch N] [--json] [--chart FILE]
+//   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <iostream>
 #include <map>
 
+#include "cli/bench.h"
 #include "cli/finetune.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
@@ -278,12 +280,23 @@ int main(int argc, char** argv) {
   fin->add_option("--discriminator-output", ft.discriminator_output, "also write the tuned discriminator here");
   fin->add_flag("-q,--quiet", ft.quiet, "no progress bar");
 
+  edgegan_cli::BenchArgs bn;
+  auto* bch = app.add_subcommand("bench", "median time of each layer and of the whole model");
+  bch->add_option("model", bn.model, ".egan model")->required()->check(CLI::ExistingFile);
+  bch->add_option("--batch", bn.batch, "batch size")->check(CLI::Range(1, 65536));
+  bch->add_option("--threads", bn.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
+  bch->add_option("--algo", bn.algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
+  bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
+  bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
+  bch->add_flag("--json", bn.json, "JSON: total_ms, isa, microkernel, and per layer name, kernel, macs, ms");
+
   CLI11_PARSE(app, argc, argv);
   try {
     if (*gen) return generate(model, count, seed, label, threads, algo, backend, columns, scale, out, npy_out);
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);
     if (*fin) return edgegan_cli::finetune(ft);
+    if (*bch) return edgegan_cli::bench(bn);
     if (*rep && training) {
       if (!chart.empty() || report_backend != "cpu") throw edgegan::Error("--training takes neither --chart nor --backend");
       return training_report(report_model, report_batch, report_optimizer, json);

@@ -3,6 +3,7 @@
 #endif
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
@@ -120,13 +121,21 @@ uint64_t Session::measured_allocation_bytes() const { return impl_->tracker.curr
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {
   try {
-    return run_checked(inputs);
+    return run_checked(inputs, nullptr);
   } catch (const std::bad_alloc&) {
     throw Error("run: out of memory");
   }
 }
 
-std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs) {
+std::vector<Tensor> Session::run_profiled(const std::vector<Tensor>& inputs, std::vector<OpTiming>& timings) {
+  try {
+    return run_checked(inputs, &timings);
+  } catch (const std::bad_alloc&) {
+    throw Error("run: out of memory");
+  }
+}
+
+std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs, std::vector<OpTiming>* timings) {
   Impl& s = *impl_;
   const Model::Impl& m = s.m();
   const std::vector<const Tensor*> bound = bind_inputs(m, s.options.batch, inputs, "run");
@@ -142,10 +151,20 @@ std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs) {
   ctx.tensors = &s.tensor_ptr;
   ctx.batch = s.options.batch;
   ctx.threads = s.threads;
+  if (timings) timings->assign(s.plan.kernels.size(), OpTiming{});
   for (size_t i = 0; i < s.plan.kernels.size(); ++i) {
     const int ws = s.plan.workspace_buffer[i];
     ctx.workspace = ws >= 0 ? s.arena.data() + s.plan.buffers[static_cast<size_t>(ws)].offset : nullptr;
+    const auto start = std::chrono::steady_clock::now();
     s.plan.kernels[i]->run(ctx);
+    if (timings) {
+      OpTiming& t = (*timings)[i];
+      t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const auto* op = m.root->ops()->Get(static_cast<uint32_t>(i));
+      t.name = op->name() ? op->name()->str() : "op " + std::to_string(i);
+      t.kernel = s.plan.kernels[i]->kernel_name();
+      t.macs = s.plan.kernels[i]->macs();
+    }
   }
 
   std::vector<Tensor> outputs;

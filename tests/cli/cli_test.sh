@@ -85,6 +85,22 @@ expect_error "run cgan missing label" "'label' is missing" "$edgegan" run "$work
 # --- report
 expect_ok "report" "$edgegan" report "$work/dcgan.egan" --batch 4
 grep -q "activation arena, planned (peak)" "$work/out.txt" && ok || bad "report table lacks the arena row"
+# --- bench
+expect_ok "bench cgan json" "$edgegan" bench "$work/cgan.egan" --batch 2 --threads 1 --repeat 3 --json
+python3 - "$work/out.txt" <<'PY' && ok || bad "bench --json: not the documented object"
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["batch"] == 2 and j["threads"] == 1 and j["repeat"] == 3 and j["algo"] == "split", j
+assert j["total_ms"] > 0 and j["isa"] in ("scalar", "avx2", "avx512") and j["microkernel"].endswith(j["isa"])
+assert len(j["layers"]) > 3 and all(l["ms"] >= 0 and l["macs"] >= 0 and l["kernel"] and l["name"] for l in j["layers"])
+assert any(l["kernel"] == "conv_transpose2d_split" and l["macs"] > 0 for l in j["layers"])
+PY
+expect_ok "bench table, zero-insert on scalar" env EDGEGAN_ISA=scalar "$edgegan" bench "$work/dcgan.egan" --algo zero-insert --repeat 2
+grep -q "gemm_ukernel_4x16__scalar" "$work/out.txt" && grep -q "conv_transpose2d_zero_insert" "$work/out.txt" && grep -q "whole model" "$work/out.txt" && ok || bad "bench table: $(cat "$work/out.txt")"
+expect_error "bench repeat 0" "repeat" "$edgegan" bench "$work/dcgan.egan" --repeat 0
+expect_error "bench bad algo" "algo" "$edgegan" bench "$work/dcgan.egan" --algo winograd
+expect_error "bench garbage model" "not a valid|egan|model" "$edgegan" bench "$work/garbage.onnx"
+
 expect_ok "report json" "$edgegan" report "$work/dcgan.egan" --json
 grep -q '"session_bytes"' "$work/out.txt" && [ "$(head -c 1 "$work/out.txt")" = "{" ] && ok || bad "report --json is not an object"
 expect_ok "report all json" "$edgegan" report "$work/cgan.egan" --algo all --json

@@ -89,6 +89,14 @@ struct OpInfo {
   uint64_t weight_bytes = 0;
 };
 
+// Wall time of one op in one profiled run (Session::run_profiled).
+struct OpTiming {
+  std::string name;    // the op's source ONNX node(s)
+  std::string kernel;  // the kernel that ran, e.g. "conv_transpose2d_split"
+  uint64_t macs = 0;   // multiply-accumulates it executed
+  double seconds = 0;
+};
+
 class Model {
  public:
   // Maps the file read-only and validates it (flatbuffers Verifier + semantic checks).
@@ -150,6 +158,9 @@ class Session {
   // Runs the graph. `inputs` must hold every graph input by name, shaped
   // [batch, ...] in storage layout. Returns the graph outputs in storage layout.
   std::vector<Tensor> run(const std::vector<Tensor>& inputs);
+  // run(), timing each op: `timings` gets one entry per op, in execution order.
+  // The clock is read between ops only, so kernels run exactly as in run().
+  std::vector<Tensor> run_profiled(const std::vector<Tensor>& inputs, std::vector<OpTiming>& timings);
 
   // Generator convenience: noise holds batch*noise_size values, labels holds
   // batch class ids when the model has a label input. Returns the first output.
@@ -166,7 +177,7 @@ class Session {
   uint64_t measured_allocation_bytes() const;
 
  private:
-  std::vector<Tensor> run_checked(const std::vector<Tensor>& inputs);
+  std::vector<Tensor> run_checked(const std::vector<Tensor>& inputs, std::vector<OpTiming>* timings);
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

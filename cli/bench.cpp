@@ -1,0 +1,90 @@
+#include "cli/bench.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <vector>
+
+#include "edgegan/edgegan.h"
+
+namespace edgegan_cli {
+namespace {
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Inputs for any model: standard-normal values for the float input (noise, or an
+// image for a discriminator), class 0.. cycling for a label input.
+std::vector<edgegan::Tensor> bench_inputs(const edgegan::Model& model, int batch) {
+  int64_t per_sample = 1;
+  for (const edgegan::InputInfo& in : model.inputs())
+    if (in.dtype == edgegan::DType::kFloat32) {
+      per_sample = 1;
+      for (size_t d = 1; d < in.dims.size(); ++d) per_sample *= in.dims[d];
+    }
+  std::vector<int64_t> labels;
+  if (model.label_count() > 0)
+    for (int i = 0; i < batch; ++i) labels.push_back(i % model.label_count());
+  return edgegan::batch_inputs(model, batch, edgegan::normal_noise(static_cast<size_t>(per_sample * batch), 1), labels);
+}
+
+}  // namespace
+
+int bench(const BenchArgs& a) {
+  auto model = edgegan::Model::load(a.model);
+  edgegan::SessionOptions options;
+  options.threads = a.threads;
+  options.batch = a.batch;
+  options.deconv_algo = edgegan::deconv_algo_from_string(a.algo);
+  edgegan::Session session(model, options);
+  const auto inputs = bench_inputs(*model, a.batch);
+
+  // Whole-model times come from plain run()s; per-op times from profiled runs,
+  // interleaved so that both see the same machine state.
+  std::vector<edgegan::OpTiming> timings;
+  for (int i = 0; i < a.warmup; ++i) session.run(inputs);
+  std::vector<double> totals;
+  std::vector<std::vector<double>> per_op;
+  for (int r = 0; r < a.repeat; ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    session.run(inputs);
+    totals.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    session.run_profiled(inputs, timings);
+    per_op.resize(timings.size());
+    for (size_t i = 0; i < timings.size(); ++i) per_op[i].push_back(timings[i].seconds);
+  }
+
+  const double total_ms = median(totals) * 1e3;
+  if (a.json) {
+    nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
+                        {"threads", session.threads()}, {"algo", a.algo},
+                        {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_microkernel()},
+                        {"repeat", a.repeat},        {"total_ms", total_ms}};
+    j["layers"] = nlohmann::json::array();
+    for (size_t i = 0; i < timings.size(); ++i)
+      j["layers"].push_back({{"name", timings[i].name}, {"kernel", timings[i].kernel}, {"macs", timings[i].macs},
+                             {"ms", median(per_op[i]) * 1e3}});
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  std::cout << a.model << ": batch " << a.batch << ", " << session.threads() << " thread(s), " << a.algo << ", "
+            << edgegan::cpu_gemm_microkernel() << ", median of " << a.repeat << "\n";
+  std::cout << std::left << std::setw(4) << "#" << std::setw(34) << "op" << std::setw(32) << "kernel" << std::right
+            << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << "\n";
+  for (size_t i = 0; i < timings.size(); ++i) {
+    const double ms = median(per_op[i]) * 1e3;
+    std::cout << std::left << std::setw(4) << i << std::setw(34) << timings[i].name.substr(0, 33) << std::setw(32)
+              << timings[i].kernel << std::right << std::fixed << std::setprecision(3) << std::setw(10) << ms
+              << std::setprecision(1) << std::setw(10) << (ms > 0 ? 2e-6 * static_cast<double>(timings[i].macs) / ms : 0.0)
+              << "\n";
+  }
+  std::cout << "whole model: " << std::setprecision(3) << total_ms << " ms (median of " << a.repeat << " runs)\n";
+  return 0;
+}
+
+}  // namespace edgegan_cli

@@ -1,0 +1,21 @@
+// `edgegan bench`: median time per layer and for the whole model, so any converted
+// model is measured the same way (and peers' figures can sit beside it).
+#pragma once
+
+#include <string>
+
+namespace edgegan_cli {
+
+struct BenchArgs {
+  std::string model;
+  int batch = 1;
+  int threads = 0;
+  std::string algo = "split";
+  int repeat = 30;
+  int warmup = 3;
+  bool json = false;
+};
+
+int bench(const BenchArgs& args);
+
+}  // namespace edgegan_cli
