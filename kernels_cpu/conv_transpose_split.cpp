@@ -14,6 +14,12 @@ namespace {
 // atomics, no reduction, results independent of the thread count).
 constexpr int64_t kTilePixels = 32;
 
+// The narrow path (at most 4 output channels) transposes the weights once per
+// call into a stack buffer of this many floats: 64 KiB covers every RGB/grey head
+// of the benchmark models (k5, 128 channels in: 9600 floats).
+constexpr int64_t kNarrowWeightFloats = 16384;
+constexpr int64_t kNarrowMaxTaps = 64;  // taps of one phase, at most kh*kw
+
 struct PhaseGrid {
   int64_t rows = 0, cols = 0;  // q extent of the phase along h and w
   int64_t pixels(int64_t batch) const { return batch * rows * cols; }
@@ -23,73 +29,185 @@ PhaseGrid grid_of(const AxisPhase& ph, const AxisPhase& pw) {
   return {std::max<int64_t>(0, ph.q_end - ph.q_begin), std::max<int64_t>(0, pw.q_end - pw.q_begin)};
 }
 
+// One tile's pixels: image, phase coordinates, and output row pointer (at the
+// first channel of the task's block).
+struct Tile {
+  int64_t count = 0;
+  std::array<int64_t, kTilePixels> img, qh, qw;
+  std::array<float*, kTilePixels> out;
+};
+
+Tile load_tile(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, const PhaseGrid& g, int64_t p0, int64_t p1,
+               float* y, int64_t j0) {
+  Tile t;
+  t.count = p1 - p0;
+  const int64_t per_image = g.rows * g.cols;
+  for (int64_t p = p0; p < p1; ++p) {
+    const size_t i = static_cast<size_t>(p - p0);
+    const int64_t r = p % per_image;
+    t.img[i] = p / per_image;
+    t.qh[i] = ph.q_begin + r / g.cols;
+    t.qw[i] = pw.q_begin + r % g.cols;
+    t.out[i] = y + ((t.img[i] * s.h.out + ph.output_of(t.qh[i], s.h)) * s.w.out + pw.output_of(t.qw[i], s.w)) * s.out_channels + j0;
+  }
+  return t;
+}
+
+// The input pixel tap (off_h, off_w) of tile pixel i reads, or nullptr when it
+// falls outside the image (a trimmed tap: skipped, never multiplied as zeros).
+inline const float* tap_input(const DeconvShape& s, const float* x, const Tile& t, size_t i, int64_t off_h, int64_t off_w) {
+  const int64_t ih = t.qh[i] - off_h, iw = t.qw[i] - off_w;
+  if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) return nullptr;
+  return x + ((t.img[i] * s.h.in + ih) * s.w.in + iw) * s.in_channels;
+}
+
+// GEMM path: per tap, the tile's valid pixels times the tap's [Cin][Cout] slice,
+// register tile by register tile, accumulated in the output.
+void tile_gemm(const DeconvShape& s, const GemmMicrokernel& uk, const AxisPhase& ph, const AxisPhase& pw, const float* sub,
+               const float* x, const Tile& t, int64_t j0, int64_t width) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
+  std::array<const float*, kTilePixels> a_rows;
+  std::array<float*, kTilePixels> c_rows, c_cols;
+  for (size_t th = 0; th < ph.taps.size(); ++th)
+    for (int64_t tw = 0; tw < taps_w; ++tw) {
+      int64_t m = 0;
+      for (size_t i = 0; i < static_cast<size_t>(t.count); ++i)
+        if (const float* in = tap_input(s, x, t, i, ph.offsets[th], pw.offsets[static_cast<size_t>(tw)])) {
+          a_rows[static_cast<size_t>(m)] = in;
+          c_rows[static_cast<size_t>(m++)] = t.out[i];
+        }
+      const float* b = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout + j0;
+      for (int64_t n0 = 0; n0 < width; n0 += uk.nr) {
+        const int nr = static_cast<int>(std::min<int64_t>(uk.nr, width - n0));
+        for (int64_t i0 = 0; i0 < m; i0 += uk.mr) {
+          const int mr = static_cast<int>(std::min<int64_t>(uk.mr, m - i0));
+          for (int i = 0; i < mr; ++i) c_cols[static_cast<size_t>(i)] = c_rows[static_cast<size_t>(i0 + i)] + n0;
+          uk.run(cin, mr, nr, a_rows.data() + i0, b + n0, cout, c_cols.data());
+        }
+      }
+    }
+}
+
+// Narrow path, one phase row of one image per call: every tap of a pixel in one
+// dot-kernel call, reduced once. Columns whose every tap lies inside the image go
+// dot.mr at a time (their inputs are consecutive pixels); the border columns one by
+// one with only their valid taps. Writes bias, products and activation.
+void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& ph, const AxisPhase& pw,
+             const float* transposed, const float* x, float* y, int64_t img, int64_t qh, const Epilogue& ep) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
+  const int nr = static_cast<int>(cout);
+  const int64_t q_lo = pw.q_begin, q_hi = pw.q_end, ldc = s.w.stride * cout;
+  float* row = y + ((img * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(q_lo, s.w)) * cout;
+  fill_bias(row, q_hi - q_lo, cout, ldc, ep.bias);
+
+  // Taps of this row: valid along h, then every w tap; a[] is the input offset (in
+  // floats) that column q = 0 would read, so column q reads x + a[t] + q * cin.
+  std::array<int64_t, kNarrowMaxTaps> a;
+  std::array<const float*, kNarrowMaxTaps> bt;
+  std::array<int64_t, kNarrowMaxTaps> off_w;
+  int ntaps = 0;
+  for (size_t th = 0; th < ph.taps.size(); ++th) {
+    const int64_t ih = qh - ph.offsets[th];
+    if (ih < 0 || ih >= s.h.in) continue;
+    for (int64_t tw = 0; tw < taps_w; ++tw) {
+      off_w[static_cast<size_t>(ntaps)] = pw.offsets[static_cast<size_t>(tw)];
+      a[static_cast<size_t>(ntaps)] = ((img * s.h.in + ih) * s.w.in - pw.offsets[static_cast<size_t>(tw)]) * cin;
+      bt[static_cast<size_t>(ntaps++)] = transposed + (static_cast<int64_t>(th) * taps_w + tw) * cout * cin;
+    }
+  }
+  if (ntaps > 0) {
+    // Offsets increase along the taps, so columns [full_lo, full_hi) have every w tap inside.
+    const int64_t full_lo = std::max(q_lo, pw.offsets.back()), full_hi = std::min(q_hi, s.w.in + pw.offsets.front());
+    std::array<const float*, kNarrowMaxTaps> a_q, bt_q;
+    for (int64_t q = q_lo; q < q_hi;) {
+      float* c = row + (q - q_lo) * ldc;
+      if (q >= full_lo && q < full_hi) {
+        const int mr = static_cast<int>(std::min<int64_t>(dot.mr, full_hi - q));
+        for (int t = 0; t < ntaps; ++t) a_q[static_cast<size_t>(t)] = x + (a[static_cast<size_t>(t)] + q * cin);
+        dot.run(cin, ntaps, mr, nr, a_q.data(), cin, bt.data(), c, ldc);
+        q += mr;
+        continue;
+      }
+      int valid = 0;
+      for (int t = 0; t < ntaps; ++t) {
+        const int64_t iw = q - off_w[static_cast<size_t>(t)];
+        if (iw < 0 || iw >= s.w.in) continue;
+        a_q[static_cast<size_t>(valid)] = x + (a[static_cast<size_t>(t)] + q * cin);
+        bt_q[static_cast<size_t>(valid++)] = bt[static_cast<size_t>(t)];
+      }
+      if (valid > 0) dot.run(cin, valid, 1, nr, a_q.data(), cin, bt_q.data(), c, ldc);
+      ++q;
+    }
+  }
+  apply_activation(row, q_hi - q_lo, cout, ldc, ep.activation, ep.alpha);
+}
+
 }  // namespace
 
 void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y,
                             const Epilogue& ep, int threads) {
   const GemmMicrokernel& uk = gemm_microkernel();
+  const DotMicrokernel& dot = dot_microkernel();
   const int64_t cin = s.in_channels, cout = s.out_channels;
-  const int64_t sh = s.h.stride, sw = s.w.stride;
+  const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
+  const bool narrow = dot.run != nullptr && cout <= kDotMaxColumns && s.h.kernel * s.w.kernel <= kNarrowMaxTaps && phases <= 64 &&
+                      s.h.kernel * s.w.kernel * cin * cout <= kNarrowWeightFloats;
+
+  // Narrow path: each phase's sub-kernel [tap][Cin][Cout] as [tap][Cout][Cin].
+  std::array<float, kNarrowWeightFloats> transposed_storage;
+  std::array<const float*, 64> transposed{};
+  if (narrow) {
+    int64_t offset = 0;
+    for (int64_t phase = 0; phase < phases; ++phase) {
+      const int64_t ntaps = static_cast<int64_t>(wts.phases_h[static_cast<size_t>(phase / sw)].taps.size() *
+                                                 wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
+      float* dst = transposed_storage.data() + offset;
+      transposed[static_cast<size_t>(phase)] = dst;
+      const float* src = wts.sub_kernels[static_cast<size_t>(phase)];
+      for (int64_t tap = 0; tap < ntaps; ++tap)
+        for (int64_t ci = 0; ci < cin; ++ci)
+          for (int64_t co = 0; co < cout; ++co) dst[(tap * cout + co) * cin + ci] = src[(tap * cin + ci) * cout + co];
+      offset += ntaps * cin * cout;
+    }
+  }
+
+  if (narrow) {
+    // Task = one row of one phase of one image.
+    int64_t max_rows = 0;
+    for (const AxisPhase& ph : wts.phases_h) max_rows = std::max(max_rows, ph.q_end - ph.q_begin);
+    const int64_t tasks = phases * s.batch * max_rows;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int64_t task = 0; task < tasks; ++task) {
+      const int64_t r = task % max_rows, img = task / max_rows % s.batch, phase = task / max_rows / s.batch;
+      const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
+      const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
+      if (ph.q_begin + r >= ph.q_end || pw.q_end <= pw.q_begin) continue;
+      row_dot(s, dot, ph, pw, transposed[static_cast<size_t>(phase)], x, y, img, ph.q_begin + r, ep);
+    }
+    return;
+  }
+
   int64_t max_pixels = 0;
   for (const AxisPhase& ph : wts.phases_h)
     for (const AxisPhase& pw : wts.phases_w) max_pixels = std::max(max_pixels, grid_of(ph, pw).pixels(s.batch));
   const int64_t tiles = (max_pixels + kTilePixels - 1) / kTilePixels;
   const int64_t col_block = 2 * uk.nr, col_blocks = (cout + col_block - 1) / col_block;
-  const int64_t tasks = sh * sw * tiles * col_blocks;
+  const int64_t tasks = phases * tiles * col_blocks;
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t cb = task % col_blocks, tile = task / col_blocks % tiles, phase = task / col_blocks / tiles;
-    const int64_t ph_i = phase / sw, pw_i = phase % sw;
-    const AxisPhase& ph = wts.phases_h[static_cast<size_t>(ph_i)];
-    const AxisPhase& pw = wts.phases_w[static_cast<size_t>(pw_i)];
+    const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
+    const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
     const PhaseGrid g = grid_of(ph, pw);
     const int64_t p0 = tile * kTilePixels, p1 = std::min(g.pixels(s.batch), p0 + kTilePixels);
     if (p0 >= p1) continue;
     const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
-
-    // The tile's pixels: phase coordinates and output row pointers (at column j0).
-    std::array<int64_t, kTilePixels> img, qh, qw;
-    std::array<float*, kTilePixels> out;
-    for (int64_t p = p0; p < p1; ++p) {
-      const size_t i = static_cast<size_t>(p - p0);
-      const int64_t per_image = g.rows * g.cols, r = p % per_image;
-      img[i] = p / per_image;
-      qh[i] = ph.q_begin + r / g.cols;
-      qw[i] = pw.q_begin + r % g.cols;
-      out[i] = y + ((img[i] * s.h.out + ph.output_of(qh[i], s.h)) * s.w.out + pw.output_of(qw[i], s.w)) * cout + j0;
-      fill_bias(out[i], 1, width, width, ep.bias ? ep.bias + j0 : nullptr);
-    }
-
-    const float* sub = wts.sub_kernels[static_cast<size_t>(phase)];
-    const int64_t taps_w = static_cast<int64_t>(pw.taps.size());
-    std::array<const float*, kTilePixels> a_rows;
-    std::array<float*, kTilePixels> c_rows;
-    for (size_t th = 0; th < ph.taps.size(); ++th) {
-      for (int64_t tw = 0; tw < taps_w; ++tw) {
-        // Only the pixels whose input for this tap lies inside the image: the
-        // trimmed taps are skipped, never multiplied as zeros.
-        const int64_t off_h = ph.offsets[th], off_w = pw.offsets[static_cast<size_t>(tw)];
-        int64_t m = 0;
-        for (int64_t i = 0; i < p1 - p0; ++i) {
-          const int64_t ih = qh[static_cast<size_t>(i)] - off_h, iw = qw[static_cast<size_t>(i)] - off_w;
-          if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
-          a_rows[static_cast<size_t>(m)] = x + ((img[static_cast<size_t>(i)] * s.h.in + ih) * s.w.in + iw) * cin;
-          c_rows[static_cast<size_t>(m++)] = out[static_cast<size_t>(i)];
-        }
-        const float* b = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout + j0;
-        for (int64_t n0 = 0; n0 < width; n0 += uk.nr) {
-          const int nr = static_cast<int>(std::min<int64_t>(uk.nr, width - n0));
-          for (int64_t i0 = 0; i0 < m; i0 += uk.mr) {
-            const int mr = static_cast<int>(std::min<int64_t>(uk.mr, m - i0));
-            std::array<float*, kTilePixels> c_cols;
-            for (int i = 0; i < mr; ++i) c_cols[static_cast<size_t>(i)] = c_rows[static_cast<size_t>(i0 + i)] + n0;
-            uk.run(cin, mr, nr, a_rows.data() + i0, b + n0, cout, c_cols.data());
-          }
-        }
-      }
-    }
-    for (int64_t i = 0; i < p1 - p0; ++i) apply_activation(out[static_cast<size_t>(i)], 1, width, width, ep.activation, ep.alpha);
+    const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
+    for (int64_t i = 0; i < t.count; ++i) fill_bias(t.out[static_cast<size_t>(i)], 1, width, width, ep.bias ? ep.bias + j0 : nullptr);
+    tile_gemm(s, uk, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
+    for (int64_t i = 0; i < t.count; ++i)
+      apply_activation(t.out[static_cast<size_t>(i)], 1, width, width, ep.activation, ep.alpha);
   }
 }
 

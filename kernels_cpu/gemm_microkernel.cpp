@@ -23,4 +23,21 @@ const GemmMicrokernel& gemm_microkernel(Isa isa) {
 
 const GemmMicrokernel& gemm_microkernel() { return gemm_microkernel(active_isa()); }
 
+namespace {
+constexpr DotMicrokernel kNoDot{nullptr, 1, Isa::kScalar, "none"};
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+constexpr DotMicrokernel kDotAvx512{dot_ukernel_4x4__avx512, 4, Isa::kAvx512, "dot_ukernel_4x4__avx512"};
+#endif
+}  // namespace
+
+const DotMicrokernel& dot_microkernel(Isa isa) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+  if (isa == Isa::kAvx512) return kDotAvx512;
+#endif
+  (void)isa;
+  return kNoDot;
+}
+
+const DotMicrokernel& dot_microkernel() { return dot_microkernel(active_isa()); }
+
 }  // namespace edgegan::cpu
