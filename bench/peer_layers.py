@@ -7,7 +7,9 @@ process so that the peers' thread pools never compete:
     build/bench/peers_venv/bin/python bench/peer_layers.py --peer ncnn --threads 1 2 --out ncnn.jsonl
     bench/peer_layers.py --list        # the layers as "name in cin cout kernel", for xnnpack_deconv_bench
 
-Every layer has a bias and no activation, random weights (seed 0). Each peer's output is
+With --passive the peer's thread pool blocks instead of spinning while it waits: slower on
+an idle machine, far faster on a busy one (bench/peers.sh runs both at 2 threads and keeps
+the faster). Every layer has a bias and no activation, random weights (seed 0). Each peer's output is
 checked against PyTorch's (max |diff| <= 1e-3) before timing; a failed check is reported
 as status "mismatch" and not timed. A peer that cannot be imported gives one record with
 status "n/a" and the reason.
@@ -21,9 +23,13 @@ import sys
 import tempfile
 import time
 
-import numpy as np
-import torch
-import torch.nn as nn
+# libgomp (the OpenMP of PyTorch and of ncnn) reads OMP_WAIT_POLICY once, when it loads.
+if "--passive" in sys.argv:
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+import torch.nn as nn  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -91,7 +97,7 @@ class Torch:
         return torch.__version__
 
     @staticmethod
-    def setup(model, x, threads, workdir, onnx_path=None):
+    def setup(model, x, threads, workdir, onnx_path=None, passive=False):
         torch.set_num_threads(threads)
 
         def run():
@@ -110,7 +116,7 @@ class OnnxRuntime:
     def version(self):
         return self.ort.__version__
 
-    def setup(self, model, x, threads, workdir, onnx_path=None):
+    def setup(self, model, x, threads, workdir, onnx_path=None, passive=False):
         path = onnx_path or os.path.join(workdir, "model.onnx")
         if not onnx_path:
             with torch.no_grad():
@@ -120,6 +126,8 @@ class OnnxRuntime:
         so.inter_op_num_threads = 1
         so.execution_mode = self.ort.ExecutionMode.ORT_SEQUENTIAL
         so.graph_optimization_level = self.ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        if passive:  # ORT's own thread pool: workers block instead of spinning between runs
+            so.add_session_config_entry("session.intra_op.allow_spinning", "0")
         sess = self.ort.InferenceSession(path, so, providers=["CPUExecutionProvider"])
         feed = {sess.get_inputs()[0].name: x.numpy()}
 
@@ -182,7 +190,7 @@ class Ncnn:
             f.write(b"".join(weights))
         return param, binf, blob
 
-    def setup(self, model, x, threads, workdir, onnx_path=None):
+    def setup(self, model, x, threads, workdir, onnx_path=None, passive=False):
         ncnn = self.ncnn
         param, binf, out_blob = self.write_model(model, x, workdir)
         net = ncnn.Net()
@@ -196,7 +204,6 @@ class Ncnn:
         if net.load_param(param) != 0 or net.load_model(binf) != 0:
             raise RuntimeError("ncnn could not load %s" % param)
         mat = ncnn.Mat(np.ascontiguousarray(x[0].numpy()))  # (C, H, W)
-        self._keep = net  # the net must outlive the timed closures
 
         def run():
             ex = net.create_extractor()
@@ -238,6 +245,8 @@ def main():
     ap.add_argument("--warmup-s", type=float, default=0.2, help="seconds of untimed runs first")
     ap.add_argument("--layers", default=".", help="regex on the layer names (%s is the whole generator)" % GENERATOR)
     ap.add_argument("--generator-onnx", help="ONNX Runtime runs this file for %s (default: exported from PyTorch)" % GENERATOR)
+    ap.add_argument("--passive", action="store_true",
+                    help="thread pools block instead of spinning (OMP_WAIT_POLICY=PASSIVE; ORT allow_spinning=0)")
     ap.add_argument("--out", help="append JSON lines here instead of stdout")
     ap.add_argument("--list", action="store_true", help="print the layers as 'name in cin cout kernel' and exit")
     a = ap.parse_args()
@@ -268,12 +277,13 @@ def main():
             with torch.no_grad():
                 ref = model(x).numpy()
             for t in a.threads:
-                rec = dict(layer=name, threads=t, batch=1, version=version, macs=macs, repeat=a.repeat)
+                rec = dict(layer=name, threads=t, batch=1, version=version, macs=macs, repeat=a.repeat,
+                           wait_policy="passive" if a.passive else "default")
                 try:
-                    run, output = peer.setup(model, x, t, workdir, onnx_path)
+                    run, output = peer.setup(model, x, t, workdir, onnx_path, a.passive)
                     got = output()
                     diff = float(np.max(np.abs(got - ref))) if got.shape == ref.shape else float("inf")
-                    rec["max_abs_diff"] = diff
+                    rec["max_abs_diff"] = diff if diff != float("inf") else None
                     if diff > TOLERANCE:
                         why = ("output shape %s, PyTorch's %s" % (got.shape, ref.shape) if got.shape != ref.shape
                                else "max |diff| %.3g vs PyTorch > %g" % (diff, TOLERANCE))
@@ -282,6 +292,8 @@ def main():
                     emit(status="ok", ms=median_ms(run, a.repeat, a.warmup_s), **rec)
                 except Exception as e:
                     emit(status="n/a", why="%s: %s" % (type(e).__name__, e), **rec)
+                finally:
+                    run = output = None  # frees this session/net and its thread pool before the next one
 
 
 if __name__ == "__main__":

@@ -3,12 +3,13 @@
 // in the same shape as peer_layers.py's records, for bench/peers.sh. Built by that
 // script against Debian's libxnnpack-dev:
 //   g++ -O2 bench/xnnpack_deconv_bench.cpp -lXNNPACK -lpthreadpool -o xnnpack_deconv_bench
-//   bench/peer_layers.py --list | ./xnnpack_deconv_bench --threads 2 --repeat 30
+//   bench/peer_layers.py --list | ./xnnpack_deconv_bench --threads 2 --repeat 30 [--passive]
 // Layers on stdin as "name in cin cout kernel" lines; stride 2, output exactly twice the
 // input (k4: pad 1; k5: pad 2 and output_padding 1). Random weights, fixed seed, a bias,
 // no activation. Each layer is checked at sampled output points against a direct sum
 // before timing; only xnn_run_operator is timed (create and setup happen once, as in an
-// inference engine that plans ahead).
+// inference engine that plans ahead). --passive sets XNN_FLAG_YIELD_WORKERS: the thread
+// pool's workers sleep after each run instead of spinning.
 #include <xnnpack.h>
 
 #include <algorithm>
@@ -54,15 +55,15 @@ float direct(const Layer& l, const std::vector<float>& x, const std::vector<floa
 }
 
 // One JSON line. `extra` is preformatted ("\"ms\": 1.5, ...") or empty.
-void emit(const Layer& l, int threads, int repeat, const char* status, const std::string& extra) {
+void emit(const Layer& l, int threads, int repeat, bool passive, const char* status, const std::string& extra) {
   const double macs = static_cast<double>(l.in) * l.in * l.kernel * l.kernel * l.cin * l.cout;
   std::printf("{\"peer\": \"xnnpack\", \"layer\": \"%s\", \"threads\": %d, \"batch\": 1, \"version\": \"Debian libxnnpack0\", "
-              "\"macs\": %.0f, \"repeat\": %d, \"status\": \"%s\"%s%s}\n",
-              l.name.c_str(), threads, macs, repeat, status, extra.empty() ? "" : ", ", extra.c_str());
+              "\"macs\": %.0f, \"repeat\": %d, \"wait_policy\": \"%s\", \"status\": \"%s\"%s%s}\n",
+              l.name.c_str(), threads, macs, repeat, passive ? "passive" : "default", status, extra.empty() ? "" : ", ", extra.c_str());
   std::fflush(stdout);
 }
 
-void run_layer(const Layer& l, int threads, int repeat, double warmup_s, pthreadpool_t pool) {
+void run_layer(const Layer& l, int threads, int repeat, double warmup_s, bool passive, pthreadpool_t pool) {
   std::mt19937 rng(0);
   std::uniform_real_distribution<float> d(-1.f, 1.f);
   std::vector<float> x(static_cast<size_t>(l.in) * l.in * l.cin), w(static_cast<size_t>(l.cout) * l.kernel * l.kernel * l.cin),
@@ -74,14 +75,15 @@ void run_layer(const Layer& l, int threads, int repeat, double warmup_s, pthread
   const float inf = std::numeric_limits<float>::infinity();
   const uint32_t p = static_cast<uint32_t>(l.pad()), k = static_cast<uint32_t>(l.kernel);
   xnn_operator_t op = nullptr;
-  if (xnn_create_deconvolution2d_nhwc_f32(p, p, p, p, k, k, 2, 2, 1, 1, 1, l.cin, l.cout, l.cin, l.cout, w.data(), b.data(), -inf, inf, 0,
+  const uint32_t flags = passive ? XNN_FLAG_YIELD_WORKERS : 0;  // the pool's workers sleep right after each run
+  if (xnn_create_deconvolution2d_nhwc_f32(p, p, p, p, k, k, 2, 2, 1, 1, 1, l.cin, l.cout, l.cin, l.cout, w.data(), b.data(), -inf, inf, flags,
                                           &op) != xnn_status_success) {
-    emit(l, threads, repeat, "n/a", "\"why\": \"xnn_create_deconvolution2d_nhwc_f32 failed\"");
+    emit(l, threads, repeat, passive, "n/a", "\"why\": \"xnn_create_deconvolution2d_nhwc_f32 failed\"");
     return;
   }
   if (xnn_setup_deconvolution2d_nhwc_f32(op, 1, l.in, l.in, l.out_pad(), l.out_pad(), x.data(), y.data(), pool) != xnn_status_success ||
       xnn_run_operator(op, pool) != xnn_status_success) {
-    emit(l, threads, repeat, "n/a", "\"why\": \"xnn_setup/run failed\"");
+    emit(l, threads, repeat, passive, "n/a", "\"why\": \"xnn_setup/run failed\"");
     xnn_delete_operator(op);
     return;
   }
@@ -97,7 +99,7 @@ void run_layer(const Layer& l, int threads, int repeat, double warmup_s, pthread
   char extra[160];
   if (!(max_diff <= 1e-3)) {
     std::snprintf(extra, sizeof extra, "\"max_abs_diff\": %g, \"why\": \"max |diff| %.3g vs the direct sum > 1e-3\"", max_diff, max_diff);
-    emit(l, threads, repeat, "mismatch", extra);
+    emit(l, threads, repeat, passive, "mismatch", extra);
     xnn_delete_operator(op);
     return;
   }
@@ -114,7 +116,7 @@ void run_layer(const Layer& l, int threads, int repeat, double warmup_s, pthread
   double median = ms[ms.size() / 2];
   if (ms.size() % 2 == 0) median = (median + *std::max_element(ms.begin(), ms.begin() + ms.size() / 2)) / 2;
   std::snprintf(extra, sizeof extra, "\"ms\": %.6f, \"max_abs_diff\": %g", median, max_diff);
-  emit(l, threads, repeat, "ok", extra);
+  emit(l, threads, repeat, passive, "ok", extra);
   xnn_delete_operator(op);
 }
 
@@ -123,23 +125,26 @@ void run_layer(const Layer& l, int threads, int repeat, double warmup_s, pthread
 int main(int argc, char** argv) {
   int threads = 1, repeat = 30;
   double warmup_s = 0.2;
-  for (int i = 1; i + 1 < argc; i += 2) {
-    if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--repeat")) repeat = std::atoi(argv[i + 1]);
-    else if (!std::strcmp(argv[i], "--warmup-s")) warmup_s = std::atof(argv[i + 1]);
-    else {
-      std::fprintf(stderr, "usage: %s [--threads T] [--repeat R] [--warmup-s S] < layers\n", argv[0]);
-      return 2;
-    }
+  bool passive = false, ok = true;
+  for (int i = 1; i < argc && ok; ++i) {
+    const bool has_value = i + 1 < argc;
+    if (!std::strcmp(argv[i], "--passive")) passive = true;
+    else if (!std::strcmp(argv[i], "--threads") && has_value) threads = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--repeat") && has_value) repeat = std::atoi(argv[++i]);
+    else if (!std::strcmp(argv[i], "--warmup-s") && has_value) warmup_s = std::atof(argv[++i]);
+    else ok = false;
   }
-  if (threads < 1 || repeat < 1) return 2;
+  if (!ok || threads < 1 || repeat < 1) {
+    std::fprintf(stderr, "usage: %s [--threads T] [--repeat R] [--warmup-s S] [--passive] < layers\n", argv[0]);
+    return 2;
+  }
   if (xnn_initialize(nullptr) != xnn_status_success) {
     std::fprintf(stderr, "xnn_initialize failed\n");
     return 1;
   }
   pthreadpool_t pool = pthreadpool_create(static_cast<size_t>(threads));
   Layer l;
-  while (std::cin >> l.name >> l.in >> l.cin >> l.cout >> l.kernel) run_layer(l, threads, repeat, warmup_s, pool);
+  while (std::cin >> l.name >> l.in >> l.cin >> l.cout >> l.kernel) run_layer(l, threads, repeat, warmup_s, passive, pool);
   pthreadpool_destroy(pool);
   xnn_deinitialize();
   return 0;

@@ -1,0 +1,126 @@
+#!/usr/bin/env bash
+# edgegan against its peers (PyTorch, ONNX Runtime, ncnn, XNNPACK) on single stride-2
+# transposed convolutions of GAN generators and on the whole DCGAN-64 generator, batch 1,
+# 1 and 2 threads, fp32. Builds what it needs, prints the machine, then ONE markdown table
+# (medians); raw results stay in BUILD_DIR/bench/peers/.
+#
+#   bench/peers.sh [BUILD_DIR]          # default: build (configured, benchmarks on)
+#   env: JOBS (build jobs, 1), REPEAT (timed runs per peer measurement and Google Benchmark
+#        repetitions for edgegan, 30), LAYERS (regex on the layer names, default all;
+#        dcgan64_generator is the whole generator), PYTHON (/usr/bin/python3, with torch + onnx),
+#        WAIT_IDLE_S (before each measurement, wait up to this long for idle CPUs; 60)
+#
+# The peers run in a venv at BUILD_DIR/bench/peers_venv (created with --system-site-packages
+# so the system torch and onnx stay visible; onnxruntime and ncnn from PyPI); a peer that is
+# missing is shown as n/a. XNNPACK is Debian's libxnnpack-dev (apt-get install libxnnpack-dev).
+# edgegan runs with OMP_WAIT_POLICY=passive; the peers run with their default (spinning)
+# thread pools and, at 2 threads, with passive waiting too, and keep the faster.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$ROOT/build}" && pwd)
+PYTHON=${PYTHON:-/usr/bin/python3}
+JOBS=${JOBS:-1}
+REPEAT=${REPEAT:-30}
+LAYERS=${LAYERS:-.}
+OUT=$BUILD/bench/peers
+VENV=$BUILD/bench/peers_venv
+mkdir -p "$OUT"
+rm -f "$OUT"/*.json "$OUT"/*.jsonl "$OUT"/layers.txt "$OUT"/*.log
+
+# ---- the machine ------------------------------------------------------------------------
+read -r load _ </proc/loadavg
+echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') (CPU family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')), $(nproc) cores, load average $load (before building)"
+awk -v l="$load" 'BEGIN { if (l > 0.5) print "WARNING: the machine is busy (load " l "): the timings, 2-thread ones above all, will be off" }'
+echo "edgegan build: $(grep -E '^CMAKE_BUILD_TYPE:' "$BUILD/CMakeCache.txt" | cut -d= -f2), ISA ${EDGEGAN_ISA:-auto}; REPEAT=$REPEAT"
+
+# ---- build ----------------------------------------------------------------------------
+echo "building ..." >&2
+cmake --build "$BUILD" -j"$JOBS" --target deconv_algorithms_bench edgegan_cli >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; exit 1; }
+g++ -O3 -march=native -fopenmp "$ROOT/bench/machine_limits.cpp" -o "$OUT/machine_limits"
+xnnpack_na() { echo "{\"peer\": \"xnnpack\", \"layer\": \"*\", \"threads\": 0, \"status\": \"n/a\", \"why\": \"$1\"}" >"$OUT/xnnpack.jsonl"; }
+if [[ ! -f /usr/include/xnnpack.h ]]; then
+  xnnpack_na "no /usr/include/xnnpack.h (apt-get install libxnnpack-dev)"
+elif ! g++ -O2 "$ROOT/bench/xnnpack_deconv_bench.cpp" -lXNNPACK -lpthreadpool -o "$OUT/xnnpack_deconv_bench" 2>"$OUT/xnnpack_build.log"; then
+  xnnpack_na "xnnpack_deconv_bench did not build against the installed XNNPACK (see $OUT/xnnpack_build.log)"
+fi
+
+if [[ ! -x $VENV/bin/python ]]; then
+  echo "creating $VENV (onnxruntime, ncnn from PyPI) ..." >&2
+  "$PYTHON" -m venv --system-site-packages "$VENV"
+  "$VENV/bin/pip" install -q onnxruntime ncnn >&2 || echo "WARNING: pip install failed: those peers will show n/a" >&2
+fi
+
+DCGAN64=$BUILD/bench/dcgan64
+if [[ ! -f $DCGAN64/generator.onnx || ! -f $DCGAN64/generator.egan ]]; then
+  cmake --build "$BUILD" -j"$JOBS" --target dcgan64_models >"$OUT/dcgan64_models.log" 2>&1 ||
+    echo "WARNING: no DCGAN-64 models (the dcgan64_models target needs the converter; see $OUT/dcgan64_models.log)" >&2
+fi
+
+# On a shared machine another process's load skews the medians (2-thread ones most):
+# wait until the CPUs have been under 10% busy for 2 s, up to WAIT_IDLE_S seconds.
+wait_for_idle() {
+  local deadline=$((SECONDS + ${WAIT_IDLE_S:-60})) busy=100
+  while ((SECONDS < deadline)); do
+    local a b
+    read -r _ a </proc/stat; sleep 2; read -r _ b </proc/stat
+    busy=$(awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); t = 0
+      for (i = 1; i <= 7; i++) t += y[i] - x[i]; print (t > 0 ? int(100 - 100 * (y[4] - x[4]) / t) : 0) }')
+    ((busy < 10)) && return 0
+  done
+  ((${WAIT_IDLE_S:-60} > 0)) && echo "WARNING: CPUs still ${busy}% busy with other work; measuring anyway" >&2
+  return 0
+}
+
+# ---- measure ----------------------------------------------------------------------------
+"$PYTHON" "$ROOT/bench/peer_layers.py" --list | awk -v re="$LAYERS" '$1 ~ re' >"$OUT/layers.txt"
+names=$(cut -d' ' -f1 "$OUT/layers.txt" | paste -sd'|')
+
+wait_for_idle
+echo "measuring the machine's limits ..." >&2
+"$OUT/machine_limits" >"$OUT/machine.json"
+
+if [[ -n $names ]]; then
+  wait_for_idle
+  echo "measuring edgegan per layer (split, zero-insert) ..." >&2
+  OMP_WAIT_POLICY=passive "$BUILD/bench/deconv_algorithms_bench" --benchmark_filter="^($names)/(split|zero_insert)/batch:1/" \
+    --benchmark_repetitions="$REPEAT" --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
+    --benchmark_format=json >"$OUT/edgegan_layers.json"
+fi
+
+# The whole generator through the CLI, once it has `bench`.
+if [[ dcgan64_generator =~ $LAYERS ]] && "$BUILD/cli/edgegan" bench --help >/dev/null 2>&1; then
+  for t in 1 2; do
+    wait_for_idle
+    echo "measuring edgegan on the DCGAN-64 generator, $t thread(s) ..." >&2
+    OMP_WAIT_POLICY=passive "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads "$t" --algo split \
+      --repeat "$REPEAT" --json >"$OUT/edgegan_generator_$t.json" ||
+      echo "WARNING: edgegan bench failed at $t thread(s); see $OUT/edgegan_generator_$t.json" >&2
+  done
+fi
+
+# Each peer with its default (spinning) thread pool, then at 2 threads with passive waiting
+# too: spinning wins on an idle machine, passive when something else runs; the table keeps
+# the faster of the two.
+for peer in pytorch onnxruntime ncnn; do
+  for mode in default passive; do
+    wait_for_idle
+    echo "measuring $peer ($mode waiting) ..." >&2
+    if [[ $mode == passive ]]; then args=(--threads 2 --passive); else args=(--threads 1 2); fi
+    env -u OMP_WAIT_POLICY "$VENV/bin/python" "$ROOT/bench/peer_layers.py" --peer "$peer" "${args[@]}" --repeat "$REPEAT" --layers "$LAYERS" \
+      --generator-onnx "$DCGAN64/generator.onnx" --out "$OUT/$peer.jsonl" 2> >(grep -v -i warning >&2)
+  done
+done
+
+if [[ -x $OUT/xnnpack_deconv_bench && -s $OUT/layers.txt ]]; then
+  for args in "--threads 1" "--threads 2" "--threads 2 --passive"; do
+    wait_for_idle
+    echo "measuring XNNPACK ($args) ..." >&2
+    # shellcheck disable=SC2086  # $args is a list of options
+    "$OUT/xnnpack_deconv_bench" $args --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/xnnpack.jsonl"
+  done
+fi
+
+read -r load _ </proc/loadavg
+echo "load average $load at the end"
+echo
+"$PYTHON" "$ROOT/bench/peers_table.py" "$OUT"

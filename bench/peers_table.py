@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Prints bench/peers.sh's one markdown table from the raw results it leaves in OUT_DIR:
+
+    machine.json            bench/machine_limits (FMA peak, sgemm rate, read bandwidth)
+    layers.txt              the layers, "name in cin cout kernel" (bench/peer_layers.py --list)
+    edgegan_layers.json     deconv_algorithms_bench, Google Benchmark JSON (medians)
+    edgegan_generator_T.json  `edgegan bench ... --json` for the whole DCGAN-64 generator, if the CLI has it
+    {pytorch,onnxruntime,ncnn,xnnpack}.jsonl   one record per (layer, threads), bench/peer_layers.py's shape
+
+    bench/peers_table.py OUT_DIR
+"""
+import glob
+import json
+import os
+import re
+import sys
+
+PEERS = [("pytorch", "PyTorch"), ("onnxruntime", "ONNX Runtime"), ("ncnn", "ncnn"), ("xnnpack", "XNNPACK")]
+GENERATOR = "dcgan64_generator"
+
+
+def load_jsonl(path):
+    if not os.path.exists(path):
+        return []
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+def load_json(path):
+    try:
+        return json.load(open(path))
+    except (OSError, ValueError):
+        return None
+
+
+def fmt_ms(v):
+    if v is None:
+        return "-"
+    return "%.3f" % v if v < 1 else ("%.2f" % v if v < 10 else "%.1f" % v)
+
+
+def main():
+    out = sys.argv[1]
+    machine = load_json(os.path.join(out, "machine.json")) or {}
+    layers = [l.split() for l in open(os.path.join(out, "layers.txt")) if l.strip()]
+    macs = {n: int(i) ** 2 * int(k) ** 2 * int(ci) * int(co) for n, i, ci, co, k in layers}
+
+    # edgegan per layer: (layer, threads, algo) -> median ms
+    edge = {}
+    for b in (load_json(os.path.join(out, "edgegan_layers.json")) or {}).get("benchmarks", []):
+        m = re.match(r"([^/]+)/([^/]+)/batch:1/threads:(\d+)", b["name"])
+        if m and b.get("aggregate_name") == "median" and not b.get("error_occurred"):
+            scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
+            edge[(m.group(1), int(m.group(3)), m.group(2))] = b["real_time"] * scale
+    edge_cli = None  # isa and micro-kernel as `edgegan bench` reports them
+    for f in glob.glob(os.path.join(out, "edgegan_generator_*.json")):
+        r = load_json(f)
+        if r and "total_ms" in r:
+            edge[(GENERATOR, int(r["threads"]), "split")] = r["total_ms"]
+            edge_cli = "isa %s, micro-kernel %s" % (r.get("isa", "?"), r.get("microkernel", "?"))
+    edge_pending = not glob.glob(os.path.join(out, "edgegan_generator_*.json"))
+
+    # peers: (peer, layer, threads) -> record; a peer-wide n/a has layer "*"
+    peer, versions, notes = {}, {}, []
+    for key, label in PEERS:
+        for r in load_jsonl(os.path.join(out, key + ".jsonl")):
+            if r["layer"] == "*":
+                note = "%s n/a: %s" % (label, r.get("why", "?"))
+                if note not in notes:
+                    notes.append(note)
+                continue
+            # a peer measured both ways (spinning default, passive) keeps its faster run
+            k, old = (key, r["layer"], r["threads"]), peer.get((key, r["layer"], r["threads"]))
+            if old is None or (r["status"] == "ok" and (old["status"] != "ok" or r["ms"] < old["ms"])):
+                peer[k] = r
+            versions.setdefault(key, r.get("version"))
+            if r["layer"] == GENERATOR:
+                macs[GENERATOR] = r["macs"]
+            if r["status"] != "ok" and r.get("why") and r.get("wait_policy") != "passive":
+                notes.append("%s %s T=%d %s: %s" % (label, r["layer"], r["threads"], r["status"], r["why"]))
+
+    sgemm = machine.get("sgemm", {}).get("gflops", {})
+    head = ["layer", "T", "edgegan split ms"] + ["%s ms" % label for _, label in PEERS] + \
+           ["fastest peer / edgegan", "edgegan GFLOP/s", "% of sgemm", "zero-insert / split"]
+    rows = []
+    names = [l[0] for l in layers] + [GENERATOR]
+    for name in names:
+        for t in (1, 2):
+            e = edge.get((name, t, "split"))
+            cells, best = [], None
+            for key, _ in PEERS:
+                r = peer.get((key, name, t))
+                if r is None:
+                    cells.append("-" if key != "xnnpack" or name != GENERATOR else "n/a")
+                elif r["status"] != "ok":
+                    cells.append(r["status"])
+                else:
+                    cells.append(fmt_ms(r["ms"]) + ("*" if r.get("wait_policy") == "passive" else ""))
+                    if best is None or r["ms"] < best[0]:
+                        best = (r["ms"], key)
+            short = {"pytorch": "PyTorch", "onnxruntime": "ORT", "ncnn": "ncnn", "xnnpack": "XNNPACK"}
+            ratio = "%.2fx (%s)" % (best[0] / e, short[best[1]]) if e and best else "-"
+            gflops = 2 * macs[name] / (e * 1e-3) * 1e-9 if e and name in macs else None
+            pct = "%.0f%%" % (100 * gflops / sgemm[str(t)]) if gflops and sgemm.get(str(t)) else "-"
+            z = edge.get((name, t, "zero_insert"))
+            zr = "%.2fx" % (z / e) if z and e else "-"
+            label = "**DCGAN-64 generator (whole, batch 1)**" if name == GENERATOR else name
+            e_cell = fmt_ms(e) if e else ("pending" if name == GENERATOR and edge_pending else "-")
+            rows.append([label, str(t), e_cell] + cells + [ratio, "%.1f" % gflops if gflops else "-", pct, zr])
+
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+
+    print()
+    print("Medians, batch 1, fp32, ms. fastest peer / edgegan > 1: edgegan is faster. GFLOP/s = 2 * MACs / time, "
+          "MACs = in^2 * k^2 * Cin * Cout per transposed conv (every tap, those landing in the cropped border included; "
+          "`edgegan bench` counts only the taps that land in the output, so its macs are lower). zero-insert / split: "
+          "edgegan's own zero-insertion algorithm on the same GEMM.")
+    print("edgegan per layer: deconv_algorithms_bench (median of the repetitions, each the mean of >= 50 ms of runs; "
+          "its epilogue is a ReLU where the peers add a bias). Peers: median of single timed runs after warm-up: "
+          "PyTorch the module call under no_grad, ONNX Runtime `run`, ncnn extractor creation + extract, "
+          "XNNPACK xnn_run_operator. At 2 threads every peer ran both with its default (spinning) thread "
+          "pool and with passive waiting (OMP_WAIT_POLICY=passive, ORT allow_spinning=0, XNN_FLAG_YIELD_WORKERS); the "
+          "faster is shown, * where passive won. Every peer's output was checked against PyTorch (XNNPACK: against a direct sum) "
+          "to 1e-3 before timing.")
+    print("Whole generator: PyTorch and ncnn run it with BatchNorm folded into the conv biases (ncnn: a .param written "
+          "by bench/peer_layers.py, ReLU fused, as ncnnoptimize would), ONNX Runtime runs generator.onnx as exported; "
+          "XNNPACK is timed on single operators only.")
+    if sgemm:
+        fma, rd = machine.get("fma_gflops", {}), machine.get("read_gbs", {})
+        print("Machine limits, this run (best of several runs): AVX-512 FMA %s GFLOP/s at 1 thread, %s at 2; %s on %dx%dx%d: "
+              "%s GFLOP/s at 1 thread, %s at 2 (the %% of sgemm column, same thread count); streaming read of 256 MB "
+              "%s GB/s at 1 thread, %s at 2."
+              % (fma.get("1"), fma.get("2"), machine["sgemm"].get("kind", "?"), machine["sgemm"]["m"], machine["sgemm"]["n"],
+                 machine["sgemm"]["k"], sgemm.get("1"), sgemm.get("2"), rd.get("1"), rd.get("2")))
+        if sgemm.get("2", 0) < 1.5 * sgemm.get("1", 0):
+            print("WARNING: 2-thread sgemm is not 1.5x the 1-thread one: the second core was busy, 2-thread figures are off.")
+    print("Peers: " + ", ".join("%s %s" % (label, versions[key]) for key, label in PEERS if key in versions) + ".")
+    if edge_cli:
+        print("edgegan whole generator: `edgegan bench --json` (median of REPEAT runs), %s." % edge_cli)
+    if edge_pending:
+        print("edgegan whole generator: pending (`edgegan bench` is not in this build's CLI yet).")
+    for n in notes:
+        print("- " + n)
+
+
+if __name__ == "__main__":
+    main()
