@@ -56,20 +56,7 @@ if [[ ! -f $DCGAN64/generator.onnx || ! -f $DCGAN64/generator.egan ]]; then
     echo "WARNING: no DCGAN-64 models (the dcgan64_models target needs the converter; see $OUT/dcgan64_models.log)" >&2
 fi
 
-# On a shared machine another process's load skews the medians (2-thread ones most):
-# wait until the CPUs have been under 10% busy for 2 s, up to WAIT_IDLE_S seconds.
-wait_for_idle() {
-  local deadline=$((SECONDS + ${WAIT_IDLE_S:-60})) busy=100
-  while ((SECONDS < deadline)); do
-    local a b
-    read -r _ a </proc/stat; sleep 2; read -r _ b </proc/stat
-    busy=$(awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); t = 0
-      for (i = 1; i <= 7; i++) t += y[i] - x[i]; print (t > 0 ? int(100 - 100 * (y[4] - x[4]) / t) : 0) }')
-    ((busy < 10)) && return 0
-  done
-  ((${WAIT_IDLE_S:-60} > 0)) && echo "WARNING: CPUs still ${busy}% busy with other work; measuring anyway" >&2
-  return 0
-}
+source "$ROOT/bench/wait_for_idle.sh"
 
 # ---- measure ----------------------------------------------------------------------------
 "$PYTHON" "$ROOT/bench/peer_layers.py" --list | awk -v re="$LAYERS" '$1 ~ re' >"$OUT/layers.txt"

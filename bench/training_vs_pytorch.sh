@@ -39,30 +39,18 @@ echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *
 awk -v l="$load" 'BEGIN { if (l > 0.5) print "WARNING: the machine is busy (load " l "): the timings, 2-thread ones above all, will be off" }'
 echo "edgegan build: $(grep -E '^CMAKE_BUILD_TYPE:' "$BUILD/CMakeCache.txt" | cut -d= -f2) CMAKE_CXX_FLAGS='$(grep -E '^CMAKE_CXX_FLAGS:' "$BUILD/CMakeCache.txt" | cut -d= -f2-)'"
 
-# On a shared machine another process's load skews the medians (2-thread ones most):
-# wait until the CPUs have been under 10% busy for 2 s, up to WAIT_IDLE_S seconds.
-wait_for_idle() {
-  local deadline=$((SECONDS + ${WAIT_IDLE_S:-120})) busy=100
-  while ((SECONDS < deadline)); do
-    local a b
-    read -r _ a < /proc/stat; sleep 2; read -r _ b < /proc/stat
-    busy=$(awk -v a="$a" -v b="$b" 'BEGIN { split(a, x, " "); split(b, y, " "); t = 0
-      for (i = 1; i <= 7; i++) t += y[i] - x[i]; print (t > 0 ? int(100 - 100 * (y[4] - x[4]) / t) : 0) }')
-    ((busy < 10)) && return 0
-  done
-  echo "WARNING: CPUs still ${busy}% busy with other work; measuring anyway" >&2
-}
+source "$ROOT/bench/wait_for_idle.sh"
 
 for threads in 1 2; do
   for model in dcgan64 dcgan_digits cgan_digits; do
-    wait_for_idle
+    wait_for_idle 120
     echo "running $model, $threads thread(s) ..." >&2
     "$BUILD/bench/training_step_bench" --dcgan64_dir="$DCGAN64" --benchmark_filter="^gan_step/$model/.*/threads:$threads/" \
       --benchmark_out="$OUT/edgegan_${model}_$threads.json" --benchmark_out_format=json >/dev/null
     "$PYTHON" "$ROOT/bench/training_step_torch.py" --models "$model" --threads "$threads" --steps "$STEPS" >>"$OUT/torch.jsonl"
   done
 done
-wait_for_idle
+wait_for_idle 120
 echo "running the per-layer backward benchmark ..." >&2
 "$BUILD/bench/deconv_backward_bench" --benchmark_filter='^deconv_backward/' --benchmark_repetitions="$LAYER_REPS" \
   --benchmark_report_aggregates_only=true --benchmark_out="$OUT/layers.json" --benchmark_out_format=json >/dev/null

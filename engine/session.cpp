@@ -79,13 +79,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
     throw Error("session: batch " + std::to_string(options.batch) + " is outside 1.." + std::to_string(kMaxBatch));
   if (options.threads < 0 || options.threads > 1024)
     throw Error("session: threads " + std::to_string(options.threads) + " is outside 0..1024 (0 = all cores)");
-  // Settles the kernel family now, so a bad EDGEGAN_ISA is reported here and
-  // not from inside a parallel kernel.
-  try {
-    cpu_kernel_family();
-  } catch (const Error& e) {
-    throw Error(std::string("session: ") + e.what());
-  }
+  cpu_kernel_family();  // settles the kernel family: a bad EDGEGAN_ISA is an Error here, not inside a kernel
   Impl& s = *impl_;
   s.model = std::move(model);
   s.options = options;

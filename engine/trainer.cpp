@@ -377,13 +377,7 @@ Trainer::Trainer(std::shared_ptr<const Model> model, const TrainerOptions& optio
   if (!model) throw Error("trainer: no model");
   if (options.batch < 1 || options.batch > (1 << 16)) throw Error("trainer: batch " + std::to_string(options.batch) + " is outside 1..65536");
   if (!(options.learning_rate > 0.f)) throw Error("trainer: the learning rate must be positive");
-  // Settles the kernel family now, so a bad EDGEGAN_ISA is reported here and
-  // not from inside a parallel kernel.
-  try {
-    cpu_kernel_family();
-  } catch (const Error& e) {
-    throw Error(std::string("trainer: ") + e.what());
-  }
+  cpu_kernel_family();  // settles the kernel family: a bad EDGEGAN_ISA is an Error here, not inside a kernel
   Impl& s = *impl_;
   s.model = std::move(model);
   s.options = options;

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
 
 namespace edgegan::cpu {
@@ -61,13 +62,13 @@ inline const float* tap_input(const DeconvShape& s, const float* x, const Tile& 
   return x + ((t.img[i] * s.h.in + ih) * s.w.in + iw) * s.in_channels;
 }
 
-// GEMM path: per tap, the tile's valid pixels times the tap's [Cin][Cout] slice,
-// register tile by register tile, accumulated in the output.
-void tile_gemm(const DeconvShape& s, const GemmMicrokernel& uk, const AxisPhase& ph, const AxisPhase& pw, const float* sub,
-               const float* x, const Tile& t, int64_t j0, int64_t width) {
+// GEMM path: per tap, the tile's valid pixels times the tap's [Cin][Cout] slice
+// (an indirect GEMM over their row pointers), accumulated in the output.
+void tile_gemm(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, const float* sub, const float* x,
+               const Tile& t, int64_t j0, int64_t width) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   std::array<const float*, kTilePixels> a_rows;
-  std::array<float*, kTilePixels> c_rows, c_cols;
+  std::array<float*, kTilePixels> c_rows;
   for (size_t th = 0; th < ph.taps.size(); ++th)
     for (int64_t tw = 0; tw < taps_w; ++tw) {
       int64_t m = 0;
@@ -77,14 +78,7 @@ void tile_gemm(const DeconvShape& s, const GemmMicrokernel& uk, const AxisPhase&
           c_rows[static_cast<size_t>(m++)] = t.out[i];
         }
       const float* b = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout + j0;
-      for (int64_t n0 = 0; n0 < width; n0 += uk.nr) {
-        const int nr = static_cast<int>(std::min<int64_t>(uk.nr, width - n0));
-        for (int64_t i0 = 0; i0 < m; i0 += uk.mr) {
-          const int mr = static_cast<int>(std::min<int64_t>(uk.mr, m - i0));
-          for (int i = 0; i < mr; ++i) c_cols[static_cast<size_t>(i)] = c_rows[static_cast<size_t>(i0 + i)] + n0;
-          uk.run(cin, mr, nr, a_rows.data() + i0, b + n0, cout, c_cols.data());
-        }
-      }
+      gemm_accumulate_rows(m, width, cin, a_rows.data(), b, cout, c_rows.data());
     }
 }
 
@@ -205,7 +199,7 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
     const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
     for (int64_t i = 0; i < t.count; ++i) fill_bias(t.out[static_cast<size_t>(i)], 1, width, width, ep.bias ? ep.bias + j0 : nullptr);
-    tile_gemm(s, uk, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
+    tile_gemm(s, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
     for (int64_t i = 0; i < t.count; ++i)
       apply_activation(t.out[static_cast<size_t>(i)], 1, width, width, ep.activation, ep.alpha);
   }

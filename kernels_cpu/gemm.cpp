@@ -14,28 +14,34 @@ namespace {
 constexpr int64_t kBlockM = 64, kBlockK = 256;
 constexpr int kMaxMr = 8, kMaxNr = 32;  // the widest family's tile
 
-// Rows [i0, i0 + mr) of a row-major block as pointers.
-struct RowTile {
-  std::array<const float*, kMaxMr> a;
+// One register tile of an indirect product: columns [n0, n0 + nr) of the C rows.
+void run_tile(const GemmMicrokernel& uk, int mr, int nr, int64_t k, const float* const* a_rows, const float* b,
+              int64_t ldb, float* const* c_rows, int64_t n0) {
   std::array<float*, kMaxMr> c;
-};
+  for (int i = 0; i < mr; ++i) c[static_cast<size_t>(i)] = c_rows[i] + n0;
+  uk.run(k, mr, nr, a_rows, b + n0, ldb, c.data());
+}
 
-// C[mm×n] += A[mm×kk] · B[kk×n] for one cache block, A and C given by base and
-// leading dimension, B by base and ldb.
-void block_product(const GemmMicrokernel& uk, int64_t mm, int64_t n, int64_t kk, const float* a, int64_t lda,
-                   const float* b, int64_t ldb, float* c, int64_t ldc) {
-  RowTile t;
+void rows_product(const GemmMicrokernel& uk, int64_t m, int64_t n, int64_t k, const float* const* a_rows,
+                  const float* b, int64_t ldb, float* const* c_rows) {
   for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
     const int nr = static_cast<int>(std::min<int64_t>(uk.nr, n - n0));
-    for (int64_t i0 = 0; i0 < mm; i0 += uk.mr) {
-      const int mr = static_cast<int>(std::min<int64_t>(uk.mr, mm - i0));
-      for (int i = 0; i < mr; ++i) {
-        t.a[static_cast<size_t>(i)] = a + (i0 + i) * lda;
-        t.c[static_cast<size_t>(i)] = c + (i0 + i) * ldc + n0;
-      }
-      uk.run(kk, mr, nr, t.a.data(), b + n0, ldb, t.c.data());
-    }
+    for (int64_t i0 = 0; i0 < m; i0 += uk.mr)
+      run_tile(uk, static_cast<int>(std::min<int64_t>(uk.mr, m - i0)), nr, k, a_rows + i0, b, ldb, c_rows + i0, n0);
   }
+}
+
+// C[mm×n] += A[mm×kk] · B[kk×n] for one cache block (mm <= kBlockM), A and C
+// given by base and leading dimension: the indirect product over its row pointers.
+void block_product(const GemmMicrokernel& uk, int64_t mm, int64_t n, int64_t kk, const float* a, int64_t lda,
+                   const float* b, int64_t ldb, float* c, int64_t ldc) {
+  std::array<const float*, kBlockM> a_rows;
+  std::array<float*, kBlockM> c_rows;
+  for (int64_t i = 0; i < mm; ++i) {
+    a_rows[static_cast<size_t>(i)] = a + i * lda;
+    c_rows[static_cast<size_t>(i)] = c + i * ldc;
+  }
+  rows_product(uk, mm, n, kk, a_rows.data(), b, ldb, c_rows.data());
 }
 
 }  // namespace
@@ -48,6 +54,12 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k, const float* a, int64_t ld
     for (int64_t k0 = 0; k0 < k; k0 += kBlockK)
       block_product(uk, std::min(kBlockM, m - m0), n, std::min(kBlockK, k - k0), a + m0 * lda + k0, lda, b + k0 * ldb, ldb,
                     c + m0 * ldc, ldc);
+}
+
+void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
+                          float* const* c_rows) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  rows_product(gemm_microkernel(), m, n, k, a_rows, b, ldb, c_rows);
 }
 
 void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
@@ -82,7 +94,8 @@ void gemm_accumulate_bt(int64_t m, int64_t n, int64_t k, const float* a, int64_t
         const float* src = b + (n0 + j) * ldb + k0;
         for (int64_t p = 0; p < kk; ++p) packed[static_cast<size_t>(p * nn + j)] = src[p];
       }
-      block_product(uk, m, nn, kk, a + k0, lda, packed.data(), nn, c + n0, ldc);
+      for (int64_t m0 = 0; m0 < m; m0 += kBlockM)
+        block_product(uk, std::min(kBlockM, m - m0), nn, kk, a + m0 * lda + k0, lda, packed.data(), nn, c + m0 * ldc + n0, ldc);
     }
   }
 }

@@ -18,6 +18,13 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k,
                      const float* b, int64_t ldb,
                      float* c, int64_t ldc);
 
+// The indirect form the others reduce to: row i of A is a_rows[i] (k contiguous
+// floats) and row i of C is c_rows[i] (n floats), so callers can gather pixels
+// that are not evenly spaced (the valid pixels of a split-deconvolution tap) and
+// write them to strided output positions. B is [k×n] with leading dimension ldb.
+void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
+                          float* const* c_rows);
+
 // C[m×n] += A[k×m]ᵀ · B[k×n]: A is read as k rows of m (the weight gradient:
 // inputᵀ · output gradient, reduced over pixels).
 void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,

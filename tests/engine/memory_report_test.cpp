@@ -1,6 +1,7 @@
 // The memory report against the plan it describes and the allocations the
 // session really makes, on the shipped models and the HUGE² benchmark shapes.
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <filesystem>
 
@@ -118,7 +119,9 @@ TEST(MemoryReport, JsonIsValidAndRoundTrips) {
 TEST(MemoryReport, ChartsAreWritten) {
   const MemoryReport r = memory_report(models()[0].model, {.batch = 1}, "dcgan");
   const auto dir = std::filesystem::temp_directory_path();
-  const std::string svg = (dir / "edgegan_chart_test.svg").string(), png = (dir / "edgegan_chart_test.png").string();
+  // Per-process names: ctest runs this suite in several processes at once (one per kernel family).
+  const std::string stem = "edgegan_chart_test_" + std::to_string(::getpid());
+  const std::string svg = (dir / (stem + ".svg")).string(), png = (dir / (stem + ".png")).string();
   r.write_chart(svg);
   r.write_chart(png);
   const std::string svg_text = read_file(svg), png_bytes = read_file(png);
