@@ -19,8 +19,12 @@ bool cpu_has(Isa isa) {
     case Isa::kScalar: return true;
     case Isa::kAvx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     case Isa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
+    case Isa::kNeon: return false;
   }
   return false;
+#elif defined(EDGEGAN_HAVE_NEON_KERNELS)
+  // Advanced SIMD (with fused multiply-add) is mandatory in ARMv8-A.
+  return isa == Isa::kScalar || isa == Isa::kNeon;
 #else
   return isa == Isa::kScalar;
 #endif
@@ -33,20 +37,21 @@ const char* isa_name(Isa isa) {
     case Isa::kScalar: return "scalar";
     case Isa::kAvx2: return "avx2";
     case Isa::kAvx512: return "avx512";
+    case Isa::kNeon: return "neon";
   }
   return "unknown";
 }
 
 Isa parse_isa(std::string_view name) {
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512})
+  for (Isa isa : kAllIsas)
     if (name == isa_name(isa)) return isa;
-  throw std::invalid_argument("unknown instruction set '" + std::string(name) + "' (expected scalar, avx2 or avx512)");
+  throw std::invalid_argument("unknown instruction set '" + std::string(name) + "' (expected scalar, avx2, avx512 or neon)");
 }
 
 bool isa_supported(Isa isa) { return cpu_has(isa); }
 
 Isa detected_isa() {
-  for (Isa isa : {Isa::kAvx512, Isa::kAvx2})
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kNeon})
     if (cpu_has(isa)) return isa;
   return Isa::kScalar;
 }

@@ -1,7 +1,9 @@
 // Which SIMD family the CPU kernels run on. x86 picks at run time from CPUID, so
 // one binary runs on any x86-64 machine and uses AVX-512 or AVX2+FMA where the
-// CPU (and the OS, for the wider register state) supports them. The environment
-// variable EDGEGAN_ISA=scalar|avx2|avx512 forces a family, so every path can be
+// CPU (and the OS, for the wider register state) supports them. AArch64 always
+// has NEON (Advanced SIMD with FMA is part of ARMv8-A), so the NEON family is
+// chosen at compile time there. The environment variable
+// EDGEGAN_ISA=scalar|avx2|avx512|neon forces a family, so every path can be
 // tested and benchmarked on one machine; forcing one the CPU lacks is an error.
 #pragma once
 
@@ -9,11 +11,14 @@
 
 namespace edgegan::cpu {
 
-enum class Isa : int { kScalar = 0, kAvx2 = 1, kAvx512 = 2 };
+enum class Isa : int { kScalar = 0, kAvx2 = 1, kAvx512 = 2, kNeon = 3 };
+
+// Every family, supported here or not (tests loop over it).
+inline constexpr Isa kAllIsas[] = {Isa::kScalar, Isa::kAvx2, Isa::kAvx512, Isa::kNeon};
 
 const char* isa_name(Isa isa);
 
-// Parses "scalar", "avx2" or "avx512"; throws std::invalid_argument naming the choices.
+// Parses "scalar", "avx2", "avx512" or "neon"; throws std::invalid_argument naming the choices.
 Isa parse_isa(std::string_view name);
 
 // Whether this build contains the family's kernels and this CPU can run them.

@@ -8,6 +8,9 @@ constexpr GemmMicrokernel kScalar{gemm_ukernel_4x16__scalar, 4, 16, Isa::kScalar
 constexpr GemmMicrokernel kAvx2{gemm_ukernel_6x16__avx2, 6, 16, Isa::kAvx2, "gemm_ukernel_6x16__avx2"};
 constexpr GemmMicrokernel kAvx512{gemm_ukernel_8x32__avx512, 8, 32, Isa::kAvx512, "gemm_ukernel_8x32__avx512"};
 #endif
+#if defined(EDGEGAN_HAVE_NEON_KERNELS)
+constexpr GemmMicrokernel kNeon{gemm_ukernel_8x8__neon, 8, 8, Isa::kNeon, "gemm_ukernel_8x8__neon"};
+#endif
 
 }  // namespace
 
@@ -16,6 +19,9 @@ const GemmMicrokernel& gemm_microkernel(Isa isa) {
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
     case Isa::kAvx512: return kAvx512;
     case Isa::kAvx2: return kAvx2;
+#endif
+#if defined(EDGEGAN_HAVE_NEON_KERNELS)
+    case Isa::kNeon: return kNeon;
 #endif
     default: return kScalar;
   }
@@ -28,11 +34,17 @@ constexpr DotMicrokernel kNoDot{nullptr, 1, Isa::kScalar, "none"};
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
 constexpr DotMicrokernel kDotAvx512{dot_ukernel_4x4__avx512, 4, Isa::kAvx512, "dot_ukernel_4x4__avx512"};
 #endif
+#if defined(EDGEGAN_HAVE_NEON_KERNELS)
+constexpr DotMicrokernel kDotNeon{dot_ukernel_4x4__neon, 4, Isa::kNeon, "dot_ukernel_4x4__neon"};
+#endif
 }  // namespace
 
 const DotMicrokernel& dot_microkernel(Isa isa) {
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
   if (isa == Isa::kAvx512) return kDotAvx512;
+#endif
+#if defined(EDGEGAN_HAVE_NEON_KERNELS)
+  if (isa == Isa::kNeon) return kDotNeon;
 #endif
   (void)isa;
   return kNoDot;

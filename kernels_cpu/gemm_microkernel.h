@@ -46,6 +46,10 @@ void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, c
 void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                                float* const* c);
 #endif
+#if defined(EDGEGAN_HAVE_NEON_KERNELS)
+void gemm_ukernel_8x8__neon(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                            float* const* c);
+#endif
 
 }  // namespace edgegan::cpu
 
@@ -77,6 +81,10 @@ const DotMicrokernel& dot_microkernel(Isa isa);
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
 void dot_ukernel_4x4__avx512(int64_t k, int taps, int mr, int nr, const float* const* a, int64_t lda,
                              const float* const* bt, float* c, int64_t ldc);
+#endif
+#if defined(EDGEGAN_HAVE_NEON_KERNELS)
+void dot_ukernel_4x4__neon(int64_t k, int taps, int mr, int nr, const float* const* a, int64_t lda,
+                           const float* const* bt, float* c, int64_t ldc);
 #endif
 
 }  // namespace edgegan::cpu

@@ -5,6 +5,17 @@
 set -u
 edgegan=$1 convert=$2 src=$3 work=$4 write_models=${5:-}
 rm -rf "$work" && mkdir -p "$work"
+# A cross build runs its binaries through an emulator (qemu-aarch64): wrap them.
+if [ -n "${EDGEGAN_TEST_EMULATOR:-}" ]; then
+  mkdir -p "$work/bin"
+  for name in edgegan convert write_models; do
+    target=${!name}
+    [ -n "$target" ] || continue
+    printf '#!/bin/sh\nexec %s %s "$@"\n' "$EDGEGAN_TEST_EMULATOR" "$target" >"$work/bin/$name"
+    chmod +x "$work/bin/$name"
+    printf -v "$name" '%s' "$work/bin/$name"
+  done
+fi
 passed=0 failed=0
 
 ok() { passed=$((passed + 1)); }
@@ -66,6 +77,17 @@ expect_error "generate missing model" "does not exist|not exist" "$edgegan" gene
 expect_error "generate bad seed" "seed" "$edgegan" generate "$work/dcgan.egan" --seed abc
 expect_error "generate unknown EDGEGAN_ISA" "EDGEGAN_ISA.*unknown instruction set 'sse9'" env EDGEGAN_ISA=sse9 "$edgegan" generate "$work/dcgan.egan" -o "$work/x.png"
 expect_ok "generate on the scalar kernels" env EDGEGAN_ISA=scalar "$edgegan" generate "$work/dcgan.egan" -n 4 -o "$work/scalar.png"
+# The same pictures on every machine: the shipped models, fixed seeds, against
+# what an x86-64 build wrote (tests/cli/reference, made by tests/cli/make_reference.sh).
+# On a cross build this is the AArch64 CLI under qemu, NEON kernels and all.
+ref="$src/tests/cli/reference"
+for case in "dcgan_digits_seed7|dcgan_digits|" "cgan_digits_seed7_label3|cgan_digits|--label 3"; do
+  IFS='|' read -r name model extra <<<"$case"
+  # shellcheck disable=SC2086  # $extra is empty or one option and its value
+  expect_ok "generate $name" "$edgegan" generate "$src/models/$model/generator.egan" -n 8 --seed 7 $extra --npy "$work/$name.npy" -o "$work/$name.png"
+  expect_ok "$name matches the x86-64 reference" python3 "$src/tests/cli/compare_generated.py" \
+    "$work/$name.npy" "$ref/$name.npy" "$work/$name.png" "$ref/$name.png"
+done
 expect_error "generate cuda backend" "CUDA" "$edgegan" generate "$work/dcgan.egan" --backend cuda -o "$work/x.png"
 expect_error "no subcommand" "subcommand" "$edgegan"
 expect_error "unknown subcommand" "" "$edgegan" paint
@@ -91,7 +113,7 @@ python3 - "$work/out.txt" <<'PY' && ok || bad "bench --json: not the documented 
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["batch"] == 2 and j["threads"] == 1 and j["repeat"] == 3 and j["algo"] == "split", j
-assert j["total_ms"] > 0 and j["isa"] in ("scalar", "avx2", "avx512") and j["microkernel"].endswith(j["isa"])
+assert j["total_ms"] > 0 and j["isa"] in ("scalar", "avx2", "avx512", "neon") and j["microkernel"].endswith(j["isa"])
 assert len(j["layers"]) > 3 and all(l["ms"] >= 0 and l["macs"] >= 0 and l["kernel"] and l["name"] for l in j["layers"])
 assert any(l["kernel"] == "conv_transpose2d_split" and l["macs"] > 0 for l in j["layers"])
 PY

@@ -132,7 +132,7 @@ TEST(ConvTransposeProperty, AllAlgorithmsMatchReferenceOnRandomGeometries) {
 // remainder, K past a cache block) on every kernel family this CPU can run, so
 // full tiles, partial tiles and masks are all exercised per family.
 TEST(ConvTransposeProperty, WideChannelsOnEveryKernelFamily) {
-  for (Isa isa : {Isa::kScalar, Isa::kAvx2, Isa::kAvx512}) {
+  for (Isa isa : kAllIsas) {
     if (!isa_supported(isa)) continue;
     SCOPED_TRACE(isa_name(isa));
     ScopedIsa forced(isa);

@@ -16,8 +16,6 @@ namespace {
 using edgegan::testing::random_floats;
 using edgegan::testing::uniform_int;
 
-constexpr Isa kAllIsas[] = {Isa::kScalar, Isa::kAvx2, Isa::kAvx512};
-
 // c[i][j] (at i*ldc + j) += sum_p A(i, p) * B(p, j), with A and B given as accessors.
 template <typename A, typename B>
 std::vector<double> reference_product(int64_t m, int64_t n, int64_t k, A a, B b, const std::vector<float>& c, int64_t ldc) {
@@ -63,6 +61,45 @@ TEST(GemmMicrokernel, EveryPartialTileOfEveryFamily) {
         ASSERT_LE(scaled_error(c, want, k), 1e-7) << "mr " << mr << " nr " << nr << " k " << k;
       }
   }
+}
+
+// The narrow-output dot kernels (RGB / grey heads): every mr x nr up to the tile,
+// several taps, k with and without a vector remainder, rows lda apart.
+TEST(DotMicrokernel, EveryPartialTileOfEveryFamily) {
+  std::mt19937 rng(13);
+  int families = 0;
+  for (Isa isa : kAllIsas) {
+    if (!isa_supported(isa) || dot_microkernel(isa).run == nullptr) continue;
+    const DotMicrokernel& uk = dot_microkernel(isa);
+    SCOPED_TRACE(uk.name);
+    EXPECT_EQ(uk.isa, isa);
+    ++families;
+    for (int mr = 1; mr <= uk.mr; ++mr)
+      for (int nr = 1; nr <= kDotMaxColumns; ++nr)
+        for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{17}, static_cast<int64_t>(uniform_int(rng, 5, 70))}) {
+          const int taps = static_cast<int>(uniform_int(rng, 1, 5));
+          const int64_t lda = k + uniform_int(rng, 0, 6), ldc = nr + 2;
+          std::vector<std::vector<float>> a(static_cast<size_t>(taps)), bt(static_cast<size_t>(taps));
+          std::vector<const float*> a_rows, bt_rows;
+          for (int t = 0; t < taps; ++t) {
+            a[static_cast<size_t>(t)] = random_floats(rng, static_cast<size_t>((mr - 1) * lda + k));
+            bt[static_cast<size_t>(t)] = random_floats(rng, static_cast<size_t>(nr * k));
+            a_rows.push_back(a[static_cast<size_t>(t)].data());
+            bt_rows.push_back(bt[static_cast<size_t>(t)].data());
+          }
+          auto c = random_floats(rng, static_cast<size_t>(mr * ldc));
+          std::vector<double> want(c.begin(), c.end());
+          for (int i = 0; i < mr; ++i)
+            for (int j = 0; j < nr; ++j)
+              for (int t = 0; t < taps; ++t)
+                for (int64_t p = 0; p < k; ++p)
+                  want[static_cast<size_t>(i * ldc + j)] += static_cast<double>(a[static_cast<size_t>(t)][static_cast<size_t>(i * lda + p)]) *
+                                                            bt[static_cast<size_t>(t)][static_cast<size_t>(j * k + p)];
+          uk.run(k, taps, mr, nr, a_rows.data(), lda, bt_rows.data(), c.data(), ldc);
+          ASSERT_LE(scaled_error(c, want, k * taps), 1e-7) << "mr " << mr << " nr " << nr << " k " << k << " taps " << taps;
+        }
+  }
+  if (families == 0) GTEST_SKIP() << "no kernel family with a dot kernel on this CPU";
 }
 
 TEST(Gemm, DriversMatchReferenceOnRandomShapesForEveryFamily) {
@@ -122,6 +159,16 @@ TEST(CpuIsa, ActiveFamilyFollowsCpuidOrEnvironment) {
   // On x86-64 the SIMD families are built in; which the CPU runs is CPUID's call.
   EXPECT_EQ(isa_supported(Isa::kAvx2), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
   EXPECT_EQ(isa_supported(Isa::kAvx512), static_cast<bool>(__builtin_cpu_supports("avx512f")));
+  EXPECT_FALSE(isa_supported(Isa::kNeon));
+#elif defined(__aarch64__)
+  // On AArch64 the NEON family is always built in and always what runs unless
+  // EDGEGAN_ISA says otherwise: the scalar fallback must not be what ships.
+  EXPECT_TRUE(isa_supported(Isa::kNeon));
+  EXPECT_EQ(detected_isa(), Isa::kNeon);
+  EXPECT_STREQ(gemm_microkernel(Isa::kNeon).name, "gemm_ukernel_8x8__neon");
+  EXPECT_STREQ(dot_microkernel(Isa::kNeon).name, "dot_ukernel_4x4__neon");
+  EXPECT_FALSE(isa_supported(Isa::kAvx2));
+  EXPECT_FALSE(isa_supported(Isa::kAvx512));
 #endif
 }
 

@@ -33,8 +33,9 @@ enum class DeconvAlgo { kSplit, kZeroInsert, kCol2im };
 const char* to_string(DeconvAlgo algo);
 DeconvAlgo deconv_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
 
-// The CPU kernel family this process runs: "avx512", "avx2" or "scalar", chosen
-// from CPUID unless the environment variable EDGEGAN_ISA forces one. Throws Error
+// The CPU kernel family this process runs: "avx512", "avx2" or "scalar" on x86-64
+// (chosen from CPUID), "neon" on AArch64, unless the environment variable
+// EDGEGAN_ISA forces one. Throws Error
 // if EDGEGAN_ISA names a family that is unknown or this CPU cannot run.
 std::string cpu_kernel_family();
 // The GEMM micro-kernel of that family, e.g. "gemm_ukernel_8x32__avx512".
