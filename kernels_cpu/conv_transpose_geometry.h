@@ -81,6 +81,11 @@ struct DeconvShape {
 struct SplitDeconvWeights {
   std::vector<AxisPhase> phases_h, phases_w;
   std::vector<const float*> sub_kernels;  // stride_h*stride_w entries; nullptr when a phase has no taps
+  // fp16 weights (IEEE halves, same layout): when non-empty, the split kernel reads
+  // these instead of sub_kernels and widens them in registers. Only the split
+  // forward reads them; the baselines and the backward kernels take float.
+  std::vector<const uint16_t*> sub_kernels_f16;
+  bool fp16() const { return !sub_kernels_f16.empty(); }
 };
 
 // Packs ONNX-layout weights W[Cin][Cout][kh][kw] into the per-phase sub-kernels

@@ -4,6 +4,7 @@
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
+#include "kernels_cpu/half.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -62,9 +63,20 @@ inline const float* tap_input(const DeconvShape& s, const float* x, const Tile& 
   return x + ((t.img[i] * s.h.in + ih) * s.w.in + iw) * s.in_channels;
 }
 
+inline void rows_gemm(int64_t m, int64_t n, int64_t k, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+  gemm_accumulate_rows(m, n, k, a, b, ldb, c);
+}
+inline void rows_gemm(int64_t m, int64_t n, int64_t k, const float* const* a, const uint16_t* b, int64_t ldb, float* const* c) {
+  gemm_accumulate_rows_f16w(m, n, k, a, b, ldb, c);
+}
+inline float weight_value(float w) { return w; }
+inline float weight_value(uint16_t w) { return half_to_float(w); }
+
 // GEMM path: per tap, the tile's valid pixels times the tap's [Cin][Cout] slice
-// (an indirect GEMM over their row pointers), accumulated in the output.
-void tile_gemm(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, const float* sub, const float* x,
+// (an indirect GEMM over their row pointers), accumulated in the output. The
+// sub-kernel is float or fp16 (WT).
+template <typename WT>
+void tile_gemm(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, const WT* sub, const float* x,
                const Tile& t, int64_t j0, int64_t width) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   std::array<const float*, kTilePixels> a_rows;
@@ -77,8 +89,8 @@ void tile_gemm(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, c
           a_rows[static_cast<size_t>(m)] = in;
           c_rows[static_cast<size_t>(m++)] = t.out[i];
         }
-      const float* b = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout + j0;
-      gemm_accumulate_rows(m, width, cin, a_rows.data(), b, cout, c_rows.data());
+      const WT* b = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout + j0;
+      rows_gemm(m, width, cin, a_rows.data(), b, cout, c_rows.data());
     }
 }
 
@@ -157,10 +169,13 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
                                                  wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
       float* dst = transposed_storage.data() + offset;
       transposed[static_cast<size_t>(phase)] = dst;
-      const float* src = wts.sub_kernels[static_cast<size_t>(phase)];
-      for (int64_t tap = 0; tap < ntaps; ++tap)
-        for (int64_t ci = 0; ci < cin; ++ci)
-          for (int64_t co = 0; co < cout; ++co) dst[(tap * cout + co) * cin + ci] = src[(tap * cin + ci) * cout + co];
+      auto transpose = [&](const auto* src) {  // float, or fp16 widened here
+        for (int64_t tap = 0; tap < ntaps; ++tap)
+          for (int64_t ci = 0; ci < cin; ++ci)
+            for (int64_t co = 0; co < cout; ++co) dst[(tap * cout + co) * cin + ci] = weight_value(src[(tap * cin + ci) * cout + co]);
+      };
+      if (wts.fp16()) transpose(wts.sub_kernels_f16[static_cast<size_t>(phase)]);
+      else transpose(wts.sub_kernels[static_cast<size_t>(phase)]);
       offset += ntaps * cin * cout;
     }
   }
@@ -199,7 +214,8 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
     const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
     for (int64_t i = 0; i < t.count; ++i) fill_bias(t.out[static_cast<size_t>(i)], 1, width, width, ep.bias ? ep.bias + j0 : nullptr);
-    tile_gemm(s, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
+    if (wts.fp16()) tile_gemm(s, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, j0, width);
+    else tile_gemm(s, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
     for (int64_t i = 0; i < t.count; ++i)
       apply_activation(t.out[static_cast<size_t>(i)], 1, width, width, ep.activation, ep.alpha);
   }

@@ -17,7 +17,8 @@ bool cpu_has(Isa isa) {
   // YMM/ZMM state, so a CPU with AVX-512 under an OS that disabled it reports no.
   switch (isa) {
     case Isa::kScalar: return true;
-    case Isa::kAvx2: return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+    case Isa::kAvx2:  // F16C widens fp16 weights; every AVX2 CPU has it
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     case Isa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
     case Isa::kNeon: return false;
   }

@@ -24,6 +24,9 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k,
 // write them to strided output positions. B is [k×n] with leading dimension ldb.
 void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
                           float* const* c_rows);
+// The same with B in IEEE half precision (fp16 weights; widened in registers).
+void gemm_accumulate_rows_f16w(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const uint16_t* b, int64_t ldb,
+                               float* const* c_rows);
 
 // C[m×n] += A[k×m]ᵀ · B[k×n]: A is read as k rows of m (the weight gradient:
 // inputᵀ · output gradient, reduced over pixels).

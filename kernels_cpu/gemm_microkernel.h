@@ -24,9 +24,15 @@ namespace edgegan::cpu {
 
 using GemmMicrokernelFn = void (*)(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                                    float* const* c);
+// The same product with B stored as IEEE halves (fp16 weights, `edgegan-convert
+// --weights fp16`): each B row is widened to float in registers as it is loaded,
+// so half the weight bytes stream from memory; the arithmetic stays fp32.
+using GemmMicrokernelF16wFn = void (*)(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                       float* const* c);
 
 struct GemmMicrokernel {
   GemmMicrokernelFn run;
+  GemmMicrokernelF16wFn run_f16w;  // B in fp16
   int mr;  // rows per tile
   int nr;  // columns per tile
   Isa isa;
@@ -40,15 +46,23 @@ const GemmMicrokernel& gemm_microkernel(Isa isa);
 
 void gemm_ukernel_4x16__scalar(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                                float* const* c);
+void gemm_ukernel_4x16__scalar_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                    float* const* c);
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
 void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                              float* const* c);
+void gemm_ukernel_6x16__avx2_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                  float* const* c);
 void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                                float* const* c);
+void gemm_ukernel_8x32__avx512_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                    float* const* c);
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
 void gemm_ukernel_8x8__neon(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                             float* const* c);
+void gemm_ukernel_8x8__neon_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                 float* const* c);
 #endif
 
 }  // namespace edgegan::cpu

@@ -1,8 +1,12 @@
 // AVX2 + FMA micro-kernel: 6 rows x 16 columns = 12 ymm accumulators, 2 ymm of
 // B per step and one broadcast per row, leaving 2 of the 16 registers spare.
-// Compiled with -mavx2 -mfma; includes nothing with inline functions that other
-// files share, so no AVX instruction can leak into code a baseline CPU runs.
+// fp16 weights (B as IEEE halves) are widened in registers with F16C's VCVTPH2PS
+// (every AVX2 CPU has F16C; the dispatcher checks it too).
+// Compiled with -mavx2 -mfma -mf16c; includes nothing with inline functions that
+// other files share, so no AVX instruction can leak into code a baseline CPU runs.
 #include <immintrin.h>
+
+#include <cstring>
 
 #include "kernels_cpu/gemm_microkernel.h"
 
@@ -15,14 +19,24 @@ inline __m256i lane_mask(int n) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kMaskTable + 8 - n));
 }
 
-template <int MR>
-void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+// Eight columns of B starting at bp: all of them, or the first n (others zero).
+inline __m256 load8(const float* bp) { return _mm256_loadu_ps(bp); }
+inline __m256 load8(const uint16_t* bp) { return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bp))); }
+inline __m256 load8_first(const float* bp, int n) { return _mm256_maskload_ps(bp, lane_mask(n)); }
+inline __m256 load8_first(const uint16_t* bp, int n) {
+  alignas(16) uint16_t staged[8] = {};  // no masked 16-bit load in AVX2: stage the valid halves
+  std::memcpy(staged, bp, static_cast<size_t>(n) * sizeof(uint16_t));
+  return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(staged)));
+}
+
+template <int MR, typename BT>
+void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
   if (nr == 16) {
     for (int64_t p = 0; p < k; ++p) {
-      const __m256 b0 = _mm256_loadu_ps(b + p * ldb), b1 = _mm256_loadu_ps(b + p * ldb + 8);
+      const __m256 b0 = load8(b + p * ldb), b1 = load8(b + p * ldb + 8);
 #pragma GCC unroll 6
       for (int i = 0; i < MR; ++i) {
         const __m256 av = _mm256_broadcast_ss(a[i] + p);
@@ -31,9 +45,8 @@ void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb,
       }
     }
   } else if (nr > 8) {
-    const __m256i m1 = lane_mask(nr - 8);
     for (int64_t p = 0; p < k; ++p) {
-      const __m256 b0 = _mm256_loadu_ps(b + p * ldb), b1 = _mm256_maskload_ps(b + p * ldb + 8, m1);
+      const __m256 b0 = load8(b + p * ldb), b1 = load8_first(b + p * ldb + 8, nr - 8);
 #pragma GCC unroll 6
       for (int i = 0; i < MR; ++i) {
         const __m256 av = _mm256_broadcast_ss(a[i] + p);
@@ -42,9 +55,8 @@ void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb,
       }
     }
   } else {  // at most 8 columns: one half only
-    const __m256i m0 = lane_mask(nr);
     for (int64_t p = 0; p < k; ++p) {
-      const __m256 b0 = _mm256_maskload_ps(b + p * ldb, m0);
+      const __m256 b0 = load8_first(b + p * ldb, nr);
 #pragma GCC unroll 6
       for (int i = 0; i < MR; ++i) acc0[i] = _mm256_fmadd_ps(_mm256_broadcast_ss(a[i] + p), b0, acc0[i]);
     }
@@ -57,10 +69,8 @@ void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb,
   }
 }
 
-}  // namespace
-
-void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
-                             float* const* c) {
+template <typename BT>
+void kernel(int64_t k, int mr, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   switch (mr) {
     case 1: return tile<1>(k, nr, a, b, ldb, c);
     case 2: return tile<2>(k, nr, a, b, ldb, c);
@@ -69,6 +79,18 @@ void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, c
     case 5: return tile<5>(k, nr, a, b, ldb, c);
     default: return tile<6>(k, nr, a, b, ldb, c);
   }
+}
+
+}  // namespace
+
+void gemm_ukernel_6x16__avx2(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                             float* const* c) {
+  kernel(k, mr, nr, a, b, ldb, c);
+}
+
+void gemm_ukernel_6x16__avx2_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                  float* const* c) {
+  kernel(k, mr, nr, a, b, ldb, c);
 }
 
 }  // namespace edgegan::cpu

@@ -1,8 +1,12 @@
 // AVX-512 micro-kernel: 8 rows x 32 columns = 16 zmm accumulators, 2 zmm of B
 // per step, rows broadcast from memory. Partial column tiles use lane masks, so
 // a head with 3 output channels loads exactly 3 floats of B per step.
+// fp16 weights (B as IEEE halves) are widened in registers with VCVTPH2PS, part
+// of AVX-512F: half the bytes of B stream from memory.
 // Compiled with -mavx512f -mfma and nothing shared inline (see the AVX2 file).
 #include <immintrin.h>
+
+#include <cstring>
 
 #include "kernels_cpu/gemm_microkernel.h"
 
@@ -11,17 +15,28 @@ namespace {
 
 inline __mmask16 lanes(int n) { return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1); }
 
-template <int MR, bool kFull>
-void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+// Columns [16 * half, 16 * half + 16) of B row `bp`, lanes >= n zero.
+inline __m512 load_b(const float* bp, int half, __mmask16 m, bool full) {
+  return full ? _mm512_loadu_ps(bp + 16 * half) : _mm512_maskz_loadu_ps(m, bp + 16 * half);
+}
+inline __m512 load_b(const uint16_t* bp, int half, __mmask16 m, bool full) {
+  if (full) return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(bp + 16 * half)));
+  // No 16-bit masked load without AVX-512BW: stage the valid halves.
+  alignas(32) uint16_t staged[16] = {};
+  std::memcpy(staged, bp + 16 * half, static_cast<size_t>(__builtin_popcount(m)) * sizeof(uint16_t));
+  return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(staged)));
+}
+
+template <int MR, bool kFull, typename BT>
+void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   const __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
   __m512 acc0[MR], acc1[MR];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm512_setzero_ps();
   if (kFull || nr > 16) {
     for (int64_t p = 0; p < k; ++p) {
-      const float* bp = b + p * ldb;
-      const __m512 b0 = kFull ? _mm512_loadu_ps(bp) : _mm512_maskz_loadu_ps(m0, bp);
-      const __m512 b1 = kFull ? _mm512_loadu_ps(bp + 16) : _mm512_maskz_loadu_ps(m1, bp + 16);
+      const BT* bp = b + p * ldb;
+      const __m512 b0 = load_b(bp, 0, m0, kFull), b1 = load_b(bp, 1, m1, kFull);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) {
         const __m512 av = _mm512_set1_ps(a[i][p]);
@@ -31,7 +46,7 @@ void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb,
     }
   } else {  // at most 16 columns: one vector of B per step
     for (int64_t p = 0; p < k; ++p) {
-      const __m512 b0 = _mm512_maskz_loadu_ps(m0, b + p * ldb);
+      const __m512 b0 = load_b(b + p * ldb, 0, m0, false);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) acc0[i] = _mm512_fmadd_ps(_mm512_set1_ps(a[i][p]), b0, acc0[i]);
     }
@@ -43,16 +58,14 @@ void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb,
   }
 }
 
-template <int MR>
-void tile_any(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+template <int MR, typename BT>
+void tile_any(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   if (nr == 32) tile<MR, true>(k, nr, a, b, ldb, c);
   else tile<MR, false>(k, nr, a, b, ldb, c);
 }
 
-}  // namespace
-
-void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
-                               float* const* c) {
+template <typename BT>
+void kernel(int64_t k, int mr, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   switch (mr) {
     case 1: return tile_any<1>(k, nr, a, b, ldb, c);
     case 2: return tile_any<2>(k, nr, a, b, ldb, c);
@@ -63,6 +76,18 @@ void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a,
     case 7: return tile_any<7>(k, nr, a, b, ldb, c);
     default: return tile_any<8>(k, nr, a, b, ldb, c);
   }
+}
+
+}  // namespace
+
+void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                               float* const* c) {
+  kernel(k, mr, nr, a, b, ldb, c);
+}
+
+void gemm_ukernel_8x32__avx512_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                    float* const* c) {
+  kernel(k, mr, nr, a, b, ldb, c);
 }
 
 }  // namespace edgegan::cpu

@@ -6,8 +6,9 @@
 // A72 (Raspberry Pi 4) and A78AE (Jetson Orin).
 //
 // NEON has no masked loads: for a partial tile (nr < 8) each B row is copied into
-// an 8-float stack row first, and lanes past nr are never stored. Full tiles (all
-// but the last column tile of a layer) load B in place.
+// an 8-element stack row first, and lanes past nr are never stored. Full tiles
+// (all but the last column tile of a layer) load B in place. fp16 weights (B as
+// IEEE halves) are widened in registers with FCVTL, which every ARMv8-A has.
 #include <arm_neon.h>
 
 #include <algorithm>
@@ -30,25 +31,33 @@ inline void fma_lane(float32x4_t (&acc0)[MR], float32x4_t (&acc1)[MR], const flo
   }
 }
 
+inline void load8(const float* row, float32x4_t& b0, float32x4_t& b1) {
+  b0 = vld1q_f32(row);
+  b1 = vld1q_f32(row + 4);
+}
+inline void load8(const uint16_t* row, float32x4_t& b0, float32x4_t& b1) {
+  const float16x8_t h = vreinterpretq_f16_u16(vld1q_u16(row));
+  b0 = vcvt_f32_f16(vget_low_f16(h));
+  b1 = vcvt_high_f32_f16(h);
+}
+
 // Returns row p of B as two vectors: in place when the tile is full, else via `pad`.
-template <bool kFull>
-inline void load_b(const float* row, int nr, float* pad, float32x4_t& b0, float32x4_t& b1) {
+template <bool kFull, typename BT>
+inline void load_b(const BT* row, int nr, BT* pad, float32x4_t& b0, float32x4_t& b1) {
   if constexpr (kFull) {
-    b0 = vld1q_f32(row);
-    b1 = vld1q_f32(row + 4);
+    load8(row, b0, b1);
   } else {
     std::copy(row, row + nr, pad);
-    b0 = vld1q_f32(pad);
-    b1 = vld1q_f32(pad + 4);
+    load8(pad, b0, b1);
   }
 }
 
-template <int MR, bool kFull>
-void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+template <int MR, bool kFull, typename BT>
+void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   float32x4_t acc0[MR], acc1[MR];
 #pragma GCC unroll 8
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = vdupq_n_f32(0.f);
-  alignas(16) float pad[4][kNR] = {};  // partial tiles only: lanes >= nr stay zero
+  alignas(16) BT pad[4][kNR] = {};  // partial tiles only: lanes >= nr stay zero
   int64_t p = 0;
   for (; p + 4 <= k; p += 4) {
     float32x4_t va[MR];
@@ -88,8 +97,8 @@ void tile(int64_t k, int nr, const float* const* a, const float* b, int64_t ldb,
   }
 }
 
-template <bool kFull>
-void tile_mr(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb, float* const* c) {
+template <bool kFull, typename BT>
+void tile_mr(int64_t k, int mr, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   switch (mr) {
     case 1: return tile<1, kFull>(k, nr, a, b, ldb, c);
     case 2: return tile<2, kFull>(k, nr, a, b, ldb, c);
@@ -106,6 +115,12 @@ void tile_mr(int64_t k, int mr, int nr, const float* const* a, const float* b, i
 
 void gemm_ukernel_8x8__neon(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                             float* const* c) {
+  if (nr == kNR) return tile_mr<true>(k, mr, nr, a, b, ldb, c);
+  tile_mr<false>(k, mr, nr, a, b, ldb, c);
+}
+
+void gemm_ukernel_8x8__neon_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                 float* const* c) {
   if (nr == kNR) return tile_mr<true>(k, mr, nr, a, b, ldb, c);
   tile_mr<false>(k, mr, nr, a, b, ldb, c);
 }

@@ -10,7 +10,7 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
 has() { [[ " $flags " == *" $1 "* ]]; }
 case $isa in
   scalar) ;;
-  avx2) has avx2 && has fma || { echo "this CPU has no AVX2+FMA: skipped"; exit 77; } ;;
+  avx2) has avx2 && has fma && has f16c || { echo "this CPU has no AVX2+FMA+F16C: skipped"; exit 77; } ;;
   avx512) has avx512f || { echo "this CPU has no AVX-512F: skipped"; exit 77; } ;;
   neon) ;;  # mandatory on AArch64; only AArch64 builds register this test
   *) echo "run_with_isa.sh: unknown family '$isa'" >&2; exit 2 ;;

@@ -1,4 +1,5 @@
-// split == reference == zero-insert == col2im over many random geometries:
+// split == reference == zero-insert == col2im over many random geometries (and
+// split with fp16 weights == reference on the same weights rounded to fp16):
 // stride 1-4, kernel 1-7, any pads < kernel (asymmetric, occasionally negative as
 // ONNX output_shape produces), output_padding < stride, dilation 1-3, odd
 // channel counts, non-square maps, batch 1-3, every activation, 1 and 2 threads.
@@ -6,6 +7,7 @@
 
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/cpu_isa.h"
+#include "kernels_cpu/half.h"
 #include "tests/test_util.h"
 
 namespace edgegan::cpu {
@@ -105,6 +107,30 @@ void check_random_geometries(uint32_t seed, int cases, int max_cin, int max_cout
       std::vector<float> y(out_size, NAN);
       conv_transpose2d_split(s, split, x.data(), y.data(), ep, threads);
       ASSERT_LE(max_abs_diff(y, ref), tol) << "split, threads " << threads;
+    }
+
+    // fp16 weights: the split kernel widening halves in registers computes exactly
+    // what the reference computes with the weights rounded to fp16.
+    {
+      std::vector<float> w_rounded(w.size());
+      for (size_t i = 0; i < w.size(); ++i) w_rounded[i] = half_to_float(float_to_half(w[i]));
+      std::vector<float> ref16(out_size);
+      conv_transpose2d_reference(s, x.data(), w_rounded.data(), ref16.data(), ep);
+      const auto packed16 = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w_rounded.data());
+      std::vector<std::vector<uint16_t>> halves;
+      for (const auto& p : packed16) {
+        halves.emplace_back(p.size());
+        for (size_t i = 0; i < p.size(); ++i) halves.back()[i] = float_to_half(p[i]);
+      }
+      SplitDeconvWeights split16;
+      split16.phases_h = split.phases_h;
+      split16.phases_w = split.phases_w;
+      for (const auto& h : halves) split16.sub_kernels_f16.push_back(h.empty() ? nullptr : h.data());
+      for (int threads : {1, 2}) {
+        std::vector<float> y(out_size, NAN);
+        conv_transpose2d_split(s, split16, x.data(), y.data(), ep, threads);
+        ASSERT_LE(max_abs_diff(y, ref16), tol) << "split, fp16 weights, threads " << threads;
+      }
     }
 
     std::vector<float> full(w.size(), NAN), col(w.size(), NAN);

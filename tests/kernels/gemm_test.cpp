@@ -8,6 +8,7 @@
 #include "kernels_cpu/cpu_isa.h"
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
+#include "kernels_cpu/half.h"
 #include "tests/test_util.h"
 
 namespace edgegan::cpu {
@@ -57,10 +58,42 @@ TEST(GemmMicrokernel, EveryPartialTileOfEveryFamily) {
         const auto want = reference_product(
             mr, nr, k, [&](int64_t i, int64_t p) { return a[static_cast<size_t>(i * k + p)]; },
             [&](int64_t p, int64_t j) { return b[static_cast<size_t>(p * ldb + j)]; }, c, ldc);
+        auto c16 = c;
         uk.run(k, mr, nr, rows.data(), b.data(), ldb, out.data());
         ASSERT_LE(scaled_error(c, want, k), 1e-7) << "mr " << mr << " nr " << nr << " k " << k;
+        // fp16 B: the same product on B rounded to fp16.
+        std::vector<uint16_t> b16(b.size());
+        for (size_t i = 0; i < b.size(); ++i) b16[i] = float_to_half(b[i]);
+        const auto want16 = reference_product(
+            mr, nr, k, [&](int64_t i, int64_t p) { return a[static_cast<size_t>(i * k + p)]; },
+            [&](int64_t p, int64_t j) { return half_to_float(b16[static_cast<size_t>(p * ldb + j)]); }, c16, ldc);
+        for (int i = 0; i < mr; ++i) out[static_cast<size_t>(i)] = c16.data() + i * ldc;
+        uk.run_f16w(k, mr, nr, rows.data(), b16.data(), ldb, out.data());
+        ASSERT_LE(scaled_error(c16, want16, k), 1e-7) << "fp16 B: mr " << mr << " nr " << nr << " k " << k;
       }
   }
+}
+
+// Half precision: every half widens to the float it denotes, and every float
+// rounds to the nearest half (ties to even), as the hardware converters do.
+TEST(Half, RoundTripsAndRoundsToNearestEven) {
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const float f = half_to_float(static_cast<uint16_t>(h));
+    if (std::isnan(f)) {
+      EXPECT_TRUE(std::isnan(half_to_float(float_to_half(f)))) << h;
+      continue;
+    }
+    ASSERT_EQ(float_to_half(f), h) << "half " << h << " -> " << f;
+  }
+  EXPECT_EQ(half_to_float(0x3C00), 1.f);
+  EXPECT_EQ(half_to_float(0x0001), std::ldexp(1.f, -24));  // smallest subnormal
+  EXPECT_EQ(half_to_float(0x7BFF), 65504.f);
+  EXPECT_EQ(float_to_half(65520.f), 0x7C00);                    // rounds past the largest half: inf
+  EXPECT_EQ(float_to_half(1.f + std::ldexp(1.f, -11)), 0x3C00);  // tie, to even (down)
+  EXPECT_EQ(float_to_half(1.f + 3 * std::ldexp(1.f, -11)), 0x3C02);  // tie, to even (up)
+  EXPECT_EQ(float_to_half(std::ldexp(1.f, -25)), 0x0000);        // tie at the bottom, to even (zero)
+  EXPECT_EQ(float_to_half(std::ldexp(1.5f, -25)), 0x0001);
+  EXPECT_EQ(float_to_half(-0.f), 0x8000);
 }
 
 // The narrow-output dot kernels (RGB / grey heads): every mr x nr up to the tile,
@@ -157,7 +190,7 @@ TEST(CpuIsa, ActiveFamilyFollowsCpuidOrEnvironment) {
   EXPECT_THROW(parse_isa("sse9"), std::invalid_argument);
 #if defined(__x86_64__)
   // On x86-64 the SIMD families are built in; which the CPU runs is CPUID's call.
-  EXPECT_EQ(isa_supported(Isa::kAvx2), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"));
+  EXPECT_EQ(isa_supported(Isa::kAvx2), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"));
   EXPECT_EQ(isa_supported(Isa::kAvx512), static_cast<bool>(__builtin_cpu_supports("avx512f")));
   EXPECT_FALSE(isa_supported(Isa::kNeon));
 #elif defined(__aarch64__)
