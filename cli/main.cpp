@@ -130,7 +130,7 @@ int inspect(const std::string& path) {
     for (size_t i = 0; i < op.inputs.size(); ++i) std::cout << (i ? ", " : "") << op.inputs[i] << " " << dims_text(op.input_dims[i]);
     std::cout << " -> " << op.outputs[0] << " " << dims_text(op.output_dims[0]) << "\n";
     if (!op.attributes.empty()) std::cout << "       " << op.attributes << "\n";
-    if (op.weight_bytes) std::cout << "       weights " << op.weight_bytes << " bytes\n";
+    if (op.weight_bytes) std::cout << "       weights " << op.weight_bytes << " bytes" << (op.fp16_weights ? " (sub-kernels fp16)" : "") << "\n";
     if (!op.phases.empty()) {
       std::cout << "       stored as " << op.phases.size() << (op.phases.size() == 1 ? " phase" : " phases") << " (taps h x w):";
       for (const auto& p : op.phases) std::cout << " (" << p.phase_h << "," << p.phase_w << ")=" << p.taps_h << "x" << p.taps_w;

@@ -65,20 +65,26 @@ std::string summarize(const Model& model, const IrModel& ir) {
   return os.str();
 }
 
-ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name);
+ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name, const ConvertOptions& options);
 
 }  // namespace
 
-ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name) {
+WeightPrecision weight_precision_from_string(const std::string& name) {
+  if (name == "fp32") return WeightPrecision::kFp32;
+  if (name == "fp16") return WeightPrecision::kFp16;
+  throw ConvertError("unknown weight precision '" + name + "' (expected fp32 or fp16)");
+}
+
+ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name, const ConvertOptions& options) {
   try {
-    return convert_onnx_checked(onnx_bytes, source_name);
+    return convert_onnx_checked(onnx_bytes, source_name, options);
   } catch (const std::bad_alloc&) {
     throw ConvertError("'" + source_name + "': out of memory while converting");
   }
 }
 
 namespace {
-ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name) {
+ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::string& source_name, const ConvertOptions& options) {
   // Parsed into an arena: protobuf is not exception-safe, and if an allocation fails
   // half way the arena still owns (and frees) every message made so far.
   google::protobuf::Arena arena;
@@ -90,9 +96,10 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
   ir.source_sha256 = sha256_hex(onnx_bytes);
   ir.metadata = {{"source_file", source_name},
                  {"onnx_opset", std::to_string(graph.opset())},
-                 {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())}};
+                 {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())},
+                 {"deconv_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32"}};
   ConvertResult result;
-  result.egan = write_egan(ir, kProducer);
+  result.egan = write_egan(ir, kProducer, options.weights == WeightPrecision::kFp16);
   // The converter never writes a file the engine would reject: load it back.
   std::shared_ptr<const Model> model;
   try {
@@ -105,7 +112,7 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
 }
 }  // namespace
 
-ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path) {
+ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path, const ConvertOptions& options) {
   try {
     ensure_not_an_input(egan_path, {onnx_path});
   } catch (const Error& e) {
@@ -115,7 +122,7 @@ ConvertResult convert_file(const std::string& onnx_path, const std::string& egan
   if (!in) throw ConvertError("cannot open '" + onnx_path + "': " + std::strerror(errno));
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t slash = onnx_path.find_last_of('/');
-  ConvertResult r = convert_onnx(bytes, slash == std::string::npos ? onnx_path : onnx_path.substr(slash + 1));
+  ConvertResult r = convert_onnx(bytes, slash == std::string::npos ? onnx_path : onnx_path.substr(slash + 1), options);
   try {
     write_file_atomically(egan_path, r.egan.data(), r.egan.size());
   } catch (const Error& e) {

@@ -15,10 +15,21 @@ struct ConvertResult {
   std::string summary;         // what was written, one op per line
 };
 
+// Precision of the stored transposed-convolution weights (the bulk of a
+// generator's bytes). fp16 halves the file and the weight traffic; the kernels
+// widen to float in registers and compute in fp32. Biases and every other op's
+// weights stay fp32.
+enum class WeightPrecision { kFp32, kFp16 };
+WeightPrecision weight_precision_from_string(const std::string& name);  // "fp32" | "fp16"; throws ConvertError
+
+struct ConvertOptions {
+  WeightPrecision weights = WeightPrecision::kFp32;
+};
+
 // `source_name` is recorded in the metadata (e.g. the input file's name).
-ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name);
+ConvertResult convert_onnx(const std::string& onnx_bytes, const std::string& source_name, const ConvertOptions& options = {});
 
 // Reads `onnx_path`, converts, and writes `egan_path` atomically (never a partial file).
-ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path);
+ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path, const ConvertOptions& options = {});
 
 }  // namespace edgegan::converter

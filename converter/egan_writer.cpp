@@ -6,6 +6,7 @@
 #include "egan_generated.h"
 #include "kernels_cpu/conv2d.h"
 #include "kernels_cpu/conv_transpose_geometry.h"
+#include "kernels_cpu/half.h"
 
 namespace edgegan::converter {
 namespace {
@@ -14,13 +15,35 @@ namespace fb = schema;
 constexpr uint32_t kSchemaVersion = 1;
 constexpr size_t kAlign = 64;
 
+// One weight buffer's bytes and element type.
+struct Blob {
+  std::vector<uint8_t> bytes;
+  fb::DType dtype;
+};
+
 class Writer {
  public:
-  // Adds a weight blob, returns its buffer index (0 for an empty blob).
+  explicit Writer(bool fp16_deconv_weights) : fp16_deconv_weights_(fp16_deconv_weights) {}
+
+  // Adds a float32 weight blob, returns its buffer index (0 for an empty blob).
   uint32_t blob(const std::vector<float>& values) {
     if (values.empty()) return 0;
-    blobs_.push_back(values);
+    Blob b{std::vector<uint8_t>(values.size() * sizeof(float)), fb::DType_Float32};
+    std::memcpy(b.bytes.data(), values.data(), b.bytes.size());
+    blobs_.push_back(std::move(b));
     return static_cast<uint32_t>(blobs_.size());  // buffer 0 is the sentinel
+  }
+
+  // A transposed-convolution sub-kernel: float32, or IEEE halves when asked.
+  uint32_t deconv_blob(const std::vector<float>& values) {
+    if (!fp16_deconv_weights_ || values.empty()) return blob(values);
+    Blob b{std::vector<uint8_t>(values.size() * sizeof(uint16_t)), fb::DType_Float16};
+    for (size_t i = 0; i < values.size(); ++i) {
+      const uint16_t h = cpu::float_to_half(values[i]);
+      std::memcpy(b.bytes.data() + i * sizeof h, &h, sizeof h);
+    }
+    blobs_.push_back(std::move(b));
+    return static_cast<uint32_t>(blobs_.size());
   }
 
   fb::Activation activation(cpu::Activation a) { return static_cast<fb::Activation>(static_cast<int>(a)); }
@@ -50,7 +73,7 @@ class Writer {
     const auto aph = axis_phases(ph), apw = axis_phases(pw);
     std::vector<flatbuffers::Offset<fb::DeconvPhase>> phases;
     for (size_t i = 0; i < packed.size(); ++i)
-      phases.push_back(fb::CreateDeconvPhase(b_, static_cast<int>(i / pw.size()), static_cast<int>(i % pw.size()), blob(packed[i])));
+      phases.push_back(fb::CreateDeconvPhase(b_, static_cast<int>(i / pw.size()), static_cast<int>(i % pw.size()), deconv_blob(packed[i])));
     const auto ph_vec = b_.CreateVector(phases);
     const auto ep = epilogue(op);
     const auto body = fb::CreateConvTranspose2D(b_, op.inputs[0], op.output, static_cast<int>(g.in_channels), static_cast<int>(g.out_channels),
@@ -138,8 +161,8 @@ class Writer {
     std::vector<flatbuffers::Offset<fb::Buffer>> buffers{fb::CreateBuffer(b_, uint64_t{0}, uint64_t{0})};
     uint64_t offset = 0;
     for (const auto& blob : blobs_) {
-      buffers.push_back(fb::CreateBuffer(b_, offset, blob.size() * sizeof(float)));
-      offset += (blob.size() * sizeof(float) + kAlign - 1) / kAlign * kAlign;
+      buffers.push_back(fb::CreateBuffer(b_, offset, blob.bytes.size(), blob.dtype));
+      offset += (blob.bytes.size() + kAlign - 1) / kAlign * kAlign;
     }
     const auto root = fb::CreateModel(b_, kSchemaVersion, b_.CreateString(producer), b_.CreateString(m.source_sha256),
                                       b_.CreateVector(tensors), b_.CreateVector(buffers), b_.CreateVector(ops),
@@ -150,21 +173,22 @@ class Writer {
     file.resize((file.size() + kAlign - 1) / kAlign * kAlign, 0);
     for (const auto& blob : blobs_) {
       const size_t at = file.size();
-      file.resize(at + (blob.size() * sizeof(float) + kAlign - 1) / kAlign * kAlign, 0);
-      std::memcpy(file.data() + at, blob.data(), blob.size() * sizeof(float));
+      file.resize(at + (blob.bytes.size() + kAlign - 1) / kAlign * kAlign, 0);
+      std::memcpy(file.data() + at, blob.bytes.data(), blob.bytes.size());
     }
     return file;
   }
 
  private:
   flatbuffers::FlatBufferBuilder b_{1 << 16};
-  std::vector<std::vector<float>> blobs_;
+  bool fp16_deconv_weights_;
+  std::vector<Blob> blobs_;
 };
 
 }  // namespace
 
-std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer) {
-  Writer w;
+std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer, bool fp16_deconv_weights) {
+  Writer w(fp16_deconv_weights);
   return w.finish(model, producer);
 }
 

@@ -145,6 +145,7 @@ std::vector<OpInfo> Model::ops() const {
           ph.taps_w = static_cast<int>(c.axis_phases_w()->Get(static_cast<uint32_t>(p->phase_w()))->taps()->size());
           info.phases.push_back(ph);
           info.weight_bytes += bytes(p->weights());
+          info.fp16_weights |= m.is_f16(p->weights());
         }
         if (c.epilogue()) info.weight_bytes += bytes(c.epilogue()->bias());
         break;

@@ -48,8 +48,12 @@ struct Model::Impl {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string producer, source_sha256;
 
-  const float* f32(uint32_t buffer) const;  // nullptr for buffer 0
+  const float* f32(uint32_t buffer) const;     // nullptr for buffer 0; the buffer must be float32
+  const uint16_t* f16(uint32_t buffer) const;  // nullptr for buffer 0; the buffer must be float16
+  bool is_f16(uint32_t buffer) const;          // fp16 weights (`edgegan-convert --weights fp16`)
   uint64_t buffer_bytes(uint32_t buffer) const;
+  uint64_t buffer_elements(uint32_t buffer) const;
+  std::vector<float> widened(uint32_t buffer) const;  // a float copy, whatever the stored precision
 };
 
 // Builds a Model::Impl from a file image: runs the flatbuffers Verifier, then

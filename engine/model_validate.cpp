@@ -11,6 +11,7 @@
 
 #include "engine/text_stream.h"
 #include "engine/model_impl.h"
+#include "kernels_cpu/half.h"
 #include "kernels_cpu/conv2d.h"
 #include "kernels_cpu/conv_transpose_geometry.h"
 
@@ -77,7 +78,8 @@ class Validator {
       if (b->offset() > m_.data_size || b->size() > m_.data_size - b->offset())
         fail(where, "lies outside the file (offset " + std::to_string(b->offset()) + ", size " +
                         std::to_string(b->size()) + ", data section " + std::to_string(m_.data_size) + " bytes)");
-      if (b->dtype() != fb::DType_Float32) fail(where, "only float32 weights are supported");
+      if (b->dtype() != fb::DType_Float32 && b->dtype() != fb::DType_Float16)
+        fail(where, "weights must be float32 or float16 (dtype " + std::to_string(static_cast<int>(b->dtype())) + ")");
     }
   }
 
@@ -154,14 +156,19 @@ class Validator {
     if (t.dtype != DType::kFloat32) fail(where, "tensor '" + t.name + "' must be float32");
   }
 
-  void expect_buffer(uint32_t index, uint64_t elements, const std::string& where, const char* role, bool optional) {
+  // fp16_allowed: the op reads this buffer in half precision too (the split
+  // deconvolution's sub-kernels); everything else must be float32.
+  void expect_buffer(uint32_t index, uint64_t elements, const std::string& where, const char* role, bool optional,
+                     bool fp16_allowed = false) {
     const auto* buffers = root_.buffers();
     if (index >= buffers->size()) fail(where, std::string(role) + " buffer index " + std::to_string(index) + " is out of range");
     if (index == 0) {
       if (optional || elements == 0) return;
       fail(where, std::string(role) + " is missing");
     }
-    const uint64_t want = elements * 4;
+    const bool fp16 = buffers->Get(index)->dtype() == fb::DType_Float16;
+    if (fp16 && !fp16_allowed) fail(where, std::string(role) + " buffer is float16; only transposed-convolution weights may be");
+    const uint64_t want = elements * (fp16 ? 2 : 4);
     if (buffers->Get(index)->size() != want)
       fail(where, std::string(role) + " buffer has " + std::to_string(buffers->Get(index)->size()) +
                       " bytes, the op needs " + std::to_string(want));
@@ -228,6 +235,7 @@ class Validator {
     if (!phases || phases->size() != static_cast<uint32_t>(op.stride_h() * op.stride_w()))
       fail(where, "must store stride_h*stride_w = " + std::to_string(op.stride_h() * op.stride_w()) + " phases");
     const auto ph = cpu::split_deconv_axis(h), pw = cpu::split_deconv_axis(w);
+    int fp16_phases = 0, stored_phases = 0;
     for (uint32_t i = 0; i < phases->size(); ++i) {
       const auto* p = phases->Get(i);
       const std::string pwhere = where + " phase " + std::to_string(i);
@@ -235,8 +243,14 @@ class Validator {
       if (p->phase_h() != static_cast<int>(i / op.stride_w()) || p->phase_w() != static_cast<int>(i % op.stride_w()))
         fail(pwhere, "phases must be stored in row-major (phase_h, phase_w) order");
       const uint64_t taps = ph[i / op.stride_w()].taps.size() * pw[i % op.stride_w()].taps.size();
-      expect_buffer(p->weights(), taps * static_cast<uint64_t>(op.in_channels()) * static_cast<uint64_t>(op.out_channels()), pwhere, "sub-kernel", false);
+      expect_buffer(p->weights(), taps * static_cast<uint64_t>(op.in_channels()) * static_cast<uint64_t>(op.out_channels()), pwhere, "sub-kernel", false,
+                    /*fp16_allowed=*/true);
+      if (p->weights() != 0) {
+        ++stored_phases;
+        fp16_phases += root_.buffers()->Get(p->weights())->dtype() == fb::DType_Float16 ? 1 : 0;
+      }
     }
+    if (fp16_phases != 0 && fp16_phases != stored_phases) fail(where, "mixes float16 and float32 sub-kernels (one precision per op)");
     check_epilogue(op.epilogue(), op.out_channels(), where);
   }
 
@@ -461,7 +475,34 @@ void validate_model(Model::Impl& m) {
 
 const float* Model::Impl::f32(uint32_t buffer) const {
   if (buffer == 0) return nullptr;
+  if (is_f16(buffer)) throw Error("internal: buffer " + std::to_string(buffer) + " is float16, read as float32");
   return reinterpret_cast<const float*>(data + root->buffers()->Get(buffer)->offset());
+}
+
+const uint16_t* Model::Impl::f16(uint32_t buffer) const {
+  if (buffer == 0) return nullptr;
+  if (!is_f16(buffer)) throw Error("internal: buffer " + std::to_string(buffer) + " is float32, read as float16");
+  return reinterpret_cast<const uint16_t*>(data + root->buffers()->Get(buffer)->offset());
+}
+
+bool Model::Impl::is_f16(uint32_t buffer) const {
+  return buffer != 0 && root->buffers()->Get(buffer)->dtype() == schema::DType_Float16;
+}
+
+uint64_t Model::Impl::buffer_elements(uint32_t buffer) const {
+  return buffer == 0 ? 0 : buffer_bytes(buffer) / (is_f16(buffer) ? 2 : 4);
+}
+
+std::vector<float> Model::Impl::widened(uint32_t buffer) const {
+  const uint64_t n = buffer_elements(buffer);
+  if (!is_f16(buffer)) {
+    const float* src = f32(buffer);
+    return std::vector<float>(src, src + n);
+  }
+  const uint16_t* src = f16(buffer);
+  std::vector<float> out(n);
+  for (uint64_t i = 0; i < n; ++i) out[i] = cpu::half_to_float(src[i]);
+  return out;
 }
 
 uint64_t Model::Impl::buffer_bytes(uint32_t buffer) const { return root->buffers()->Get(buffer)->size(); }

@@ -13,6 +13,7 @@
 #include "edgegan/io.h"
 #include "engine/input_binding.h"
 #include "engine/model_impl.h"
+#include "kernels_cpu/half.h"
 #include "engine/ops/op_kernel.h"  // to_cpu(Activation)
 #include "kernels_cpu/conv2d.h"
 #include "kernels_cpu/conv2d_backward.h"
@@ -85,13 +86,12 @@ struct Trainer::Impl {
     Param p;
     p.name = std::move(name);
     p.buffer = buffer;
-    p.count = m().buffer_bytes(buffer) / sizeof(float);
+    p.count = m().buffer_elements(buffer);
     p.op = building_op;
     p.frozen = std::find(options.frozen_ops.begin(), options.frozen_ops.end(), building_op) != options.frozen_ops.end();
     p.states = p.frozen ? 0 : options.optimizer == Optimizer::kAdam ? 2 : options.momentum != 0.f ? 1 : 0;
     if (!planning_only) {
-      const float* src = m().f32(buffer);
-      p.value.assign(src, src + p.count);
+      p.value = m().widened(buffer);  // fp16 weights train in float
       p.grad.assign(p.count, 0.f);
       if (p.states >= 1) p.state1.assign(p.count, 0.f);
       if (p.states >= 2) p.state2.assign(p.count, 0.f);
@@ -510,8 +510,15 @@ void Trainer::save(const std::string& path, const std::string& source_path) cons
   std::vector<uint8_t> bytes(m.file, m.file + m.file_size);
   const size_t data_begin = static_cast<size_t>(m.data - m.file);
   for (const Param& p : s.params) {
-    const uint64_t offset = m.root->buffers()->Get(p.buffer)->offset();
-    std::memcpy(bytes.data() + data_begin + offset, p.value.data(), p.value.size() * sizeof(float));
+    uint8_t* dst = bytes.data() + data_begin + m.root->buffers()->Get(p.buffer)->offset();
+    if (m.is_f16(p.buffer)) {  // an fp16 model stays fp16: the tuned weights are rounded to half
+      for (size_t i = 0; i < p.value.size(); ++i) {
+        const uint16_t h = cpu::float_to_half(p.value[i]);
+        std::memcpy(dst + i * sizeof h, &h, sizeof h);
+      }
+    } else {
+      std::memcpy(dst, p.value.data(), p.value.size() * sizeof(float));
+    }
   }
   Model::from_bytes(bytes);  // what we write must load
   write_file_atomically(path, bytes.data(), bytes.size());

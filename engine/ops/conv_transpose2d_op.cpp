@@ -1,6 +1,8 @@
 // ConvTranspose2D: runs the split kernel on the pre-split sub-kernels mapped from
 // the file; the zero-insertion and col2im baselines reassemble the full kernel
 // once here (never per run) and need a workspace.
+#include <algorithm>
+
 #include "engine/ops/op_kernel.h"
 #include "kernels_cpu/conv_transpose.h"
 
@@ -14,10 +16,26 @@ class ConvTranspose2DKernel final : public OpKernel {
     shape_ = deconv_shape_of(m, op, batch);
     weights_.phases_h = cpu::split_deconv_axis(shape_.h);
     weights_.phases_w = cpu::split_deconv_axis(shape_.w);
-    for (const auto* p : *op.phases()) weights_.sub_kernels.push_back(m.f32(p->weights()));
+    // fp16 weights (all phases or none: the converter writes one precision per op)
+    // are read in place by the split kernel.
+    const bool fp16 = std::any_of(op.phases()->begin(), op.phases()->end(), [&](const auto* p) { return m.is_f16(p->weights()); });
+    for (const auto* p : *op.phases()) {
+      if (fp16) weights_.sub_kernels_f16.push_back(m.f16(p->weights()));
+      else weights_.sub_kernels.push_back(m.f32(p->weights()));
+    }
     if (algo_ != DeconvAlgo::kSplit && tracker) {
+      // The baselines take float: widen fp16 phases for the one-off assembly.
+      std::vector<std::vector<float>> widened;
+      cpu::SplitDeconvWeights source = weights_;
+      if (fp16) {
+        source.sub_kernels_f16.clear();
+        for (const auto* p : *op.phases()) {
+          widened.push_back(m.widened(p->weights()));
+          source.sub_kernels.push_back(widened.back().empty() ? nullptr : widened.back().data());
+        }
+      }
       full_kernel_ = TrackedBuffer(*tracker, repacked_weight_bytes());
-      cpu::assemble_full_deconv_kernel(shape_, weights_,
+      cpu::assemble_full_deconv_kernel(shape_, source,
                                        algo_ == DeconvAlgo::kZeroInsert ? cpu::FullKernelLayout::kTapsFirst : cpu::FullKernelLayout::kChannelsFirst,
                                        full_kernel_.floats());
     }

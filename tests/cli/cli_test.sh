@@ -160,6 +160,18 @@ if [ -n "$write_models" ]; then
   "$convert" -q "$work/huge2_dcgan.onnx" -o "$work/target.egan" && "$edgegan" inspect "$work/target.egan" >/dev/null && ok || bad "the big conversion failed"
 fi
 
+# --- fp16 weights: half the file, the same pictures within 1e-2, and a tuned fp16
+# model stays fp16 and loads.
+expect_ok "convert --weights fp16" "$convert" -q --weights fp16 "$dcgan_onnx" -o "$work/dcgan16.egan"
+size32=$(wc -c <"$work/dcgan.egan") size16=$(wc -c <"$work/dcgan16.egan")
+[ $((size16 * 100)) -le $((size32 * 52)) ] && ok || bad "fp16 file is $size16 bytes, fp32 $size32: not about half"
+expect_ok "inspect fp16" "$edgegan" inspect "$work/dcgan16.egan"
+grep -q "sub-kernels fp16" "$work/out.txt" && ok || bad "inspect does not show the fp16 weights"
+expect_ok "generate fp16" "$edgegan" generate "$work/dcgan16.egan" -n 8 --seed 7 --npy "$work/d16.npy" -o "$work/d16.png"
+expect_ok "fp16 pictures match the fp32 reference within 1e-2" python3 "$src/tests/cli/compare_generated.py" \
+  "$work/d16.npy" "$ref/dcgan_digits_seed7.npy" "$work/d16.png" "$ref/dcgan_digits_seed7.png" 1e-2
+expect_error "convert --weights fp8" "weights" "$convert" --weights fp8 "$dcgan_onnx" -o "$work/x.egan"
+
 # --- finetune
 sevens="$src/models/few_shot/sevens_32.npy" sevens16="$src/models/few_shot/sevens_16.npy" sevens_labels="$src/models/few_shot/sevens_labels.npy"
 "$convert" -q "$src/models/cgan_digits/discriminator.onnx" -o "$work/cgan_disc.egan" >/dev/null 2>&1 || bad "convert the cgan discriminator"
@@ -169,6 +181,9 @@ read -r first last < <(sed -n 's/.*mse loss \([0-9.]*\) -> \([0-9.]*\).*/\1 \2/p
 awk -v a="${first:-0}" -v b="${last:-1}" 'BEGIN { exit !(b < a / 2) }' && ok || bad "finetune did not halve its loss: ${first:-?} -> ${last:-?}"
 grep -q "step 30/30" "$work/err.txt" && ok || bad "no progress line for the last step: $(cat "$work/err.txt")"
 expect_ok "generate from the tuned model" "$edgegan" generate "$work/tuned.egan" -n 4 -o "$work/tuned.png"
+expect_ok "finetune an fp16 model" "$edgegan" finetune "$work/dcgan16.egan" --data "$sevens" --steps 3 --batch 4 -q -o "$work/tuned16.egan"
+expect_ok "inspect the tuned fp16 model" "$edgegan" inspect "$work/tuned16.egan"
+grep -q "sub-kernels fp16" "$work/out.txt" && ok || bad "the tuned fp16 model is no longer fp16"
 cmp -s "$work/dcgan.egan" "$work/tuned.egan" && bad "fine-tuning changed no weight" || ok
 expect_ok "finetune adversarial" "$edgegan" finetune "$work/dcgan.egan" --discriminator "$work/disc.egan" --data "$sevens" --steps 3 --batch 4 -q \
   -o "$work/tuned_g.egan" --discriminator-output "$work/tuned_d.egan"

@@ -88,6 +88,7 @@ struct OpInfo {
   std::string attributes;        // "k4x4 s2x2 pads 1,1,1,1 relu", ...
   std::vector<PhaseInfo> phases; // ConvTranspose2D only: stored phases
   uint64_t weight_bytes = 0;
+  bool fp16_weights = false;     // ConvTranspose2D sub-kernels stored in half precision
 };
 
 // Wall time of one op in one profiled run (Session::run_profiled).
