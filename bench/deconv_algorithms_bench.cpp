@@ -1,12 +1,14 @@
 // Transposed-convolution algorithms side by side on GAN generator layers:
 // split (the product) vs zero insertion vs GEMM+col2im, all on the same GEMM, so
-// the ratios show the algorithm, not the tuning. Random weights, fixed seed.
+// the ratios show the algorithm, not the tuning; split_fp16w is split on fp16
+// weights (edgegan-convert --weights fp16). Random weights, fixed seed.
 //   build/bench/deconv_algorithms_bench --benchmark_filter=dcgan64
 #include <benchmark/benchmark.h>
 
 #include <random>
 
 #include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/half.h"
 
 namespace {
 
@@ -48,6 +50,14 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
   split.phases_w = split_deconv_axis(s.w);
   const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
   for (const auto& p : packed) split.sub_kernels.push_back(p.data());
+  // split_fp16w: the same sub-kernels stored as halves (edgegan-convert --weights fp16).
+  std::vector<std::vector<uint16_t>> halves;
+  SplitDeconvWeights split16{split.phases_h, split.phases_w, {}, {}};
+  for (const auto& p : packed) {
+    halves.emplace_back(p.size());
+    for (size_t i = 0; i < p.size(); ++i) halves.back()[i] = float_to_half(p[i]);
+    split16.sub_kernels_f16.push_back(halves.back().data());
+  }
   std::vector<float> full(w.size()), col(w.size()), ws;
   assemble_full_deconv_kernel(s, split, FullKernelLayout::kTapsFirst, full.data());
   assemble_full_deconv_kernel(s, split, FullKernelLayout::kChannelsFirst, col.data());
@@ -58,6 +68,7 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
     if (algo == 0) conv_transpose2d_split(s, split, x.data(), y.data(), ep, threads);
     if (algo == 1) conv_transpose2d_zero_insert(s, full.data(), x.data(), y.data(), ws.data(), ep, threads);
     if (algo == 2) conv_transpose2d_col2im(s, col.data(), x.data(), y.data(), ws.data(), ep, threads);
+    if (algo == 3) conv_transpose2d_split(s, split16, x.data(), y.data(), ep, threads);
     benchmark::DoNotOptimize(y.data());
   }
   const double macs = static_cast<double>(batch) * layer.in * layer.in * layer.kernel * layer.kernel * layer.cin * layer.cout;
@@ -66,9 +77,9 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
 }
 
 const int kRegistered = [] {
-  const char* algos[] = {"split", "zero_insert", "col2im"};
+  const char* algos[] = {"split", "zero_insert", "col2im", "split_fp16w"};
   for (const Layer& l : kLayers)
-    for (int a = 0; a < 3; ++a) {
+    for (int a = 0; a < 4; ++a) {
       auto* b = benchmark::RegisterBenchmark((std::string(l.name) + "/" + algos[a]).c_str(), [&l, a](benchmark::State& st) { run_layer(st, l, a); })
                     ->ArgNames({"batch", "threads"})
                     ->Args({1, 1})->Args({1, 2})

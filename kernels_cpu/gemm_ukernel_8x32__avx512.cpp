@@ -13,6 +13,13 @@
 namespace edgegan::cpu {
 namespace {
 
+// Weight streaming (a tiny map with a huge [Cin][Cout], e.g. 4x4x1024 -> 512 k5 at
+// batch 1): each B row is used by one or two tiles and rows lie kilobytes apart,
+// so the hardware prefetcher falls behind. Prefetch kPrefetchRows rows ahead then;
+// on smaller B (which stays in L2) it only costs issue slots, so not there.
+constexpr int64_t kPrefetchRows = 8;
+constexpr int64_t kPrefetchMinLdb = 512, kPrefetchMinK = 512;  // elements
+
 inline __mmask16 lanes(int n) { return n >= 16 ? __mmask16(0xFFFF) : n <= 0 ? __mmask16(0) : __mmask16((1u << n) - 1); }
 
 // Columns [16 * half, 16 * half + 16) of B row `bp`, lanes >= n zero.
@@ -27,7 +34,7 @@ inline __m512 load_b(const uint16_t* bp, int half, __mmask16 m, bool full) {
   return _mm512_cvtph_ps(_mm256_load_si256(reinterpret_cast<const __m256i*>(staged)));
 }
 
-template <int MR, bool kFull, typename BT>
+template <int MR, bool kFull, bool kPrefetch, typename BT>
 void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   const __mmask16 m0 = lanes(nr), m1 = lanes(nr - 16);
   __m512 acc0[MR], acc1[MR];
@@ -36,6 +43,10 @@ void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, fl
   if (kFull || nr > 16) {
     for (int64_t p = 0; p < k; ++p) {
       const BT* bp = b + p * ldb;
+      if constexpr (kPrefetch) {
+        _mm_prefetch(reinterpret_cast<const char*>(bp + kPrefetchRows * ldb), _MM_HINT_T0);
+        if constexpr (sizeof(BT) == 4) _mm_prefetch(reinterpret_cast<const char*>(bp + kPrefetchRows * ldb + 16), _MM_HINT_T0);
+      }
       const __m512 b0 = load_b(bp, 0, m0, kFull), b1 = load_b(bp, 1, m1, kFull);
 #pragma GCC unroll 8
       for (int i = 0; i < MR; ++i) {
@@ -60,8 +71,10 @@ void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, fl
 
 template <int MR, typename BT>
 void tile_any(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
-  if (nr == 32) tile<MR, true>(k, nr, a, b, ldb, c);
-  else tile<MR, false>(k, nr, a, b, ldb, c);
+  const bool streaming = ldb >= kPrefetchMinLdb && k >= kPrefetchMinK;
+  if (nr == 32 && streaming) tile<MR, true, true>(k, nr, a, b, ldb, c);
+  else if (nr == 32) tile<MR, true, false>(k, nr, a, b, ldb, c);
+  else tile<MR, false, false>(k, nr, a, b, ldb, c);
 }
 
 template <typename BT>
