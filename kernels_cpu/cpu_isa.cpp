@@ -5,6 +5,11 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+#include <asm/hwcap.h>
+#include <sys/auxv.h>
+#endif
+
 namespace edgegan::cpu {
 namespace {
 
@@ -20,11 +25,20 @@ bool cpu_has(Isa isa) {
     case Isa::kAvx2:  // F16C widens fp16 weights; every AVX2 CPU has it
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
     case Isa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
-    case Isa::kNeon: return false;
+    case Isa::kNeon:
+    case Isa::kNeonFp16Arith: return false;
   }
   return false;
 #elif defined(EDGEGAN_HAVE_NEON_KERNELS)
-  // Advanced SIMD (with fused multiply-add) is mandatory in ARMv8-A.
+  // Advanced SIMD (with fused multiply-add) is mandatory in ARMv8-A; the FP16
+  // arithmetic extension (ARMv8.2-A) is optional, and the kernel asks Linux.
+  if (isa == Isa::kNeonFp16Arith) {
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+    return (getauxval(AT_HWCAP) & HWCAP_ASIMDHP) != 0;
+#else
+    return false;
+#endif
+  }
   return isa == Isa::kScalar || isa == Isa::kNeon;
 #else
   return isa == Isa::kScalar;
@@ -39,6 +53,7 @@ const char* isa_name(Isa isa) {
     case Isa::kAvx2: return "avx2";
     case Isa::kAvx512: return "avx512";
     case Isa::kNeon: return "neon";
+    case Isa::kNeonFp16Arith: return "neonfp16arith";
   }
   return "unknown";
 }
@@ -46,13 +61,13 @@ const char* isa_name(Isa isa) {
 Isa parse_isa(std::string_view name) {
   for (Isa isa : kAllIsas)
     if (name == isa_name(isa)) return isa;
-  throw std::invalid_argument("unknown instruction set '" + std::string(name) + "' (expected scalar, avx2, avx512 or neon)");
+  throw std::invalid_argument("unknown instruction set '" + std::string(name) + "' (expected scalar, avx2, avx512, neon or neonfp16arith)");
 }
 
 bool isa_supported(Isa isa) { return cpu_has(isa); }
 
 Isa detected_isa() {
-  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kNeon})
+  for (Isa isa : {Isa::kAvx512, Isa::kAvx2, Isa::kNeonFp16Arith, Isa::kNeon})
     if (cpu_has(isa)) return isa;
   return Isa::kScalar;
 }

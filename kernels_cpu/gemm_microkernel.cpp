@@ -11,6 +11,11 @@ constexpr GemmMicrokernel kAvx512{gemm_ukernel_8x32__avx512, gemm_ukernel_8x32__
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
 constexpr GemmMicrokernel kNeon{gemm_ukernel_8x8__neon, gemm_ukernel_8x8__neon_f16w, 8, 8, Isa::kNeon, "gemm_ukernel_8x8__neon"};
 #endif
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+// fp32 products on the NEON kernel; fp16 weights in half precision.
+constexpr GemmMicrokernel kNeonFp16Arith{gemm_ukernel_8x8__neon,      gemm_ukernel_8x8__neonfp16arith_f16w, 8, 8, Isa::kNeonFp16Arith,
+                                         "gemm_ukernel_8x8__neonfp16arith", true};
+#endif
 
 }  // namespace
 
@@ -22,6 +27,9 @@ const GemmMicrokernel& gemm_microkernel(Isa isa) {
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
     case Isa::kNeon: return kNeon;
+#endif
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+    case Isa::kNeonFp16Arith: return kNeonFp16Arith;
 #endif
     default: return kScalar;
   }
@@ -44,7 +52,7 @@ const DotMicrokernel& dot_microkernel(Isa isa) {
   if (isa == Isa::kAvx512) return kDotAvx512;
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
-  if (isa == Isa::kNeon) return kDotNeon;
+  if (isa == Isa::kNeon || isa == Isa::kNeonFp16Arith) return kDotNeon;  // heads widen their weights to fp32
 #endif
   (void)isa;
   return kNoDot;

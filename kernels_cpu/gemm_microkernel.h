@@ -37,6 +37,9 @@ struct GemmMicrokernel {
   int nr;  // columns per tile
   Isa isa;
   const char* name;
+  // run_f16w computes in half precision (neonfp16arith): accurate to ~1e-3
+  // relative instead of float rounding; tests widen their tolerance for it.
+  bool f16w_half_arithmetic = false;
 };
 
 // The kernel of the active family (active_isa()).
@@ -63,6 +66,10 @@ void gemm_ukernel_8x8__neon(int64_t k, int mr, int nr, const float* const* a, co
                             float* const* c);
 void gemm_ukernel_8x8__neon_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
                                  float* const* c);
+#endif
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+void gemm_ukernel_8x8__neonfp16arith_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
+                                          float* const* c);
 #endif
 
 }  // namespace edgegan::cpu

@@ -5,8 +5,11 @@
 // channel counts, non-square maps, batch 1-3, every activation, 1 and 2 threads.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/cpu_isa.h"
+#include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/half.h"
 #include "tests/test_util.h"
 
@@ -126,10 +129,13 @@ void check_random_geometries(uint32_t seed, int cases, int max_cin, int max_cout
       split16.phases_h = split.phases_h;
       split16.phases_w = split.phases_w;
       for (const auto& h : halves) split16.sub_kernels_f16.push_back(h.empty() ? nullptr : h.data());
+      // Half-precision arithmetic (neonfp16arith) rounds the activations and the
+      // partial sums of 8 to 11 bits: errors grow like sqrt(terms).
+      const float tol16 = gemm_microkernel().f16w_half_arithmetic ? 2e-3f * std::sqrt(terms) : tol;
       for (int threads : {1, 2}) {
         std::vector<float> y(out_size, NAN);
         conv_transpose2d_split(s, split16, x.data(), y.data(), ep, threads);
-        ASSERT_LE(max_abs_diff(y, ref16), tol) << "split, fp16 weights, threads " << threads;
+        ASSERT_LE(max_abs_diff(y, ref16), tol16) << "split, fp16 weights, threads " << threads;
       }
     }
 
