@@ -115,6 +115,12 @@ schema::ConvTranspose2DT& first_deconv(schema::ModelT& m) {
   throw std::runtime_error("no deconv");
 }
 
+schema::ConvTranspose2DT& strided_deconv(schema::ModelT& m) {
+  for (auto& op : m.ops)
+    if (auto* c = op->kind.AsConvTranspose2D(); c && c->phases.size() > 1) return *c;
+  throw std::runtime_error("no strided deconv");
+}
+
 struct HostileCase {
   const char* name;
   std::function<void(schema::ModelT&)> mutate;
@@ -159,6 +165,17 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
        }, "int64"},
       {"unknown activation", [](schema::ModelT& m) { first_deconv(m).epilogue->activation = static_cast<schema::Activation>(42); }, "activation"},
       {"non-finite slope", [](schema::ModelT& m) { first_deconv(m).epilogue->alpha = NAN; }, "not finite"},
+      {"weights of an unknown dtype", [](schema::ModelT& m) { m.buffers[1]->dtype = schema::DType_Int64; }, "float32 or float16"},
+      {"float16 bias", [](schema::ModelT& m) {
+         auto& bias = *m.buffers[first_deconv(m).epilogue->bias];
+         bias.dtype = schema::DType_Float16;
+         bias.size /= 2;
+       }, "only transposed-convolution weights may be"},
+      {"float16 and float32 sub-kernels mixed", [](schema::ModelT& m) {
+         auto& sub = *m.buffers[strided_deconv(m).phases.back()->weights];
+         sub.dtype = schema::DType_Float16;
+         sub.size /= 2;
+       }, "mixes float16 and float32"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);
