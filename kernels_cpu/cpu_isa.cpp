@@ -5,6 +5,9 @@
 #include <stdexcept>
 #include <string>
 
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+#include <cpuid.h>
+#endif
 #if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
 #include <asm/hwcap.h>
 #include <sys/auxv.h>
@@ -16,6 +19,14 @@ namespace {
 // -1 until first use; then the active family.
 std::atomic<int> g_active{-1};
 
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+// CPUID leaf 1, ECX bit 29. (clang's __builtin_cpu_supports does not know "f16c".)
+bool cpu_has_f16c() {
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  return __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+}
+#endif
+
 bool cpu_has(Isa isa) {
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
   // libgcc's feature check also asks the OS (XGETBV) whether it saves the
@@ -23,7 +34,7 @@ bool cpu_has(Isa isa) {
   switch (isa) {
     case Isa::kScalar: return true;
     case Isa::kAvx2:  // F16C widens fp16 weights; every AVX2 CPU has it
-      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && cpu_has_f16c();
     case Isa::kAvx512: return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("fma");
     case Isa::kNeon:
     case Isa::kNeonFp16Arith: return false;

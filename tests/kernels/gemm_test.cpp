@@ -3,6 +3,10 @@
 // cache blocks, leading dimensions wider than the rows, all three operand forms.
 #include <gtest/gtest.h>
 
+#if defined(__x86_64__)
+#include <cpuid.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 
@@ -197,7 +201,9 @@ TEST(CpuIsa, ActiveFamilyFollowsCpuidOrEnvironment) {
   EXPECT_THROW(parse_isa("sse9"), std::invalid_argument);
 #if defined(__x86_64__)
   // On x86-64 the SIMD families are built in; which the CPU runs is CPUID's call.
-  EXPECT_EQ(isa_supported(Isa::kAvx2), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c"));
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;  // F16C from CPUID (clang's __builtin_cpu_supports lacks it)
+  const bool f16c = __get_cpuid(1, &eax, &ebx, &ecx, &edx) != 0 && (ecx & bit_F16C) != 0;
+  EXPECT_EQ(isa_supported(Isa::kAvx2), __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && f16c);
   EXPECT_EQ(isa_supported(Isa::kAvx512), static_cast<bool>(__builtin_cpu_supports("avx512f")));
   EXPECT_FALSE(isa_supported(Isa::kNeon));
   EXPECT_FALSE(isa_supported(Isa::kNeonFp16Arith));
