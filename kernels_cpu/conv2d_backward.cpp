@@ -169,6 +169,9 @@ void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const
   const int64_t image_in = s.h.in * s.w.in * cin, image_pixels = s.h.out * s.w.out, rows = panel_rows(n_cols);
   std::fill(dx, dx + s.batch * image_in, 0.f);
   std::vector<float> scratch(static_cast<size_t>(threads * rows * n_cols));
+  // packed is [taps*Cin][Cout]; each panel multiplies by its transpose: transpose once.
+  std::vector<float> packed_t(static_cast<size_t>(n_cols * cout));
+  transpose_matrix(n_cols, cout, packed, cout, packed_t.data(), n_cols);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t n = 0; n < s.batch; ++n) {
     float* col = scratch.data() + thread_index() * rows * n_cols;
@@ -176,7 +179,7 @@ void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const
     for (int64_t p0 = 0; p0 < image_pixels; p0 += rows) {
       const int64_t m = std::min(image_pixels, p0 + rows) - p0;
       std::fill(col, col + m * n_cols, 0.f);
-      gemm_accumulate_bt(m, n_cols, cout, dy + (n * image_pixels + p0) * cout, cout, packed, cout, col, n_cols);
+      gemm_accumulate(m, n_cols, cout, dy + (n * image_pixels + p0) * cout, cout, packed_t.data(), n_cols, col, n_cols);
       for (int64_t r = 0; r < m; ++r) {
         const int64_t oh = (p0 + r) / s.w.out, ow = (p0 + r) % s.w.out;
         for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
@@ -197,13 +200,17 @@ void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const
 
 }  // namespace
 
-// Straight from the packed weights: per tap, the GEMM reads the conv's [Cin][Cout] tap
-// transposed, so nothing is re-laid out when the weights change every step.
+// Per tap, the GEMM needs the conv's [Cin][Cout] tap transposed. The weights change
+// every step, so they are transposed once per call (one pass over them) rather than
+// re-packed inside the GEMM for every phase and panel.
 void conv2d_backward_input(const ConvShape& shape, const float* packed, const float* dy, float* dx, int threads) {
   if (shape.in_channels < 16) return conv2d_backward_input_col2im(shape, packed, dy, dx, threads);
   const DeconvShape s = input_gradient_shape(shape);
   const std::vector<AxisPhase> phases_h = split_deconv_axis(s.h), phases_w = split_deconv_axis(s.w);
   const int64_t cin = shape.in_channels, cout = shape.out_channels, kw = shape.w.kernel;
+  const int64_t taps_n = shape.h.kernel * kw;
+  std::vector<float> packed_t(static_cast<size_t>(taps_n * cin * cout));  // [tap][Cout][Cin]
+  for (int64_t t = 0; t < taps_n; ++t) transpose_matrix(cin, cout, packed + t * cin * cout, cout, packed_t.data() + t * cout * cin, cin);
   const std::vector<bool> has_kernel(phases_h.size() * phases_w.size(), true);
   input_gradient_by_phase(s, phases_h, phases_w, has_kernel, dy, dx, threads, [&](size_t phase, const float* col, int64_t m, float* out) {
     const AxisPhase& h = phases_h[phase / phases_w.size()];
@@ -211,7 +218,7 @@ void conv2d_backward_input(const ConvShape& shape, const float* packed, const fl
     const int64_t k = static_cast<int64_t>(h.taps.size() * w.taps.size()) * cout;
     int64_t j = 0;
     for (int64_t th : h.taps)
-      for (int64_t tw : w.taps) gemm_accumulate_bt(m, cin, cout, col + cout * j++, k, packed + (th * kw + tw) * cin * cout, cout, out, cin);
+      for (int64_t tw : w.taps) gemm_accumulate(m, cin, cout, col + cout * j++, k, packed_t.data() + (th * kw + tw) * cout * cin, cin, out, cin);
   });
 }
 

@@ -38,4 +38,10 @@ void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t
 void gemm_accumulate_bt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                         int64_t ldc);
 
+// dst[j][i] = src[i][j] for i < rows, j < cols (leading dimensions in elements),
+// in cache-sized blocks. Callers that multiply by the same transposed operand for
+// many row panels transpose it once with this and call gemm_accumulate, instead of
+// letting gemm_accumulate_bt re-pack it for every panel.
+void transpose_matrix(int64_t rows, int64_t cols, const float* src, int64_t ld_src, float* dst, int64_t ld_dst);
+
 }  // namespace edgegan::cpu
