@@ -29,7 +29,7 @@ ConvInputGradient make_conv2d_input_gradient(const ConvShape& shape, const float
 
 void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float* dx, int threads);
 // The same from the packed weights [kh][kw][Cin][Cout] directly (no plan to rebuild when
-// the weights change, as in training): each tap's GEMM reads its weights transposed.
+// the weights change, as in training): the taps are transposed once per call.
 // Below 16 input channels (an image), dY · Wᵀ into columns, then added into dX (col2im).
 void conv2d_backward_input(const ConvShape& shape, const float* packed_weights, const float* dy, float* dx, int threads);
 

@@ -41,10 +41,10 @@ void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db)
 // the output pixel o = i*stride - pad_begin + t*dilation (none of them an inserted
 // zero). Per panel of input pixels, the dY pixels of every tap are gathered into one
 // row (zeros where o falls outside the output), and one GEMM with the full kernel
-// [Cin][kh][kw][Cout] gives the panel's dX rows, which are contiguous.
+// [kh][kw][Cout][Cin] gives the panel's dX rows, which are contiguous.
 void conv_transpose2d_backward_input(const DeconvShape& s, const SplitDeconvWeights& w, const float* dy, float* dx, int threads) {
   std::vector<float> kernel(static_cast<size_t>(s.in_channels * s.h.kernel * s.w.kernel * s.out_channels));
-  assemble_full_deconv_kernel(s, w, FullKernelLayout::kChannelsFirst, kernel.data());
+  assemble_full_deconv_kernel(s, w, FullKernelLayout::kTapsFirstTransposed, kernel.data());
   std::vector<TapOffset> taps;
   for (int64_t th = 0; th < s.h.kernel; ++th)
     for (int64_t tw = 0; tw < s.w.kernel; ++tw)

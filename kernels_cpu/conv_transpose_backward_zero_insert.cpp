@@ -13,6 +13,7 @@
 
 #include "kernels_cpu/conv2d_backward.h"
 #include "kernels_cpu/conv_transpose_backward.h"
+#include "kernels_cpu/gemm.h"
 #include "kernels_cpu/tap_gather.h"
 
 namespace edgegan::cpu {
@@ -37,10 +38,8 @@ void conv_transpose2d_zero_insert_backward_input(const DeconvShape& s, const flo
                                                  int threads) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel;
   const int64_t zh = zero_inserted_length(s.h), zw = zero_inserted_length(s.w);
-  std::vector<float> kernel(static_cast<size_t>(cin * taps_n * cout));  // [Cin][kh][kw][Cout]
-  for (int64_t t = 0; t < taps_n; ++t)
-    for (int64_t ci = 0; ci < cin; ++ci)
-      std::copy(w + (t * cin + ci) * cout, w + (t * cin + ci + 1) * cout, kernel.data() + (ci * taps_n + t) * cout);
+  std::vector<float> kernel(static_cast<size_t>(cin * taps_n * cout));  // [kh][kw][Cout][Cin]
+  for (int64_t t = 0; t < taps_n; ++t) transpose_matrix(cin, cout, w + t * cin * cout, cout, kernel.data() + t * cout * cin, cin);
   // Z pixel z reads P[z + u*dilation] = dY[z + u*dilation - halo] (zero outside dY: the padding).
   std::vector<TapOffset> taps;
   for (int64_t uh = 0; uh < s.h.kernel; ++uh)

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "kernels_cpu/gemm.h"  // transpose_matrix
+
 namespace edgegan::cpu {
 
 int64_t deconv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation,
@@ -77,6 +79,10 @@ void assemble_full_deconv_kernel(const DeconvShape& s, const SplitDeconvWeights&
         for (int64_t tw = 0; tw < tw_n; ++tw) {
           const int64_t tap = ph.taps[th] * kw + pw.taps[static_cast<size_t>(tw)];
           const float* src = sub + (static_cast<int64_t>(th) * tw_n + tw) * cin * cout;
+          if (layout == FullKernelLayout::kTapsFirstTransposed) {
+            transpose_matrix(cin, cout, src, cout, out + tap * cout * cin, cin);
+            continue;
+          }
           for (int64_t ci = 0; ci < cin; ++ci) {
             float* dst = layout == FullKernelLayout::kTapsFirst ? out + (tap * cin + ci) * cout : out + (ci * taps + tap) * cout;
             std::copy(src + ci * cout, src + (ci + 1) * cout, dst);

@@ -96,9 +96,11 @@ std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& sha
                                                           const float* onnx_weights);
 
 // Reassembles the whole kernel from the split sub-kernels, once at session
-// creation, for the baselines: [kh][kw][Cin][Cout] (zero insertion) or
-// [Cin][kh][kw][Cout] (col2im). Writes straight into `out` (kh*kw*Cin*Cout floats).
-enum class FullKernelLayout { kTapsFirst, kChannelsFirst };
+// creation, for the baselines: kTapsFirst [kh][kw][Cin][Cout] (zero insertion) or
+// kChannelsFirst [Cin][kh][kw][Cout] (col2im); and once per backward call as
+// kTapsFirstTransposed [kh][kw][Cout][Cin], the B operand of the input-gradient GEMM
+// (gemm_over_gathered_taps). Writes straight into `out` (kh*kw*Cin*Cout floats).
+enum class FullKernelLayout { kTapsFirst, kChannelsFirst, kTapsFirstTransposed };
 void assemble_full_deconv_kernel(const DeconvShape& shape, const SplitDeconvWeights& w, FullKernelLayout layout, float* out);
 
 }  // namespace edgegan::cpu

@@ -45,6 +45,10 @@ constexpr DotMicrokernel kDotAvx512{dot_ukernel_4x4__avx512, 4, Isa::kAvx512, "d
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
 constexpr DotMicrokernel kDotNeon{dot_ukernel_4x4__neon, 4, Isa::kNeon, "dot_ukernel_4x4__neon"};
 #endif
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+// Heads widen their fp16 weights to fp32 when transposing them: the NEON dot kernel.
+constexpr DotMicrokernel kDotNeonFp16Arith{dot_ukernel_4x4__neon, 4, Isa::kNeonFp16Arith, "dot_ukernel_4x4__neon"};
+#endif
 }  // namespace
 
 const DotMicrokernel& dot_microkernel(Isa isa) {
@@ -52,7 +56,10 @@ const DotMicrokernel& dot_microkernel(Isa isa) {
   if (isa == Isa::kAvx512) return kDotAvx512;
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
-  if (isa == Isa::kNeon || isa == Isa::kNeonFp16Arith) return kDotNeon;  // heads widen their weights to fp32
+  if (isa == Isa::kNeon) return kDotNeon;
+#endif
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+  if (isa == Isa::kNeonFp16Arith) return kDotNeonFp16Arith;
 #endif
   (void)isa;
   return kNoDot;

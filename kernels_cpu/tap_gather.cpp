@@ -10,10 +10,6 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::v
   const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * grid.channels;
   const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
   std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
-  // The kernel is [out_channels][k]; every panel multiplies by its transpose, so
-  // transpose it once here rather than once per panel inside the GEMM.
-  std::vector<float> kernel_t(static_cast<size_t>(k * out_channels));
-  transpose_matrix(out_channels, k, kernel, k, kernel_t.data(), out_channels);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t panel = 0; panel < panels; ++panel) {
     const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
@@ -21,7 +17,7 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::v
     gather_taps(grid, src, taps.data(), ntaps, p0, p1, col);
     float* o = out + p0 * out_channels;
     std::fill(o, o + (p1 - p0) * out_channels, 0.f);
-    gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel_t.data(), out_channels, o, out_channels);
+    gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel, out_channels, o, out_channels);
   }
 }
 

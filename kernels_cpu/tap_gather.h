@@ -70,7 +70,8 @@ inline int thread_index() {
 //
 // out[p][0..Cout_k) = sum over taps t of src(p, t) · kernel_t, for every grid pixel p:
 // per panel of pixels, all taps gathered into one row, then one GEMM with the kernel
-// laid out [Cout_k][taps][C] (channels first); out rows are contiguous (overwritten).
+// laid out [taps][C][Cout_k] (callers build it in that layout once per call, e.g.
+// FullKernelLayout::kTapsFirstTransposed); out rows are contiguous (overwritten).
 void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
                              int64_t out_channels, float* out, int threads);
 

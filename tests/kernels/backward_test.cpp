@@ -169,7 +169,7 @@ TEST(ConvTransposeBackward, ZeroInsertionKernelsMatchReferenceOnRandomGeometries
     assemble_full_deconv_kernel(s, split, FullKernelLayout::kTapsFirst, full.data());
     // The reference dW in the full-kernel layout [kh][kw][Cin][Cout].
     std::vector<float> dw_ref_full(w.size());
-    SplitDeconvWeights dw_split{split.phases_h, split.phases_w, {}};
+    SplitDeconvWeights dw_split{split.phases_h, split.phases_w, {}, {}};
     for (const auto& p : dw_ref_packed) dw_split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
     assemble_full_deconv_kernel(s, dw_split, FullKernelLayout::kTapsFirst, dw_ref_full.data());
 
