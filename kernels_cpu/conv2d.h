@@ -1,8 +1,10 @@
 // 2-D convolution, NHWC: y[N, out_h, out_w, Cout] = conv(x) + bias, then activation.
 //   reference — direct loop over ONNX-layout weights [Cout][Cin][kh][kw].
-//   trimmed   — per output row and tap, one GEMM over the valid output columns
-//               (input read with a leaping step of stride*Cin); taps that would read
-//               padding are trimmed, never multiplied. Weights [kh][kw][Cin][Cout].
+//   trimmed   — per block of output pixels and tap, one indirect GEMM over the pixels
+//               whose input pixel is inside the image (read in place); taps that would
+//               read padding are trimmed, never multiplied. With Cin < 16 (an image) the
+//               block gathers all taps per pixel instead (zeros at borders) so the GEMM
+//               is taps*Cin deep. Weights [kh][kw][Cin][Cout].
 #pragma once
 
 #include <cstdint>
