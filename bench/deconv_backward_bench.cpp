@@ -65,11 +65,13 @@ void run_layer(benchmark::State& state, const Layer& layer, bool zero_insert) {
   if (zero_insert)
     ws.resize(static_cast<size_t>(std::max(conv_transpose2d_zero_insert_backward_input_workspace(s),
                                            conv_transpose2d_zero_insert_backward_weights_workspace(s))));
+  else
+    ws.resize(static_cast<size_t>(conv_transpose2d_backward_input_workspace(s)));
   double dx_ms = 0, dw_ms = 0;
   for (auto _ : state) {
     auto t = Clock::now();
     if (zero_insert) conv_transpose2d_zero_insert_backward_input(s, full.data(), dy.data(), dx.data(), ws.data(), threads);
-    else conv_transpose2d_backward_input(s, split, dy.data(), dx.data(), threads);
+    else conv_transpose2d_backward_input(s, split, dy.data(), dx.data(), ws.data(), threads);
     dx_ms += ms_since(t);
     t = Clock::now();
     if (zero_insert) conv_transpose2d_zero_insert_backward_weights(s, x.data(), dy.data(), dfull.data(), ws.data(), threads);
@@ -105,11 +107,11 @@ void run_conv_layer(benchmark::State& state, const Layer& layer) {
   const auto x = random(static_cast<size_t>(batch * a.in * a.in * layer.cin));
   const auto w = random(static_cast<size_t>(layer.cin * layer.cout * 16));  // packed [kh][kw][Cin][Cout]
   const auto dy = random(static_cast<size_t>(batch * a.out * a.out * layer.cout));
-  std::vector<float> dx(x.size()), dw(w.size());
+  std::vector<float> dx(x.size()), dw(w.size()), ws(static_cast<size_t>(conv2d_backward_input_workspace(s)));
   double dx_ms = 0, dw_ms = 0;
   for (auto _ : state) {
     auto t = Clock::now();
-    conv2d_backward_input(s, w.data(), dy.data(), dx.data(), threads);
+    conv2d_backward_input(s, w.data(), dy.data(), dx.data(), ws.data(), threads);
     dx_ms += ms_since(t);
     t = Clock::now();
     conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), threads);

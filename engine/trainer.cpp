@@ -53,6 +53,12 @@ struct TrainOp {
   ConcatLayout concat;
 };
 
+// Kernels' workspaces are kept between calls and only ever grow: the backward pass of
+// every step reuses them instead of allocating (and page-faulting in) fresh memory.
+void grow(std::vector<float>& buffer, int64_t floats) {
+  if (buffer.size() < static_cast<size_t>(floats)) buffer.resize(static_cast<size_t>(floats));
+}
+
 void add_into(std::vector<float>& dst, const float* src) {
   for (size_t i = 0; i < dst.size(); ++i) dst[i] += src[i];
 }
@@ -68,7 +74,7 @@ struct Trainer::Impl {
   std::vector<TrainOp> ops;
   std::vector<std::vector<float>> values, grads;  // per tensor (float tensors)
   std::vector<std::vector<int64_t>> labels;       // per tensor (int64 inputs)
-  std::vector<float> workspace;                   // kernels' scratch (zero-insertion backward), grown as needed
+  std::vector<float> workspace;                   // kernels' scratch (transposed weights for dX; zero-insertion buffers), grown as needed
   std::vector<float> param_scratch;               // one op's parameter gradients before they are added, grown as needed
   std::vector<char> grad_untouched;               // per tensor, during backward(): its gradient is still all zeros
   bool have_forward = false;
@@ -282,8 +288,8 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         const cpu::DeconvShape& s = op.deconv;
         std::vector<float> full(static_cast<size_t>(s.h.kernel * s.w.kernel * s.in_channels * s.out_channels)), dfull(full.size());
         cpu::assemble_full_deconv_kernel(s, w, cpu::FullKernelLayout::kTapsFirst, full.data());
-        workspace.resize(static_cast<size_t>(std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(s),
-                                                      cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s))));
+        grow(workspace, std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(s),
+                                 cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s)));
         if (parameter_gradients) {
           cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
           cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
@@ -291,7 +297,8 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
       } else {
         if (parameter_gradients) cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
-        cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, threads);
+        grow(workspace, cpu::conv_transpose2d_backward_input_workspace(op.deconv));
+        cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, workspace.data(), threads);
       }
       for (size_t p = 0; p < op.weights.size(); ++p)
         if (dsub_ptr[p]) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
@@ -309,9 +316,11 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         cpu::conv2d_backward_weights(op.conv, values[static_cast<size_t>(op.inputs[0])].data(), g.data(), dw, threads);
         add_into(param_grad(op.weights[0]), dw);
       }
-      // Straight from the current weights (they change every step: no transposed copy is prepared).
+      // From the current weights (they change every step): their transposed view is rebuilt
+      // in the kept workspace.
       float* dx = input_grad_target(0);
-      cpu::conv2d_backward_input(op.conv, value_of(op.weights[0]), g.data(), dx, threads);
+      grow(workspace, cpu::conv2d_backward_input_workspace(op.conv));
+      cpu::conv2d_backward_input(op.conv, value_of(op.weights[0]), g.data(), dx, workspace.data(), threads);
       finish_input_grad(0, dx);
       break;
     }
@@ -557,8 +566,15 @@ TrainingMemory training_memory(const std::shared_ptr<const Model>& model, const 
     r.optimizer_state += p.states * bytes;
     largest_param = std::max(largest_param, bytes);
   }
-  // Backward keeps one op's parameter gradients and one input gradient at a time.
-  r.scratch = largest_param + largest_tensor;
+  // Backward keeps one op's parameter gradients and one input gradient at a time, and
+  // the largest conv / transposed-conv kernel transposed for its input gradient.
+  int64_t largest_kernel = 0;
+  for (const TrainOp& op : s.ops) {
+    if (op.kind == fb::OpKind_Conv2D) largest_kernel = std::max(largest_kernel, cpu::conv2d_backward_input_workspace(op.conv) * 4);
+    if (op.kind == fb::OpKind_ConvTranspose2D)
+      largest_kernel = std::max(largest_kernel, cpu::conv_transpose2d_backward_input_workspace(op.deconv) * 4);
+  }
+  r.scratch = largest_param + largest_tensor + largest_kernel;
   r.mapped_weights = static_cast<int64_t>(model->weight_bytes());
   return r;
 }

@@ -1,7 +1,6 @@
 // Gradients of the convolution (conv2d.h), e.g. a discriminator's, NHWC.
 //   dX = the transposed convolution of dY with the same weights, split into its
-//        phases, so no zero is inserted into dY: per panel of a phase's dX pixels the
-//        dY pixels of its taps are gathered and one GEMM runs (tap_gather.h);
+//        phases, so no zero is inserted into dY: the split forward kernel runs on dY;
 //   dW = per tap, inputᵀ · dY: per panel of output pixels the input pixels a group of
 //        taps reads (stride*Cin apart) are gathered, one GEMM with K = the panel;
 //   db = bias_backward (conv_transpose_backward.h).
@@ -18,20 +17,22 @@ namespace edgegan::cpu {
 void conv2d_backward_reference(const ConvShape& shape, const float* x, const float* onnx_weights, const float* dy, float* dx,
                                float* d_onnx_weights, float* dbias);
 
-// The transposed view of a convolution, prepared once (not per step) from its packed
-// weights [kh][kw][Cin][Cout]: running it forward on dY gives dX.
+// The transposed view of a convolution: running it forward on dY (the split transposed
+// conv, conv_transpose.h) gives dX. Its sub-kernels are the conv's taps transposed,
+// grouped by phase; `storage` holds them (conv2d_backward_input_workspace floats).
 struct ConvInputGradient {
   DeconvShape shape;
-  std::vector<std::vector<float>> sub_kernels;
-  SplitDeconvWeights split;  // points into sub_kernels
+  SplitDeconvWeights split;
 };
-ConvInputGradient make_conv2d_input_gradient(const ConvShape& shape, const float* packed_weights);
+int64_t conv2d_backward_input_workspace(const ConvShape& shape);
+ConvInputGradient make_conv2d_input_gradient(const ConvShape& shape, const float* packed_weights, float* storage);
 
 void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float* dx, int threads);
-// The same from the packed weights [kh][kw][Cin][Cout] directly (no plan to rebuild when
-// the weights change, as in training): the taps are transposed once per call.
-// Below 16 input channels (an image), dY · Wᵀ into columns, then added into dX (col2im).
-void conv2d_backward_input(const ConvShape& shape, const float* packed_weights, const float* dy, float* dx, int threads);
+// The same from the packed weights [kh][kw][Cin][Cout] directly: the view is rebuilt in
+// the workspace per call (the weights change every training step). Below 16 input
+// channels (an image), dY · Wᵀ into columns instead, then added into dX (col2im).
+void conv2d_backward_input(const ConvShape& shape, const float* packed_weights, const float* dy, float* dx, float* workspace,
+                           int threads);
 
 // d_packed_weights [kh][kw][Cin][Cout] (overwritten).
 void conv2d_backward_weights(const ConvShape& shape, const float* x, const float* dy, float* d_packed_weights, int threads);

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/tap_gather.h"
 
 namespace edgegan::cpu {
@@ -39,18 +41,24 @@ void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db)
 
 // dX is the strided convolution of dY: input pixel i reads, through full-kernel tap t,
 // the output pixel o = i*stride - pad_begin + t*dilation (none of them an inserted
-// zero). Per panel of input pixels, the dY pixels of every tap are gathered into one
-// row (zeros where o falls outside the output), and one GEMM with the full kernel
-// [kh][kw][Cout][Cin] gives the panel's dX rows, which are contiguous.
-void conv_transpose2d_backward_input(const DeconvShape& s, const SplitDeconvWeights& w, const float* dy, float* dx, int threads) {
-  std::vector<float> kernel(static_cast<size_t>(s.in_channels * s.h.kernel * s.w.kernel * s.out_channels));
-  assemble_full_deconv_kernel(s, w, FullKernelLayout::kTapsFirstTransposed, kernel.data());
-  std::vector<TapOffset> taps;
-  for (int64_t th = 0; th < s.h.kernel; ++th)
-    for (int64_t tw = 0; tw < s.w.kernel; ++tw)
-      taps.push_back({th * s.h.dilation - s.h.pad_begin, tw * s.w.dilation - s.w.pad_begin});
-  const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, s.out_channels};
-  gemm_over_gathered_taps(grid, dy, taps, kernel.data(), s.in_channels, dx, threads);
+// zero). That is a convolution with dY as its input and dX as its output, whose packed
+// weights [kh][kw][Cout][Cin] are the full kernel with each tap transposed.
+int64_t conv_transpose2d_backward_input_workspace(const DeconvShape& s) {
+  return s.in_channels * s.out_channels * s.h.kernel * s.w.kernel;
+}
+
+void conv_transpose2d_backward_input(const DeconvShape& s, const SplitDeconvWeights& w, const float* dy, float* dx, float* workspace,
+                                     int threads) {
+  assemble_full_deconv_kernel(s, w, FullKernelLayout::kTapsFirstTransposed, workspace);
+  auto axis = [](const DeconvAxis& a) {
+    // Output position i reads input i*stride - pad_begin + t*dilation; the trimmed conv
+    // reads only positions inside dY, so pad_end plays no part beyond fixing the length.
+    ConvAxis c{a.out, a.kernel, a.stride, a.dilation, a.pad_begin, 0, a.in};
+    c.pad_end = (a.in - 1) * a.stride - a.pad_begin + a.dilation * (a.kernel - 1) + 1 - a.out;
+    return c;
+  };
+  const ConvShape conv{s.batch, s.out_channels, s.in_channels, axis(s.h), axis(s.w)};
+  conv2d_trimmed(conv, workspace, dy, dx, Epilogue{}, threads);
 }
 
 // dW of one tap = sum over input pixels i of x[i]ᵀ · dY[o(i, tap)]: x read in place in

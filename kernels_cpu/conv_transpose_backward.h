@@ -3,9 +3,10 @@
 // model file stores (one [taps_h][taps_w][Cin][Cout] sub-kernel per phase), so a
 // tuned model is written back without re-splitting.
 //
-//   dX = the strided convolution of dY with W: per panel of input pixels, the dY
-//        pixels `stride` apart that each tap reads are gathered (no inserted zero is
-//        formed), then one GEMM with the whole kernel (tap_gather.h);
+//   dX = the strided convolution of dY with W, run by the trimmed conv kernel
+//        (conv2d.h) over the kernel's taps transposed: per block of dX pixels and tap,
+//        one GEMM over the dY pixels `stride` apart that the tap reads (no inserted
+//        zero is formed, taps reading outside dY are left out);
 //   dW = per phase sub-kernel tap: inputᵀ · dY over the pixels that tap connects,
 //        K = a whole panel of pixels per GEMM;
 //   db = dY summed over batch and pixels.
@@ -23,9 +24,12 @@ namespace edgegan::cpu {
 void conv_transpose2d_backward_reference(const DeconvShape& shape, const float* x, const float* onnx_weights, const float* dy,
                                          float* dx, float* d_onnx_weights, float* dbias);
 
-// dx[N, in_h, in_w, Cin] = gradient w.r.t. the input (overwritten).
+// dx[N, in_h, in_w, Cin] = gradient w.r.t. the input (overwritten). The workspace
+// (conv_transpose2d_backward_input_workspace floats) holds the transposed full kernel:
+// callers that run every step keep it, rather than allocating it per call.
+int64_t conv_transpose2d_backward_input_workspace(const DeconvShape& shape);
 void conv_transpose2d_backward_input(const DeconvShape& shape, const SplitDeconvWeights& weights, const float* dy, float* dx,
-                                     int threads);
+                                     float* workspace, int threads);
 
 // d_sub_kernels[p]: gradient of phase p's sub-kernel, same layout (overwritten; may be null for a tapless phase).
 void conv_transpose2d_backward_weights(const DeconvShape& shape, const std::vector<AxisPhase>& phases_h,

@@ -98,8 +98,8 @@ std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& sha
 // Reassembles the whole kernel from the split sub-kernels, once at session
 // creation, for the baselines: kTapsFirst [kh][kw][Cin][Cout] (zero insertion) or
 // kChannelsFirst [Cin][kh][kw][Cout] (col2im); and once per backward call as
-// kTapsFirstTransposed [kh][kw][Cout][Cin], the B operand of the input-gradient GEMM
-// (gemm_over_gathered_taps). Writes straight into `out` (kh*kw*Cin*Cout floats).
+// kTapsFirstTransposed [kh][kw][Cout][Cin], the packed weights of the convolution that
+// computes the input gradient. Writes straight into `out` (kh*kw*Cin*Cout floats).
 enum class FullKernelLayout { kTapsFirst, kChannelsFirst, kTapsFirstTransposed };
 void assemble_full_deconv_kernel(const DeconvShape& shape, const SplitDeconvWeights& w, FullKernelLayout layout, float* out);
 

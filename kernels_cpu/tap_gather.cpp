@@ -21,15 +21,30 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::v
   }
 }
 
+// a is [pixels][Cin], but the GEMM reduces over pixels, so it wants aᵀ [Cin][pixels]:
+// transposed once per call (one pass over an activation), every task then runs plain
+// GEMMs on it, instead of each task re-packing a transposed panel for every tap group.
+void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float* dst, int threads) {
+  constexpr int64_t kStrip = 256;  // pixels per task
+  const int64_t strips = (pixels + kStrip - 1) / kStrip;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int64_t i = 0; i < strips; ++i) {
+    const int64_t p0 = i * kStrip;
+    transpose_matrix(std::min(kStrip, pixels - p0), channels, src + p0 * channels, channels, dst + p0, pixels);
+  }
+}
+
 void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
                                    const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads) {
   threads = std::max(1, threads);
   const int64_t cin = a_channels, c = grid.channels, taps_n = static_cast<int64_t>(taps.size());
   if (taps_n == 0) return;
   // Taps per task: independent of the thread count, so results are too.
-  const int64_t group = std::clamp<int64_t>((32 + c - 1) / c, 1, taps_n), tasks = (taps_n + group - 1) / group;
+  const int64_t group = taps_per_task(taps_n, c), tasks = (taps_n + group - 1) / group;
   const int64_t rows = panel_rows(group * c), pixels = grid.pixels();
   const int64_t per_thread = rows * group * c + (group > 1 ? cin * group * c : 0);
+  std::vector<float> a_t(static_cast<size_t>(cin * pixels));
+  transpose_pixels(pixels, cin, a, a_t.data(), threads);
   std::vector<float> scratch(static_cast<size_t>(threads * per_thread));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t task = 0; task < tasks; ++task) {
@@ -40,7 +55,7 @@ void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t 
     for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
       const int64_t p1 = std::min(pixels, p0 + rows);
       gather_taps(grid, src, taps.data() + t0, nt, p0, p1, col);
-      gemm_accumulate_at(cin, n, p1 - p0, a + p0 * cin, cin, col, n, grad, n);
+      gemm_accumulate(cin, n, p1 - p0, a_t.data() + p0, pixels, col, n, grad, n);
     }
     if (nt > 1)
       for (int64_t j = 0; j < nt; ++j)

@@ -50,6 +50,14 @@ inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* tap
   }
 }
 
+// Taps per task when a task's GEMM is taps*channels wide: enough taps for 32 columns,
+// then spread evenly over the tasks that makes (3 channels: 8+8 taps, not 11+5, whose
+// 33 columns would cost a second, almost empty register panel).
+inline int64_t taps_per_task(int64_t taps, int64_t channels) {
+  const int64_t want = std::clamp<int64_t>((32 + channels - 1) / channels, 1, taps), tasks = (taps + want - 1) / want;
+  return (taps + tasks - 1) / tasks;
+}
+
 // Rows per panel: about `budget` floats of gathered data, at least `lo`, at most `hi`.
 inline int64_t panel_rows(int64_t row_floats, int64_t budget = int64_t{1} << 17, int64_t lo = 32, int64_t hi = 1024) {
   return std::clamp(budget / std::max<int64_t>(1, row_floats), lo, hi);
@@ -76,9 +84,12 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::v
                              int64_t out_channels, float* out, int threads);
 
 // slices[t] [Cin][C] (overwritten) = sum over grid pixels p of a[p]ᵀ · src(p, t): a
-// ([pixels][Cin]) is read in place, panel by panel, src gathered per tap. With few
+// ([pixels][Cin]) is transposed once per call, src gathered per tap and panel. With few
 // channels C a task takes several taps (N = taps*C) and scatters its result at the end.
 // Tasks own their slices; results do not depend on the thread count.
+// dst [channels][pixels] = src [pixels][channels] transposed, split over threads.
+void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float* dst, int threads);
+
 void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
                                    const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads);
 

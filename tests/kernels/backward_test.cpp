@@ -128,7 +128,8 @@ TEST(ConvTransposeBackward, SplitKernelsMatchReferenceOnRandomGeometries) {
     for (int threads : {1, 2}) {
       SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
       std::vector<float> dx(x.size(), NAN);
-      conv_transpose2d_backward_input(s, split, dy.data(), dx.data(), threads);
+      std::vector<float> ws(static_cast<size_t>(conv_transpose2d_backward_input_workspace(s)), NAN);  // fully overwritten
+      conv_transpose2d_backward_input(s, split, dy.data(), dx.data(), ws.data(), threads);
       ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
       std::vector<std::vector<float>> dw(packed.size());
@@ -228,7 +229,8 @@ TEST(ConvTransposeBackward, ZeroInsertionAndSplitAgreeOnGanLayers) {
                                                        conv_transpose2d_zero_insert_backward_weights_workspace(s))));
     conv_transpose2d_zero_insert_backward_input(s, full.data(), dy.data(), dx.data(), ws.data(), 2);
     conv_transpose2d_zero_insert_backward_weights(s, x.data(), dy.data(), dw_full.data(), ws.data(), 2);
-    conv_transpose2d_backward_input(s, split, dy.data(), dx_split.data(), 2);
+    std::vector<float> ws_split(static_cast<size_t>(conv_transpose2d_backward_input_workspace(s)));
+    conv_transpose2d_backward_input(s, split, dy.data(), dx_split.data(), ws_split.data(), 2);
     EXPECT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
     EXPECT_LE(max_abs_diff(dx_split, dx_ref), 1e-4f);
     std::vector<std::vector<float>> dsub(packed.size()), dsub_split(packed.size());
@@ -280,7 +282,8 @@ TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
     conv2d_backward_reference(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
     pack_conv2d_weights(s, w.data(), packed.data());
     pack_conv2d_weights(s, dw_ref.data(), dw_ref_packed.data());
-    const ConvInputGradient plan = make_conv2d_input_gradient(s, packed.data());
+    std::vector<float> plan_storage(static_cast<size_t>(conv2d_backward_input_workspace(s)));
+    const ConvInputGradient plan = make_conv2d_input_gradient(s, packed.data(), plan_storage.data());
     for (int threads : {1, 2}) {
       SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
       std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
@@ -288,7 +291,8 @@ TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
       ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
       std::fill(dx.begin(), dx.end(), NAN);
-      conv2d_backward_input(s, packed.data(), dy.data(), dx.data(), threads);  // no plan
+      std::vector<float> ws(static_cast<size_t>(conv2d_backward_input_workspace(s)), NAN);  // fully overwritten
+      conv2d_backward_input(s, packed.data(), dy.data(), dx.data(), ws.data(), threads);  // the view rebuilt per call
       ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
       conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), threads);
@@ -320,7 +324,8 @@ TEST(BackwardKernels, WideChannelPathsMatchReference) {
       const auto packed = pack_split_deconv_weights(d, split.phases_h, split.phases_w, w.data());
       for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
       const auto dw_ref_packed = pack_split_deconv_weights(d, split.phases_h, split.phases_w, dw_ref.data());
-      conv_transpose2d_backward_input(d, split, dy.data(), dx.data(), 2);
+      std::vector<float> ws(static_cast<size_t>(conv_transpose2d_backward_input_workspace(d)), NAN);
+      conv_transpose2d_backward_input(d, split, dy.data(), dx.data(), ws.data(), 2);
       ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-3f);
       std::vector<std::vector<float>> dw(packed.size());
@@ -347,7 +352,8 @@ TEST(BackwardKernels, WideChannelPathsMatchReference) {
       pack_conv2d_weights(c, w.data(), packed.data());
       pack_conv2d_weights(c, dw_ref.data(), dw_ref_packed.data());
       std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
-      conv2d_backward_input(c, packed.data(), dy.data(), dx.data(), 2);
+      std::vector<float> ws(static_cast<size_t>(conv2d_backward_input_workspace(c)), NAN);
+      conv2d_backward_input(c, packed.data(), dy.data(), dx.data(), ws.data(), 2);
       ASSERT_TRUE(all_finite(dx));
       ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-3f);
       conv2d_backward_weights(c, x.data(), dy.data(), dw.data(), 2);
