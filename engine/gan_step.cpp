@@ -52,10 +52,10 @@ GanLosses gan_step(Trainer& generator, Trainer& discriminator, const GanBatch& d
   discriminator.zero_grad();
   losses.discriminator_real =
       bce_against(discriminator.forward(inputs_of(discriminator, data.real_images, data.real_labels, "discriminator")).front(), 1.f, &d_loss_grad);
-  discriminator.backward({d_loss_grad});
+  discriminator.backward_parameters({d_loss_grad});
   losses.discriminator_fake =
       bce_against(discriminator.forward(inputs_of(discriminator, fake, data.fake_labels, "discriminator")).front(), 0.f, &d_loss_grad);
-  discriminator.backward({d_loss_grad});
+  discriminator.backward_parameters({d_loss_grad});
   discriminator.step();
 
   // Generator: the updated discriminator should call the same images real. D's pass only

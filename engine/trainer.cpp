@@ -87,6 +87,7 @@ struct Trainer::Impl {
   int building_op = -1;  // build(): the op whose parameters add_param() is collecting
   bool planning_only = false;  // training_memory(): sizes only, nothing copied
   bool parameter_gradients = true;  // run_backward(): false for input_gradients()
+  std::vector<char> gradient_wanted;  // run_backward(), per tensor: false for the model's inputs in backward_parameters()
   int add_param(std::string name, uint32_t buffer) {
     if (buffer == 0) return -1;
     Param p;
@@ -118,7 +119,8 @@ struct Trainer::Impl {
   void build();
   void run_forward(const TrainOp& op);
   void run_backward(const TrainOp& op);
-  std::vector<Tensor> backward_pass(const std::vector<Tensor>& output_gradients, bool with_parameters, const std::string& what);
+  std::vector<Tensor> backward_pass(const std::vector<Tensor>& output_gradients, bool with_parameters, bool with_input_gradients,
+                                    const std::string& what);
 };
 
 void Trainer::Impl::build() {
@@ -281,7 +283,8 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         at += n;
       }
       const float* x = values[static_cast<size_t>(op.inputs[0])].data();
-      float* dx = input_grad_target(0);
+      const bool want_dx = gradient_wanted[static_cast<size_t>(op.inputs[0])];
+      float* dx = want_dx ? input_grad_target(0) : nullptr;
       if (options.deconv_backward == DeconvBackward::kZeroInsert) {
         // The baseline: full kernel assembled from the phases, gradient of the full kernel
         // scattered back into them.
@@ -294,15 +297,17 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
           cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
           cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
         }
-        cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
+        if (want_dx) cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
       } else {
         if (parameter_gradients) cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
-        grow(workspace, cpu::conv_transpose2d_backward_input_workspace(op.deconv));
-        cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, workspace.data(), threads);
+        if (want_dx) {
+          grow(workspace, cpu::conv_transpose2d_backward_input_workspace(op.deconv));
+          cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, workspace.data(), threads);
+        }
       }
       for (size_t p = 0; p < op.weights.size(); ++p)
         if (dsub_ptr[p]) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
-      finish_input_grad(0, dx);
+      if (want_dx) finish_input_grad(0, dx);
       break;
     }
     case fb::OpKind_Conv2D: {
@@ -318,6 +323,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       }
       // From the current weights (they change every step): their transposed view is rebuilt
       // in the kept workspace.
+      if (!gradient_wanted[static_cast<size_t>(op.inputs[0])]) break;
       float* dx = input_grad_target(0);
       grow(workspace, cpu::conv2d_backward_input_workspace(op.conv));
       cpu::conv2d_backward_input(op.conv, value_of(op.weights[0]), g.data(), dx, workspace.data(), threads);
@@ -430,21 +436,28 @@ std::vector<Tensor> Trainer::forward(const std::vector<Tensor>& inputs) try {
 }
 
 std::vector<Tensor> Trainer::backward(const std::vector<Tensor>& output_gradients) {
-  return impl_->backward_pass(output_gradients, true, "backward");
+  return impl_->backward_pass(output_gradients, true, true, "backward");
+}
+
+void Trainer::backward_parameters(const std::vector<Tensor>& output_gradients) {
+  impl_->backward_pass(output_gradients, true, false, "backward_parameters");
 }
 
 std::vector<Tensor> Trainer::input_gradients(const std::vector<Tensor>& output_gradients) {
-  return impl_->backward_pass(output_gradients, false, "input_gradients");
+  return impl_->backward_pass(output_gradients, false, true, "input_gradients");
 }
 
 std::vector<Tensor> Trainer::Impl::backward_pass(const std::vector<Tensor>& output_gradients, bool with_parameters,
-                                                 const std::string& what) try {
+                                                 bool with_input_gradients, const std::string& what) try {
   Impl& s = *this;
   const Model::Impl& m = s.m();
   if (!s.have_forward) throw Error(what + ": call forward() first");
   if (output_gradients.size() != m.outputs.size())
     throw Error(what + ": the model has " + std::to_string(m.outputs.size()) + " outputs, got " + std::to_string(output_gradients.size()) + " gradients");
   s.parameter_gradients = with_parameters;
+  s.gradient_wanted.assign(m.tensors.size(), 1);
+  if (!with_input_gradients)
+    for (int t : m.input_tensors) s.gradient_wanted[static_cast<size_t>(t)] = 0;
   for (size_t t = 0; t < m.tensors.size(); ++t) s.grads[t].assign(s.values[t].size(), 0.f);
   s.grad_untouched.assign(m.tensors.size(), 1);
   for (size_t i = 0; i < m.outputs.size(); ++i) {

@@ -267,6 +267,31 @@ TEST(Trainer, InputGradientsLeaveParameterGradientsAlone) {
     EXPECT_TRUE(std::all_of(p.gradient->begin(), p.gradient->end(), [](float g) { return g == 0.f; })) << p.name;
 }
 
+// A discriminator (conv first, reading the image input) and a generator (transposed conv
+// first, reading the noise): skipping the first op's input gradient changes no parameter's.
+TEST(Trainer, BackwardParametersGivesTheParameterGradientsOfBackward) {
+  for (const char* name : {"d_conv_dilated_flatten", "cgan_embed_concat_small"}) {
+    SCOPED_TRACE(name);
+    const auto model = golden_model(name);
+    std::mt19937 rng(22);
+    const std::vector<Tensor> inputs = random_inputs(*model, 3, rng);
+    Trainer full(model, {.batch = 3, .threads = 2});
+    Trainer params_only(model, {.batch = 3, .threads = 2});
+    const std::vector<Tensor> outputs = full.forward(inputs);
+    params_only.forward(inputs);
+    std::vector<Tensor> weights;
+    for (const Tensor& o : outputs) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+    full.backward(weights);
+    params_only.backward_parameters(weights);
+    const std::vector<Parameter> a = full.parameters(), b = params_only.parameters();
+    ASSERT_EQ(a.size(), b.size());
+    for (size_t i = 0; i < a.size(); ++i) {
+      EXPECT_EQ(*a[i].gradient, *b[i].gradient) << a[i].name;
+      EXPECT_TRUE(std::any_of(a[i].gradient->begin(), a[i].gradient->end(), [](float g) { return g != 0.f; })) << a[i].name;
+    }
+  }
+}
+
 TEST(BatchInputs, BindsTheFloatAndLabelInputsAndNamesMistakes) {
   const auto cgan = golden_model("cgan_embed_concat_small");
   const InputInfo* noise = nullptr;

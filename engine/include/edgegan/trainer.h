@@ -82,6 +82,10 @@ class Trainer {
   // forward() returned), adding to the parameter gradients. Returns d(loss)/d(input)
   // for every float input (empty tensors for label inputs), e.g. to chain D into G.
   std::vector<Tensor> backward(const std::vector<Tensor>& output_gradients);
+  // As backward(), for the parameter gradients only: the ops reading the model's inputs
+  // skip their input-gradient kernels (e.g. D's passes on real and generated images,
+  // whose image gradients nobody reads).
+  void backward_parameters(const std::vector<Tensor>& output_gradients);
   // As backward(), for the input gradients only: parameter gradients are neither computed
   // nor changed (e.g. D's pass when training G through it).
   std::vector<Tensor> input_gradients(const std::vector<Tensor>& output_gradients);
