@@ -76,7 +76,10 @@ struct Trainer::Impl {
   std::vector<std::vector<int64_t>> labels;       // per tensor (int64 inputs)
   std::vector<float> workspace;                   // kernels' scratch (transposed weights for dX; zero-insertion buffers), grown as needed
   std::vector<float> param_scratch;               // one op's parameter gradients before they are added, grown as needed
-  std::vector<char> grad_untouched;               // per tensor, during backward(): its gradient is still all zeros
+  // Per tensor, during backward(): no gradient has been written to it yet, so its buffer
+  // holds stale values that read as zero. The first contribution overwrites instead of
+  // adding, so the pass never clears the gradient buffers up front.
+  std::vector<char> grad_untouched;
   bool have_forward = false;
   int64_t steps = 0;
 
@@ -242,6 +245,7 @@ void Trainer::Impl::run_forward(const TrainOp& op) {
 void Trainer::Impl::run_backward(const TrainOp& op) {
   // The output's gradient is not read again after this op: the activation's backward runs in place.
   std::vector<float>& g = grads[static_cast<size_t>(op.output)];
+  if (grad_untouched[static_cast<size_t>(op.output)]) std::fill(g.begin(), g.end(), 0.f);  // nothing reads this output
   cpu::activation_backward(static_cast<int64_t>(g.size()), values[static_cast<size_t>(op.output)].data(), g.data(), op.activation, op.alpha);
   auto param_grad = [&](int p) -> std::vector<float>& { return params[static_cast<size_t>(p)].grad; };
   auto input_grad = [&](size_t k) -> std::vector<float>& { return grads[static_cast<size_t>(op.inputs[k])]; };
@@ -257,6 +261,14 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
   auto finish_input_grad = [&](size_t k, const float* written) {
     std::vector<float>& dst = input_grad(k);
     if (written != dst.data()) add_into(dst, written);
+    grad_untouched[static_cast<size_t>(op.inputs[k])] = 0;
+  };
+  // Adds a whole gradient into input k's (copies it, for the first contribution).
+  auto accumulate_input_grad = [&](size_t k, const float* src) {
+    std::vector<float>& dst = input_grad(k);
+    if (grad_untouched[static_cast<size_t>(op.inputs[k])]) std::copy(src, src + dst.size(), dst.begin());
+    else add_into(dst, src);
+    grad_untouched[static_cast<size_t>(op.inputs[k])] = 0;
   };
   auto param_buffer = [&](size_t n) {
     if (param_scratch.size() < n) param_scratch.resize(n);
@@ -335,7 +347,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       tmp.assign(input_grad(0).size(), 0.f);
       cpu::dense_backward(batch, op.in_features, op.out_features, values[static_cast<size_t>(op.inputs[0])].data(), value_of(op.weights[0]),
                           g.data(), tmp.data(), dw.data(), db.data());
-      add_into(input_grad(0), tmp.data());
+      accumulate_input_grad(0, tmp.data());
       if (parameter_gradients) add_into(param_grad(op.weights[0]), dw.data());
       if (parameter_gradients && op.bias >= 0) add_into(param_grad(op.bias), db.data());
       break;
@@ -354,7 +366,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       for (int in : op.inputs) parts.emplace_back(numel(in));
       for (auto& p : parts) part_ptr.push_back(p.data());
       cpu::concat_backward(op.concat.outer, g.data(), static_cast<int>(parts.size()), op.concat.chunks.data(), part_ptr.data());
-      for (size_t k = 0; k < parts.size(); ++k) add_into(input_grad(k), parts[k].data());
+      for (size_t k = 0; k < parts.size(); ++k) accumulate_input_grad(k, parts[k].data());
       break;
     }
     case fb::OpKind_Reshape: {
@@ -362,7 +374,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       std::vector<float> scratch(g.size());
       tmp.assign(g.size(), 0.f);
       relayout(desc(op.output), desc(op.inputs[0]), batch, g.data(), tmp.data(), scratch.data());
-      add_into(input_grad(0), tmp.data());
+      accumulate_input_grad(0, tmp.data());
       break;
     }
     case fb::OpKind_ChannelAffine: {
@@ -372,6 +384,8 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       auto& dscale = param_grad(op.weights[0]);
       auto& dshift = param_grad(op.bias);
       auto& dx = input_grad(0);
+      if (grad_untouched[static_cast<size_t>(op.inputs[0])]) std::fill(dx.begin(), dx.end(), 0.f);
+      grad_untouched[static_cast<size_t>(op.inputs[0])] = 0;
       for (int64_t p = 0; p < pixels; ++p)
         for (int64_t k = 0; k < c; ++k) {
           const size_t i = static_cast<size_t>(p * c + k);
@@ -383,7 +397,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
         }
       break;
     }
-    case fb::OpKind_Elementwise: add_into(input_grad(0), g.data()); break;
+    case fb::OpKind_Elementwise: accumulate_input_grad(0, g.data()); break;
     default: throw Error("backward: unsupported op");
   }
 }
@@ -416,7 +430,7 @@ std::vector<Tensor> Trainer::forward(const std::vector<Tensor>& inputs) try {
   const Model::Impl& m = s.m();
   const std::vector<const Tensor*> bound = bind_inputs(m, s.batch, inputs, "forward");
   for (size_t t = 0; t < m.tensors.size(); ++t)
-    if (m.tensors[t].dtype == DType::kFloat32) s.values[t].assign(s.numel(static_cast<int>(t)), 0.f);
+    if (m.tensors[t].dtype == DType::kFloat32) s.values[t].resize(s.numel(static_cast<int>(t)));  // every op writes its whole output
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const int t = m.input_tensors[i];
     if (m.inputs[i].dtype == DType::kInt64) s.labels[static_cast<size_t>(t)] = bound[i]->i64;
@@ -458,26 +472,31 @@ std::vector<Tensor> Trainer::Impl::backward_pass(const std::vector<Tensor>& outp
   s.gradient_wanted.assign(m.tensors.size(), 1);
   if (!with_input_gradients)
     for (int t : m.input_tensors) s.gradient_wanted[static_cast<size_t>(t)] = 0;
-  for (size_t t = 0; t < m.tensors.size(); ++t) s.grads[t].assign(s.values[t].size(), 0.f);
+  for (size_t t = 0; t < m.tensors.size(); ++t) s.grads[t].resize(s.values[t].size());  // allocated once, not cleared
   s.grad_untouched.assign(m.tensors.size(), 1);
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     const auto& g = output_gradients[i];
     const size_t want = s.numel(m.output_tensors[i]);
     if (g.dtype != DType::kFloat32 || g.f32.size() != want)
       throw Error(what + ": the gradient of output '" + m.outputs[i].name + "' must hold " + std::to_string(want) + " floats");
-    add_into(s.grads[static_cast<size_t>(m.output_tensors[i])], g.f32.data());
-    s.grad_untouched[static_cast<size_t>(m.output_tensors[i])] = 0;
+    const size_t out = static_cast<size_t>(m.output_tensors[i]);
+    if (s.grad_untouched[out]) std::copy(g.f32.begin(), g.f32.end(), s.grads[out].begin());
+    else add_into(s.grads[out], g.f32.data());  // a tensor listed as two outputs
+    s.grad_untouched[out] = 0;
   }
   for (auto op = s.ops.rbegin(); op != s.ops.rend(); ++op) {
     s.run_backward(*op);
-    for (int in : op->inputs) s.grad_untouched[static_cast<size_t>(in)] = 0;
   }
   std::vector<Tensor> input_grads;
   for (size_t i = 0; i < m.inputs.size(); ++i) {
     const InputInfo& info = m.inputs[i];
     Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
     t.shape[0] = s.batch;
-    if (info.dtype == DType::kFloat32) t.f32 = s.grads[static_cast<size_t>(m.input_tensors[i])];
+    if (info.dtype == DType::kFloat32) {
+      const size_t in = static_cast<size_t>(m.input_tensors[i]);
+      if (s.grad_untouched[in]) std::fill(s.grads[in].begin(), s.grads[in].end(), 0.f);  // skipped or unused
+      t.f32 = s.grads[in];
+    }
     else t.shape = {};  // labels have no gradient
     input_grads.push_back(std::move(t));
   }
