@@ -48,8 +48,8 @@ void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* dbi
 //        dX = dZ at the input's positions, the rest dropped;
 //   dW = per full-kernel tap, Zᵀ · dY over all output pixels: every product with an
 //        inserted zero is computed.
-// Both run the split backward's panel GEMMs (tap_gather.h), so timing ratios show the
-// algorithm. Workspaces (in floats) hold dZ and Z, as a zero-insertion engine
+// Both run on the split backward's micro-kernels (dW through the same tap-gathering
+// driver, tap_gather.h), so timing ratios show the algorithm. Workspaces (in floats) hold dZ and Z, as a zero-insertion engine
 // materialises them; results do not depend on the thread count.
 int64_t conv_transpose2d_zero_insert_backward_input_workspace(const DeconvShape& shape);
 void conv_transpose2d_zero_insert_backward_input(const DeconvShape& shape, const float* full_kernel, const float* dy, float* dx,

@@ -73,8 +73,10 @@ inline int thread_index() {
 #endif
 }
 
-// The two GEMM drivers the transposed-conv backward kernels share (the split ones and
-// the zero-insertion baseline differ only in the grid and the taps they hand in):
+// Two GEMM drivers over gathered taps. accumulate_tap_outer_products is the weight
+// gradient of the split and the zero-insertion transposed-conv backward alike (they
+// differ only in the grid and taps they hand in); gemm_over_gathered_taps is the
+// zero-insertion baseline's input gradient (the split one is a trimmed conv, conv2d.h).
 //
 // out[p][0..Cout_k) = sum over taps t of src(p, t) · kernel_t, for every grid pixel p:
 // per panel of pixels, all taps gathered into one row, then one GEMM with the kernel
