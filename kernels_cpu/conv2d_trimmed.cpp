@@ -51,7 +51,12 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
                     const Epilogue& ep, int threads) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
   if (cin < 16) return conv2d_gathered(s, packed, x, y, ep, threads);
-  const int64_t pixels = s.batch * s.h.out * s.w.out, rows = block_rows(cin, cout), blocks = (pixels + rows - 1) / rows;
+  // At least two blocks per thread where the map allows, so a small map (a 4x4x512 input
+  // gradient: 256 pixels) keeps every thread busy. Block size never changes a result: each
+  // output row's sums run in the same order whatever rows share its block.
+  const int64_t pixels = s.batch * s.h.out * s.w.out;
+  const int64_t per_thread = (pixels + 2 * threads - 1) / (2 * threads);
+  const int64_t rows = std::max<int64_t>(16, std::min(block_rows(cin, cout), (per_thread + 7) / 8 * 8)), blocks = (pixels + rows - 1) / rows;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t blk = 0; blk < blocks; ++blk) {
     const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;
