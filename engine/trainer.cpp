@@ -80,6 +80,13 @@ struct Trainer::Impl {
   // holds stale values that read as zero. The first contribution overwrites instead of
   // adding, so the pass never clears the gradient buffers up front.
   std::vector<char> grad_untouched;
+  // For a reader (or an in-place accumulator) of tensor t's gradient: zeros if nothing wrote it.
+  std::vector<float>& written_grad(int t) {
+    std::vector<float>& g = grads[static_cast<size_t>(t)];
+    if (grad_untouched[static_cast<size_t>(t)]) std::fill(g.begin(), g.end(), 0.f);
+    grad_untouched[static_cast<size_t>(t)] = 0;
+    return g;
+  }
   bool have_forward = false;
   int64_t steps = 0;
 
@@ -244,8 +251,7 @@ void Trainer::Impl::run_forward(const TrainOp& op) {
 
 void Trainer::Impl::run_backward(const TrainOp& op) {
   // The output's gradient is not read again after this op: the activation's backward runs in place.
-  std::vector<float>& g = grads[static_cast<size_t>(op.output)];
-  if (grad_untouched[static_cast<size_t>(op.output)]) std::fill(g.begin(), g.end(), 0.f);  // nothing reads this output
+  std::vector<float>& g = written_grad(op.output);  // zeros when nothing reads this output
   cpu::activation_backward(static_cast<int64_t>(g.size()), values[static_cast<size_t>(op.output)].data(), g.data(), op.activation, op.alpha);
   auto param_grad = [&](int p) -> std::vector<float>& { return params[static_cast<size_t>(p)].grad; };
   auto input_grad = [&](size_t k) -> std::vector<float>& { return grads[static_cast<size_t>(op.inputs[k])]; };
@@ -383,9 +389,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       const float* scale = value_of(op.weights[0]);
       auto& dscale = param_grad(op.weights[0]);
       auto& dshift = param_grad(op.bias);
-      auto& dx = input_grad(0);
-      if (grad_untouched[static_cast<size_t>(op.inputs[0])]) std::fill(dx.begin(), dx.end(), 0.f);
-      grad_untouched[static_cast<size_t>(op.inputs[0])] = 0;
+      auto& dx = written_grad(op.inputs[0]);
       for (int64_t p = 0; p < pixels; ++p)
         for (int64_t k = 0; k < c; ++k) {
           const size_t i = static_cast<size_t>(p * c + k);
@@ -493,9 +497,7 @@ std::vector<Tensor> Trainer::Impl::backward_pass(const std::vector<Tensor>& outp
     Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
     t.shape[0] = s.batch;
     if (info.dtype == DType::kFloat32) {
-      const size_t in = static_cast<size_t>(m.input_tensors[i]);
-      if (s.grad_untouched[in]) std::fill(s.grads[in].begin(), s.grads[in].end(), 0.f);  // skipped or unused
-      t.f32 = s.grads[in];
+      t.f32 = s.written_grad(m.input_tensors[i]);  // zeros if skipped or unused
     }
     else t.shape = {};  // labels have no gradient
     input_grads.push_back(std::move(t));

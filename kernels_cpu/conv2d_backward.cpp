@@ -143,10 +143,7 @@ void conv2d_backward_input(const ConvShape& shape, const float* packed, const fl
 void conv2d_backward_weights(const ConvShape& s, const float* x, const float* dy, float* dw, int threads) {
   threads = std::max(1, threads);
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel;
-  std::vector<TapOffset> taps;
-  for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-    for (int64_t kw = 0; kw < s.w.kernel; ++kw)
-      taps.push_back({kh * s.h.dilation - s.h.pad_begin, kw * s.w.dilation - s.w.pad_begin});
+  const std::vector<TapOffset> taps = conv_tap_offsets(s);
   const int64_t group = taps_per_task(taps_n, cin), groups = (taps_n + group - 1) / group;
   const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
   const int64_t rows = panel_rows(group * cin), pixels = grid.pixels();

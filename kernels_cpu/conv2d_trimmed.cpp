@@ -1,4 +1,5 @@
 #include <algorithm>
+#include <array>
 #include <vector>
 
 #include "kernels_cpu/conv2d.h"
@@ -8,38 +9,15 @@
 namespace edgegan::cpu {
 namespace {
 
-// Output pixels per task: the task's C block (rows x Cout) and A rows (rows x Cin) stay
-// in L2 while every tap's weights stream past them once. Independent of the thread
-// count, so results are too.
+// Output pixels per task, at most: the task's C block (rows x Cout) and A rows (rows x
+// Cin) stay in L2 while every tap's weights stream past them once.
+constexpr int64_t kMaxBlockRows = 256;
 int64_t block_rows(int64_t cin, int64_t cout) {
-  return std::clamp<int64_t>((int64_t{1} << 16) / std::max(cin, cout), 16, 256) / 8 * 8;
+  return std::clamp<int64_t>((int64_t{1} << 16) / std::max(cin, cout), 16, kMaxBlockRows) / 8 * 8;
 }
 
 // Depth of one indirect GEMM: a 256-deep slice of a 32-wide weight panel is 32 KiB (L1).
 constexpr int64_t kDepthBlock = 256;
-
-// Few input channels (an image): per-tap GEMMs would be Cin deep, too shallow to amortise
-// loading and storing C. The block's pixels gather all taps into one row (zeros where a
-// tap reads padding: border pixels only) for one GEMM of depth taps*Cin.
-void conv2d_gathered(const ConvShape& s, const float* packed, const float* x, float* y, const Epilogue& ep, int threads) {
-  const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel, k = taps_n * cin;
-  std::vector<TapOffset> taps;
-  for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-    for (int64_t kw = 0; kw < s.w.kernel; ++kw) taps.push_back({kh * s.h.dilation - s.h.pad_begin, kw * s.w.dilation - s.w.pad_begin});
-  const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
-  const int64_t rows = std::min(panel_rows(k), block_rows(k, cout)), pixels = grid.pixels(), blocks = (pixels + rows - 1) / rows;
-  std::vector<float> scratch(static_cast<size_t>(std::max(1, threads) * rows * k));
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t blk = 0; blk < blocks; ++blk) {
-    const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;
-    float* col = scratch.data() + thread_index() * rows * k;
-    float* out = y + p0 * cout;
-    gather_taps(grid, x, taps.data(), taps_n, p0, p0 + m, col);
-    fill_bias(out, m, cout, cout, ep.bias);
-    gemm_accumulate(m, cout, k, col, k, packed, cout, out, cout);
-    apply_activation(out, m, cout, cout, ep.activation, ep.alpha);
-  }
-}
 
 }  // namespace
 
@@ -47,10 +25,18 @@ void conv2d_gathered(const ConvShape& s, const float* packed, const float* x, fl
 // pixel lies inside the image form one indirect GEMM (A rows read in place, C rows the
 // block's outputs, depth Cin). Taps reading padding are left out, never multiplied, and
 // the block's M is its whole pixel count, not one image row's.
+// Few input channels (an image): per-tap GEMMs would be Cin deep, too shallow to amortise
+// loading and storing C, so blocks gather all taps per pixel (zeros where a tap reads
+// padding: border pixels only) for one GEMM of depth taps*Cin (gemm_over_gathered_taps).
 void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, float* y,
                     const Epilogue& ep, int threads) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
-  if (cin < 16) return conv2d_gathered(s, packed, x, y, ep, threads);
+  const std::vector<TapOffset> taps = conv_tap_offsets(s);
+  if (cin < 16) {
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
+    const int64_t k = static_cast<int64_t>(taps.size()) * cin;
+    return gemm_over_gathered_taps(grid, x, taps, packed, cout, y, threads, ep, block_rows(k, cout));
+  }
   // At least two blocks per thread where the map allows, so a small map (a 4x4x512 input
   // gradient: 256 pixels) keeps every thread busy. Block size never changes a result: each
   // output row's sums run in the same order whatever rows share its block.
@@ -62,26 +48,31 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
     const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;
     float* out = y + p0 * cout;
     fill_bias(out, m, cout, cout, ep.bias);
-    std::vector<const float*> a_rows(static_cast<size_t>(m));
-    std::vector<float*> c_rows(static_cast<size_t>(m));
-    for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-      for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
-        const int64_t th = kh * s.h.dilation - s.h.pad_begin, tw = kw * s.w.dilation - s.w.pad_begin;
-        int64_t valid = 0;
-        for (int64_t p = p0; p < p0 + m; ++p) {
-          const int64_t n = p / (s.h.out * s.w.out), oh = (p / s.w.out) % s.h.out, ow = p % s.w.out;
-          const int64_t ih = oh * s.h.stride + th, iw = ow * s.w.stride + tw;
-          if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
-          a_rows[static_cast<size_t>(valid)] = x + ((n * s.h.in + ih) * s.w.in + iw) * cin;
-          c_rows[static_cast<size_t>(valid++)] = out + (p - p0) * cout;
-        }
-        const float* w = packed + (kh * s.w.kernel + kw) * cin * cout;
-        for (int64_t k0 = 0; k0 < cin; k0 += kDepthBlock) {
-          if (k0 > 0)
-            for (int64_t i = 0; i < valid; ++i) a_rows[static_cast<size_t>(i)] += kDepthBlock;
-          gemm_accumulate_rows(valid, cout, std::min(kDepthBlock, cin - k0), a_rows.data(), w + k0 * cout, cout, c_rows.data());
-        }
+    // Per pixel of the block, once: its image and the input position of tap offset (0, 0).
+    std::array<int64_t, kMaxBlockRows> img, ih0, iw0;
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t p = p0 + i;
+      img[static_cast<size_t>(i)] = p / (s.h.out * s.w.out);
+      ih0[static_cast<size_t>(i)] = (p / s.w.out) % s.h.out * s.h.stride;
+      iw0[static_cast<size_t>(i)] = p % s.w.out * s.w.stride;
+    }
+    std::array<const float*, kMaxBlockRows> a_rows;
+    std::array<float*, kMaxBlockRows> c_rows;
+    for (size_t t = 0; t < taps.size(); ++t) {
+      int64_t valid = 0;
+      for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
+        const int64_t ih = ih0[i] + taps[t].h, iw = iw0[i] + taps[t].w;
+        if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
+        a_rows[static_cast<size_t>(valid)] = x + ((img[i] * s.h.in + ih) * s.w.in + iw) * cin;
+        c_rows[static_cast<size_t>(valid++)] = out + static_cast<int64_t>(i) * cout;
       }
+      const float* w = packed + static_cast<int64_t>(t) * cin * cout;
+      for (int64_t k0 = 0; k0 < cin; k0 += kDepthBlock) {
+        if (k0 > 0)
+          for (int64_t i = 0; i < valid; ++i) a_rows[static_cast<size_t>(i)] += kDepthBlock;
+        gemm_accumulate_rows(valid, cout, std::min(kDepthBlock, cin - k0), a_rows.data(), w + k0 * cout, cout, c_rows.data());
+      }
+    }
     apply_activation(out, m, cout, cout, ep.activation, ep.alpha);
   }
 }

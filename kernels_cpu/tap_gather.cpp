@@ -5,10 +5,10 @@
 namespace edgegan::cpu {
 
 void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
-                             int64_t out_channels, float* out, int threads) {
+                             int64_t out_channels, float* out, int threads, const Epilogue& ep, int64_t max_rows) {
   threads = std::max(1, threads);
   const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * grid.channels;
-  const int64_t rows = panel_rows(k), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
+  const int64_t rows = std::min(panel_rows(k), max_rows), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
   std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t panel = 0; panel < panels; ++panel) {
@@ -16,8 +16,9 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::v
     float* col = scratch.data() + thread_index() * rows * k;
     gather_taps(grid, src, taps.data(), ntaps, p0, p1, col);
     float* o = out + p0 * out_channels;
-    std::fill(o, o + (p1 - p0) * out_channels, 0.f);
+    fill_bias(o, p1 - p0, out_channels, out_channels, ep.bias);
     gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel, out_channels, o, out_channels);
+    apply_activation(o, p1 - p0, out_channels, out_channels, ep.activation, ep.alpha);
   }
 }
 

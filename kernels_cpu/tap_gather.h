@@ -13,6 +13,9 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels_cpu/conv2d.h"
+#include "kernels_cpu/epilogue.h"
+
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -50,6 +53,15 @@ inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* tap
   }
 }
 
+// A convolution's taps in [kh][kw] order (its packed weights' order): tap (kh, kw) of
+// output pixel (oh, ow) reads input (oh*stride + h, ow*stride + w).
+inline std::vector<TapOffset> conv_tap_offsets(const ConvShape& s) {
+  std::vector<TapOffset> taps;
+  for (int64_t kh = 0; kh < s.h.kernel; ++kh)
+    for (int64_t kw = 0; kw < s.w.kernel; ++kw) taps.push_back({kh * s.h.dilation - s.h.pad_begin, kw * s.w.dilation - s.w.pad_begin});
+  return taps;
+}
+
 // Taps per task when a task's GEMM is taps*channels wide: enough taps for 32 columns,
 // then spread evenly over the tasks that makes (3 channels: 8+8 taps, not 11+5, whose
 // 33 columns would cost a second, almost empty register panel).
@@ -76,14 +88,17 @@ inline int thread_index() {
 // Two GEMM drivers over gathered taps. accumulate_tap_outer_products is the weight
 // gradient of the split and the zero-insertion transposed-conv backward alike (they
 // differ only in the grid and taps they hand in); gemm_over_gathered_taps is the
-// zero-insertion baseline's input gradient (the split one is a trimmed conv, conv2d.h).
+// zero-insertion baseline's input gradient and the trimmed conv's path for few input
+// channels (conv2d.h).
 //
-// out[p][0..Cout_k) = sum over taps t of src(p, t) · kernel_t, for every grid pixel p:
-// per panel of pixels, all taps gathered into one row, then one GEMM with the kernel
-// laid out [taps][C][Cout_k] (callers build it in that layout once per call, e.g.
-// FullKernelLayout::kTapsFirstTransposed); out rows are contiguous (overwritten).
+// out[p][0..Cout_k) = epilogue(sum over taps t of src(p, t) · kernel_t), for every grid
+// pixel p: per panel of pixels, all taps gathered into one row, then one GEMM with the
+// kernel laid out [taps][C][Cout_k] (a conv's packed weights; or built once per call,
+// e.g. FullKernelLayout::kTapsFirstTransposed); out rows are contiguous (overwritten).
+// At most `max_rows` pixels per panel (tasks); the panel split never changes a result.
 void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
-                             int64_t out_channels, float* out, int threads);
+                             int64_t out_channels, float* out, int threads, const Epilogue& epilogue = {},
+                             int64_t max_rows = int64_t{1} << 20);
 
 // slices[t] [Cin][C] (overwritten) = sum over grid pixels p of a[p]ᵀ · src(p, t): a
 // ([pixels][Cin]) is transposed once per call, src gathered per tap and panel. With few

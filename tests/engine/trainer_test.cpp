@@ -250,6 +250,13 @@ TEST(Trainer, MemoryPlannedFromTheModelIsWhatItHolds) {
   EXPECT_LT(training_memory(model, frozen).optimizer_state, p_adam.optimizer_state);
 }
 
+// A random d(loss)/d(output) for each output: any loss's gradient, to compare passes by.
+std::vector<Tensor> random_output_gradients(const std::vector<Tensor>& outputs, std::mt19937& rng) {
+  std::vector<Tensor> grads;
+  for (const Tensor& o : outputs) grads.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+  return grads;
+}
+
 TEST(Trainer, InputGradientsLeaveParameterGradientsAlone) {
   const auto model = golden_model("cgan_embed_concat_small");
   std::mt19937 rng(21);
@@ -258,8 +265,7 @@ TEST(Trainer, InputGradientsLeaveParameterGradientsAlone) {
   Trainer inputs_only(model, {.batch = 3, .threads = 2});
   const std::vector<Tensor> outputs = full.forward(inputs);
   inputs_only.forward(inputs);
-  std::vector<Tensor> weights;
-  for (const Tensor& o : outputs) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+  const std::vector<Tensor> weights = random_output_gradients(outputs, rng);
   const std::vector<Tensor> a = full.backward(weights), b = inputs_only.input_gradients(weights);
   ASSERT_EQ(a.size(), b.size());
   for (size_t i = 0; i < a.size(); ++i) EXPECT_EQ(a[i].f32, b[i].f32) << a[i].name;
@@ -279,8 +285,7 @@ TEST(Trainer, BackwardParametersGivesTheParameterGradientsOfBackward) {
     Trainer params_only(model, {.batch = 3, .threads = 2});
     const std::vector<Tensor> outputs = full.forward(inputs);
     params_only.forward(inputs);
-    std::vector<Tensor> weights;
-    for (const Tensor& o : outputs) weights.push_back(Tensor{o.name, DType::kFloat32, o.layout, o.shape, random_floats(rng, o.f32.size()), {}});
+    const std::vector<Tensor> weights = random_output_gradients(outputs, rng);
     full.backward(weights);
     params_only.backward_parameters(weights);
     const std::vector<Parameter> a = full.parameters(), b = params_only.parameters();
