@@ -48,11 +48,13 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
   SplitDeconvWeights split;
   split.phases_h = split_deconv_axis(s.h);
   split.phases_w = split_deconv_axis(s.w);
-  const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+  // In the converter's layout (column panels), as a session reads them from the file.
+  split.panel_columns = kWeightPanelColumns;
+  const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data(), split.panel_columns);
   for (const auto& p : packed) split.sub_kernels.push_back(p.data());
   // split_fp16w: the same sub-kernels stored as halves (edgegan-convert --weights fp16).
   std::vector<std::vector<uint16_t>> halves;
-  SplitDeconvWeights split16{split.phases_h, split.phases_w, {}, {}};
+  SplitDeconvWeights split16{split.phases_h, split.phases_w, {}, {}, split.panel_columns};
   for (const auto& p : packed) {
     halves.emplace_back(p.size());
     for (size_t i = 0; i < p.size(); ++i) halves.back()[i] = float_to_half(p[i]);

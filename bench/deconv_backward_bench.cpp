@@ -54,7 +54,8 @@ void run_layer(benchmark::State& state, const Layer& layer, bool zero_insert) {
   SplitDeconvWeights split;
   split.phases_h = split_deconv_axis(s.h);
   split.phases_w = split_deconv_axis(s.w);
-  const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+  split.panel_columns = kWeightPanelColumns;  // as the converter writes them
+  const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data(), split.panel_columns);
   auto dsub = packed;
   std::vector<float*> dsub_ptr;
   for (size_t p = 0; p < packed.size(); ++p) {

@@ -61,7 +61,7 @@ class Writer {
     s.h = {x.dims[1], g.kernel_h, g.stride_h, g.dilation_h, g.pad_top, g.pad_bottom, g.out_h};
     s.w = {x.dims[2], g.kernel_w, g.stride_w, g.dilation_w, g.pad_left, g.pad_right, g.out_w};
     const auto ph = cpu::split_deconv_axis(s.h), pw = cpu::split_deconv_axis(s.w);
-    const auto packed = cpu::pack_split_deconv_weights(s, ph, pw, op.weights.data());
+    const auto packed = cpu::pack_split_deconv_weights(s, ph, pw, op.weights.data(), cpu::kWeightPanelColumns);
     auto axis_phases = [&](const std::vector<cpu::AxisPhase>& phases) {
       std::vector<flatbuffers::Offset<fb::AxisPhase>> v;
       for (const auto& p : phases) {
@@ -80,7 +80,7 @@ class Writer {
                                                 static_cast<int>(g.kernel_h), static_cast<int>(g.kernel_w), static_cast<int>(g.stride_h),
                                                 static_cast<int>(g.stride_w), static_cast<int>(g.dilation_h), static_cast<int>(g.dilation_w),
                                                 static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.pad_bottom),
-                                                static_cast<int>(g.pad_right), aph, apw, ph_vec, ep);
+                                                static_cast<int>(g.pad_right), aph, apw, ph_vec, ep, cpu::kWeightPanelColumns);
     return fb::CreateOp(b_, b_.CreateString(op.name), fb::OpKind_ConvTranspose2D, body.Union());
   }
 

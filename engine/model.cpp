@@ -148,6 +148,7 @@ std::vector<OpInfo> Model::ops() const {
           info.fp16_weights |= m.is_f16(p->weights());
         }
         if (c.epilogue()) info.weight_bytes += bytes(c.epilogue()->bias());
+        info.weight_panel_columns = static_cast<int>(std::min<uint32_t>(c.weight_panel_columns(), static_cast<uint32_t>(c.out_channels())));
         break;
       }
       case fb::OpKind_Conv2D: {

@@ -48,6 +48,7 @@ struct TrainOp {
   cpu::Activation activation = cpu::Activation::kNone;
   float alpha = 0.01f;
   cpu::DeconvShape deconv;
+  int64_t panel_columns = 0;  // ConvTranspose2D: the file's weight panel width (0: plain)
   cpu::ConvShape conv;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows/dim; affine channels
   ConcatLayout concat;
@@ -123,6 +124,7 @@ struct Trainer::Impl {
     w.phases_h = cpu::split_deconv_axis(op.deconv.h);
     w.phases_w = cpu::split_deconv_axis(op.deconv.w);
     for (int p : op.weights) w.sub_kernels.push_back(value_of(p));
+    w.panel_columns = op.panel_columns;
     return w;
   }
 
@@ -156,6 +158,7 @@ void Trainer::Impl::build() {
       case fb::OpKind_ConvTranspose2D: {
         const auto& c = *f.kind_as_ConvTranspose2D();
         op.deconv = deconv_shape_of(m(), c, batch);
+        op.panel_columns = c.weight_panel_columns();
         for (const auto* p : *c.phases())
           op.weights.push_back(add_param(label + " phase (" + std::to_string(p->phase_h()) + "," + std::to_string(p->phase_w()) + ") weights",
                                          p->weights()));
@@ -323,8 +326,21 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
           cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, workspace.data(), threads);
         }
       }
-      for (size_t p = 0; p < op.weights.size(); ++p)
-        if (dsub_ptr[p]) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
+      // The kernels write each tap's gradient plain [Cin][Cout]; the parameters keep the
+      // file's column panels.
+      const cpu::PanelLayout file_layout = w.tap_layout(op.deconv);
+      for (size_t p = 0; p < op.weights.size(); ++p) {
+        if (!dsub_ptr[p]) continue;
+        const float* d = dsub_ptr[p];
+        if (file_layout.panel != file_layout.cols) {
+          const size_t n = params[static_cast<size_t>(op.weights[p])].value.size();
+          tmp.resize(n);
+          cpu::repanel_matrices(static_cast<int64_t>(n) / (file_layout.rows * file_layout.cols), file_layout.rows, file_layout.cols, 0,
+                                file_layout.panel, d, tmp.data());
+          d = tmp.data();
+        }
+        add_into(param_grad(op.weights[p]), d);
+      }
       if (want_dx) finish_input_grad(0, dx);
       break;
     }

@@ -8,6 +8,7 @@
 // No inserted zero is ever read; taps whose input falls outside [0, in) are skipped.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -77,7 +78,30 @@ struct DeconvShape {
   DeconvAxis h, w;
 };
 
-// Split weights: one packed sub-kernel [taps_h][taps_w][Cin][Cout] per phase, row-major (ph, pw).
+// Layout of one tap's [rows][cols] weight matrix (Cin x Cout), as written by the
+// converter: column panels of `panel` columns, the last one narrower, each stored
+// [rows][width] one after the other. A register tile of the GEMM reads columns of one
+// panel only, so its weights are one contiguous stream instead of 128-byte pieces
+// kilobytes apart; that is what lets a layer whose weights do not fit the caches
+// (4x4x1024 -> 512 k5: 52 MB) read them at the memory's streaming rate.
+// panel <= 0 or >= cols: one panel, plain row-major [rows][cols].
+constexpr int64_t kWeightPanelColumns = 32;  // the widest micro-kernel tile (8x32 AVX-512)
+
+struct PanelLayout {
+  int64_t rows = 0, cols = 0, panel = 0;
+  PanelLayout(int64_t r, int64_t c, int64_t p) : rows(r), cols(c), panel(p <= 0 || p > c ? c : p) {}
+  int64_t panel_begin(int64_t col) const { return panel > 0 ? col / panel * panel : 0; }
+  // Columns of the panel holding `col`: its leading dimension.
+  int64_t width(int64_t col) const { return std::min(panel, cols - panel_begin(col)); }
+  // Element (row, col); column col's first element is at index(0, col).
+  int64_t index(int64_t row, int64_t col) const {
+    const int64_t p0 = panel_begin(col);
+    return p0 * rows + row * std::min(panel, cols - p0) + (col - p0);
+  }
+};
+
+// Split weights: one packed sub-kernel per phase, row-major (ph, pw): per tap
+// ([taps_h][taps_w]) a Cin x Cout matrix in PanelLayout(Cin, Cout, panel_columns).
 struct SplitDeconvWeights {
   std::vector<AxisPhase> phases_h, phases_w;
   std::vector<const float*> sub_kernels;  // stride_h*stride_w entries; nullptr when a phase has no taps
@@ -85,15 +109,23 @@ struct SplitDeconvWeights {
   // these instead of sub_kernels and widens them in registers. Only the split
   // forward reads them; the baselines and the backward kernels take float.
   std::vector<const uint16_t*> sub_kernels_f16;
+  int64_t panel_columns = 0;  // 0: plain [Cin][Cout] per tap
   bool fp16() const { return !sub_kernels_f16.empty(); }
+  PanelLayout tap_layout(const DeconvShape& s) const { return {s.in_channels, s.out_channels, panel_columns}; }
 };
 
-// Packs ONNX-layout weights W[Cin][Cout][kh][kw] into the per-phase sub-kernels
-// (what the converter writes to the model file). Returns one vector per phase.
+// Rewrites `count` consecutive rows x cols matrices from one panel width to another
+// (e.g. a weight gradient computed plain into the file's panels).
+void repanel_matrices(int64_t count, int64_t rows, int64_t cols, int64_t from_panel, int64_t to_panel, const float* src,
+                      float* dst);
+
+// Packs ONNX-layout weights W[Cin][Cout][kh][kw] into the per-phase sub-kernels,
+// each tap in PanelLayout(Cin, Cout, panel_columns) (the converter writes
+// kWeightPanelColumns). Returns one vector per phase.
 std::vector<std::vector<float>> pack_split_deconv_weights(const DeconvShape& shape,
                                                           const std::vector<AxisPhase>& phases_h,
                                                           const std::vector<AxisPhase>& phases_w,
-                                                          const float* onnx_weights);
+                                                          const float* onnx_weights, int64_t panel_columns = 0);
 
 // Reassembles the whole kernel from the split sub-kernels, once at session
 // creation, for the baselines: kTapsFirst [kh][kw][Cin][Cout] (zero insertion) or

@@ -73,11 +73,12 @@ inline float weight_value(float w) { return w; }
 inline float weight_value(uint16_t w) { return half_to_float(w); }
 
 // GEMM path: per tap, the tile's valid pixels times the tap's [Cin][Cout] slice
-// (an indirect GEMM over their row pointers), accumulated in the output. The
-// sub-kernel is float or fp16 (WT).
+// (an indirect GEMM over their row pointers), accumulated in the output, one weight
+// panel at a time (each a contiguous [Cin][width] block). The sub-kernel is float
+// or fp16 (WT).
 template <typename WT>
-void tile_gemm(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, const WT* sub, const float* x,
-               const Tile& t, int64_t j0, int64_t width) {
+void tile_gemm(const DeconvShape& s, const PanelLayout& layout, const AxisPhase& ph, const AxisPhase& pw, const WT* sub,
+               const float* x, const Tile& t, int64_t j0, int64_t width) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   std::array<const float*, kTilePixels> a_rows;
   std::array<float*, kTilePixels> c_rows;
@@ -89,8 +90,15 @@ void tile_gemm(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& pw, c
           a_rows[static_cast<size_t>(m)] = in;
           c_rows[static_cast<size_t>(m++)] = t.out[i];
         }
-      const WT* b = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout + j0;
-      rows_gemm(m, width, cin, a_rows.data(), b, cout, c_rows.data());
+      const WT* tap = sub + (static_cast<int64_t>(th) * taps_w + tw) * cin * cout;
+      int64_t at = j0;  // the column c_rows point at
+      for (int64_t n0 = j0; n0 < j0 + width;) {
+        const int64_t n = std::min(j0 + width, layout.panel_begin(n0) + layout.width(n0)) - n0;
+        for (size_t i = 0; i < static_cast<size_t>(m); ++i) c_rows[i] += n0 - at;
+        at = n0;
+        rows_gemm(m, n, cin, a_rows.data(), tap + layout.index(0, n0), layout.width(n0), c_rows.data());
+        n0 += n;
+      }
     }
 }
 
@@ -169,10 +177,12 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
                                                  wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
       float* dst = transposed_storage.data() + offset;
       transposed[static_cast<size_t>(phase)] = dst;
+      const PanelLayout layout = wts.tap_layout(s);
       auto transpose = [&](const auto* src) {  // float, or fp16 widened here
         for (int64_t tap = 0; tap < ntaps; ++tap)
           for (int64_t ci = 0; ci < cin; ++ci)
-            for (int64_t co = 0; co < cout; ++co) dst[(tap * cout + co) * cin + ci] = weight_value(src[(tap * cin + ci) * cout + co]);
+            for (int64_t co = 0; co < cout; ++co)
+              dst[(tap * cout + co) * cin + ci] = weight_value(src[tap * cin * cout + layout.index(ci, co)]);
       };
       if (wts.fp16()) transpose(wts.sub_kernels_f16[static_cast<size_t>(phase)]);
       else transpose(wts.sub_kernels[static_cast<size_t>(phase)]);
@@ -202,6 +212,7 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const int64_t tiles = (max_pixels + kTilePixels - 1) / kTilePixels;
   const int64_t col_block = 2 * uk.nr, col_blocks = (cout + col_block - 1) / col_block;
   const int64_t tasks = phases * tiles * col_blocks;
+  const PanelLayout layout = wts.tap_layout(s);
 
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t task = 0; task < tasks; ++task) {
@@ -214,8 +225,8 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
     const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
     for (int64_t i = 0; i < t.count; ++i) fill_bias(t.out[static_cast<size_t>(i)], 1, width, width, ep.bias ? ep.bias + j0 : nullptr);
-    if (wts.fp16()) tile_gemm(s, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, j0, width);
-    else tile_gemm(s, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
+    if (wts.fp16()) tile_gemm(s, layout, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, j0, width);
+    else tile_gemm(s, layout, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, j0, width);
     for (int64_t i = 0; i < t.count; ++i)
       apply_activation(t.out[static_cast<size_t>(i)], 1, width, width, ep.activation, ep.alpha);
   }

@@ -127,7 +127,12 @@ void conv_transpose2d_split_host(const cpu::DeconvShape& s, const cpu::SplitDeco
     p.phase_weight_offset[i] = static_cast<long long>(packed.size());
     const size_t n = w.phases_h[i / w.phases_w.size()].taps.size() * w.phases_w[i % w.phases_w.size()].taps.size() *
                      static_cast<size_t>(s.in_channels * s.out_channels);
-    if (n) packed.insert(packed.end(), w.sub_kernels[i], w.sub_kernels[i] + n);
+    if (!n) continue;
+    // The device kernel reads each tap plain [Cin][Cout]: undo the file's column panels.
+    const size_t at = packed.size();
+    packed.resize(at + n);
+    cpu::repanel_matrices(static_cast<int64_t>(n) / (s.in_channels * s.out_channels), s.in_channels, s.out_channels,
+                          w.panel_columns, 0, w.sub_kernels[i], packed.data() + at);
   }
   const size_t x_n = static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels);
   const size_t y_n = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);

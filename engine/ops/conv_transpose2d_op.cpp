@@ -16,6 +16,7 @@ class ConvTranspose2DKernel final : public OpKernel {
     shape_ = deconv_shape_of(m, op, batch);
     weights_.phases_h = cpu::split_deconv_axis(shape_.h);
     weights_.phases_w = cpu::split_deconv_axis(shape_.w);
+    weights_.panel_columns = op.weight_panel_columns();
     // fp16 weights (all phases or none: the converter writes one precision per op)
     // are read in place by the split kernel.
     const bool fp16 = std::any_of(op.phases()->begin(), op.phases()->end(), [&](const auto* p) { return m.is_f16(p->weights()); });

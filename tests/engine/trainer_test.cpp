@@ -297,6 +297,42 @@ TEST(Trainer, BackwardParametersGivesTheParameterGradientsOfBackward) {
   }
 }
 
+// The shipped DCGAN file predates weight panels (each tap plain [Cin][Cout]); the same
+// ONNX converted now stores column panels of 32. Both must generate, train and update
+// alike: the trainer writes each weight gradient in its file's layout.
+TEST(Trainer, PlainAndPanelledWeightFilesTrainAlike) {
+  const auto plain = Model::load((testing::source_dir() / "models" / "dcgan_digits" / "generator.egan").string());
+  const auto panelled = Model::from_bytes(
+      converter::convert_onnx(read_file(testing::source_dir() / "models" / "dcgan_digits" / "generator.onnx"), "generator").egan);
+  ASSERT_EQ(plain->ops().size(), panelled->ops().size());
+  bool any_panels = false;
+  for (size_t i = 0; i < plain->ops().size(); ++i) {
+    EXPECT_EQ(plain->ops()[i].weight_panel_columns, 0) << i;
+    any_panels |= panelled->ops()[i].weight_panel_columns == 32;
+  }
+  ASSERT_TRUE(any_panels);
+
+  std::mt19937 rng(23);
+  const std::vector<Tensor> inputs = random_inputs(*plain, 2, rng);
+  const TrainerOptions options{.batch = 2, .threads = 2, .optimizer = Optimizer::kSgd, .learning_rate = 0.05f};
+  Trainer a(plain, options), b(panelled, options);
+  auto expect_near = [](const std::vector<Tensor>& x, const std::vector<Tensor>& y, const char* when) {
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t o = 0; o < x.size(); ++o) {
+      ASSERT_EQ(x[o].f32.size(), y[o].f32.size());
+      for (size_t i = 0; i < x[o].f32.size(); ++i) ASSERT_NEAR(x[o].f32[i], y[o].f32[i], 1e-5f) << when << ", element " << i;
+    }
+  };
+  const std::vector<Tensor> ya = a.forward(inputs), yb = b.forward(inputs);
+  expect_near(ya, yb, "before training");
+  const std::vector<Tensor> weights = random_output_gradients(ya, rng);
+  a.backward(weights);
+  b.backward(weights);
+  a.step();
+  b.step();
+  expect_near(a.forward(inputs), b.forward(inputs), "after one SGD step");
+}
+
 TEST(BatchInputs, BindsTheFloatAndLabelInputsAndNamesMistakes) {
   const auto cgan = golden_model("cgan_embed_concat_small");
   const InputInfo* noise = nullptr;

@@ -85,11 +85,16 @@ void check_random_geometries(uint32_t seed, int cases, int max_cin, int max_cout
     const float terms = static_cast<float>(s.in_channels * s.h.kernel * s.w.kernel);
     const float tol = std::max(1e-5f, 1e-7f * terms);
 
-    // split: the converter's packing, then the kernel.
+    // split: the converter's packing, then the kernel. Weights in column panels of the
+    // converter's width, of a random width (splitting micro-kernel tiles), or plain
+    // (files written before panels).
     SplitDeconvWeights split;
     split.phases_h = split_deconv_axis(s.h);
     split.phases_w = split_deconv_axis(s.w);
-    const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data());
+    const int panel_choice = uniform_int(rng, 0, 2);
+    split.panel_columns = panel_choice == 0 ? kWeightPanelColumns : panel_choice == 1 ? uniform_int(rng, 1, static_cast<int>(s.out_channels)) : 0;
+    SCOPED_TRACE("weight panels of " + std::to_string(split.panel_columns) + " columns");
+    const auto packed = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w.data(), split.panel_columns);
     for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
     // The MAC count the memory report uses: (input, tap) pairs landing inside the output.
     for (const DeconvAxis* a : {&s.h, &s.w}) {
@@ -119,7 +124,7 @@ void check_random_geometries(uint32_t seed, int cases, int max_cin, int max_cout
       for (size_t i = 0; i < w.size(); ++i) w_rounded[i] = half_to_float(float_to_half(w[i]));
       std::vector<float> ref16(out_size);
       conv_transpose2d_reference(s, x.data(), w_rounded.data(), ref16.data(), ep);
-      const auto packed16 = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w_rounded.data());
+      const auto packed16 = pack_split_deconv_weights(s, split.phases_h, split.phases_w, w_rounded.data(), split.panel_columns);
       std::vector<std::vector<uint16_t>> halves;
       for (const auto& p : packed16) {
         halves.emplace_back(p.size());
@@ -128,6 +133,7 @@ void check_random_geometries(uint32_t seed, int cases, int max_cin, int max_cout
       SplitDeconvWeights split16;
       split16.phases_h = split.phases_h;
       split16.phases_w = split.phases_w;
+      split16.panel_columns = split.panel_columns;
       for (const auto& h : halves) split16.sub_kernels_f16.push_back(h.empty() ? nullptr : h.data());
       // Half-precision arithmetic (neonfp16arith) rounds the activations and the
       // partial sums of 8 to 11 bits: errors grow like sqrt(terms).
@@ -196,6 +202,42 @@ TEST(ConvTransposeSplit, PhasesSkipEveryZeroAndCoverEveryOutput) {
           for (int v : tap_seen) EXPECT_EQ(v, 1);
           for (int v : out_seen) EXPECT_EQ(v, 1);
         }
+}
+
+// The converter's column panels: every (row, column) has its own slot, a panel's
+// columns are contiguous [rows][width] blocks one after the other, and repanelling
+// is exact both ways.
+TEST(ConvTransposeSplit, WeightPanelsAreAPermutationAndRepanelRoundTrips) {
+  for (int64_t rows : {1, 3, 17})
+    for (int64_t cols : {1, 5, 32, 33, 75, 96})
+      for (int64_t panel : {0, 1, 7, 32, 200}) {
+        SCOPED_TRACE(std::to_string(rows) + "x" + std::to_string(cols) + " panels of " + std::to_string(panel));
+        const PanelLayout layout(rows, cols, panel);
+        std::vector<int> seen(static_cast<size_t>(rows * cols), 0);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c) {
+            const int64_t i = layout.index(r, c);
+            ASSERT_GE(i, 0);
+            ASSERT_LT(i, rows * cols);
+            ++seen[static_cast<size_t>(i)];
+            // Within a panel, a row's columns are adjacent and the next row follows.
+            EXPECT_EQ(i, layout.index(0, c) + r * layout.width(c));
+          }
+        for (int v : seen) ASSERT_EQ(v, 1);
+        if (panel <= 0 || panel >= cols) {
+          EXPECT_EQ(layout.index(rows - 1, cols - 1), rows * cols - 1);  // plain row-major
+        }
+
+        std::mt19937 rng(static_cast<uint32_t>(rows * 1000 + cols * 10 + panel));
+        const auto plain = random_floats(rng, static_cast<size_t>(2 * rows * cols));
+        std::vector<float> panelled(plain.size()), back(plain.size());
+        repanel_matrices(2, rows, cols, 0, panel, plain.data(), panelled.data());
+        repanel_matrices(2, rows, cols, panel, 0, panelled.data(), back.data());
+        EXPECT_EQ(back, plain);
+        for (int64_t r = 0; r < rows; ++r)
+          for (int64_t c = 0; c < cols; ++c)
+            ASSERT_EQ(panelled[static_cast<size_t>(rows * cols + layout.index(r, c))], plain[static_cast<size_t>(rows * cols + r * cols + c)]);
+      }
 }
 
 TEST(ConvTransposeSplit, BatchAndThreadCountGiveBitIdenticalResults) {
