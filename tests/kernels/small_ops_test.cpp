@@ -1,9 +1,11 @@
 // Dense, embedding, concat, layout transforms, activations against plain loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels_cpu/dense.h"
+#include "kernels_cpu/epilogue.h"
 #include "kernels_cpu/tensor_ops.h"
 #include "tests/test_util.h"
 
@@ -36,6 +38,43 @@ TEST(Activation, MatchesDefinitions) {
   EXPECT_FLOAT_EQ(activate(0.5f, Activation::kTanh, 0), std::tanh(0.5f));
   EXPECT_FLOAT_EQ(activate(0.5f, Activation::kSigmoid, 0), 1.f / (1.f + std::exp(-0.5f)));
   EXPECT_EQ(activate(-7.f, Activation::kNone, 0), -7.f);
+}
+
+// The epilogue's branch-free tanh, against double-precision tanh over [-12, 12] (step
+// 2^-14) and tiny arguments: within 6 float ulps, odd, exactly +-1 far out.
+TEST(Activation, FastTanhIsWithinAFewUlpsOfTanh) {
+  double worst_abs = 0, worst_rel = 0;
+  auto check = [&](float x) {
+    const double want = std::tanh(static_cast<double>(x)), got = fast_tanh(x);
+    worst_abs = std::max(worst_abs, std::abs(got - want));
+    if (std::abs(want) > 1e-30) worst_rel = std::max(worst_rel, std::abs(got - want) / std::abs(want));
+    ASSERT_EQ(fast_tanh(-x), -fast_tanh(x)) << x;
+  };
+  for (int i = -12 * 16384; i <= 12 * 16384; ++i) check(static_cast<float>(i) / 16384.f);
+  for (float x = 1e-30f; x < 1e-2f; x *= 1.01f) check(x);
+  EXPECT_LT(worst_abs, 4e-7) << "max abs error";  // 6 float ulps near 1
+  EXPECT_LT(worst_rel, 1e-6) << "max relative error";
+  EXPECT_EQ(fast_tanh(20.f), 1.f);
+  EXPECT_EQ(fast_tanh(-1e30f), -1.f);
+}
+
+// apply_activation's Tanh and Sigmoid (gathered few-channel pixels, strided wide rows,
+// contiguous runs) against the scalar definitions, leaving the gaps between pixels alone.
+TEST(Activation, ApplyActivationMatchesDefinitionsOnEveryLayout) {
+  std::mt19937 rng(17);
+  for (Activation a : {Activation::kTanh, Activation::kSigmoid, Activation::kRelu, Activation::kLeakyRelu})
+    for (int64_t channels : {1, 3, 4, 15, 16, 40})
+      for (int64_t gap : {0, 1, 5}) {
+        const int64_t count = uniform_int(rng, 1, 700), stride = channels + gap;
+        auto y = random_floats(rng, static_cast<size_t>(count * stride));
+        for (float& v : y) v *= 6.f;
+        const auto before = y;
+        apply_activation(y.data(), count, channels, stride, a, 0.2f);
+        for (int64_t i = 0; i < count * stride; ++i) {
+          const float want = i % stride < channels ? activate(before[static_cast<size_t>(i)], a, 0.2f) : before[static_cast<size_t>(i)];
+          ASSERT_NEAR(y[static_cast<size_t>(i)], want, 5e-7f) << "activation " << static_cast<int>(a) << ", " << channels << " channels, gap " << gap << ", i " << i;
+        }
+      }
 }
 
 TEST(Embedding, CopiesRows) {
