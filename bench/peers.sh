@@ -13,8 +13,9 @@
 # The peers run in a venv at BUILD_DIR/bench/peers_venv (created with --system-site-packages
 # so the system torch and onnx stay visible; onnxruntime and ncnn from PyPI); a peer that is
 # missing is shown as n/a. XNNPACK is Debian's libxnnpack-dev (apt-get install libxnnpack-dev).
-# edgegan runs with OMP_WAIT_POLICY=passive; the peers run with their default (spinning)
-# thread pools and, at 2 threads, with passive waiting too, and keep the faster.
+# Every engine, edgegan included, runs with its default thread pool waiting (libgomp's
+# bounded spin for edgegan, ncnn and PyTorch; ORT's and XNNPACK's spinning pools) and, at
+# 2 threads, with passive waiting too; the table keeps the faster and marks passive wins.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
@@ -72,6 +73,13 @@ if [[ -n $names ]]; then
   OMP_WAIT_POLICY=passive "$BUILD/bench/deconv_algorithms_bench" --benchmark_filter="^($names)/(split|zero_insert)/batch:1/" \
     --benchmark_repetitions="$REPEAT" --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
     --benchmark_format=json >"$OUT/edgegan_layers.json"
+  # 2 threads again with libgomp's default waiting (a bounded spin, then sleep), as the
+  # peers get theirs: waking a sleeping thread costs 20-40 us here, a head layer's whole run.
+  wait_for_idle
+  echo "measuring edgegan per layer at 2 threads (default waiting) ..." >&2
+  env -u OMP_WAIT_POLICY "$BUILD/bench/deconv_algorithms_bench" --benchmark_filter="^($names)/(split|zero_insert)/batch:1/threads:2/" \
+    --benchmark_repetitions="$REPEAT" --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
+    --benchmark_format=json >"$OUT/edgegan_layers_default_wait.json"
 fi
 
 # The whole generator through the CLI, once it has `bench`.
@@ -83,6 +91,11 @@ if [[ dcgan64_generator =~ $LAYERS ]] && "$BUILD/cli/edgegan" bench --help >/dev
       --repeat "$REPEAT" --json >"$OUT/edgegan_generator_$t.json" ||
       echo "WARNING: edgegan bench failed at $t thread(s); see $OUT/edgegan_generator_$t.json" >&2
   done
+  wait_for_idle
+  echo "measuring edgegan on the DCGAN-64 generator, 2 threads (default waiting) ..." >&2
+  env -u OMP_WAIT_POLICY "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads 2 --algo split \
+    --repeat "$REPEAT" --json >"$OUT/edgegan_generator_2_default_wait.json" ||
+    echo "WARNING: edgegan bench failed at 2 threads (default waiting)" >&2
 fi
 
 # Each peer with its default (spinning) thread pool, then at 2 threads with passive waiting
