@@ -4,17 +4,6 @@
 
 namespace edgegan::cpu {
 
-void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* bias) {
-  for (int64_t p = 0; p < count; ++p) {
-    float* row = y + p * pixel_stride;
-    if (bias) {
-      std::copy(bias, bias + channels, row);
-    } else {
-      std::fill(row, row + channels, 0.f);
-    }
-  }
-}
-
 namespace {
 
 // tanh as a [13/6] minimax rational function of x (the approximation Eigen uses for
@@ -40,54 +29,107 @@ inline float tanh_rational(float x) {
   return std::abs(x) < 9.f ? r : (x > 0.f ? 1.f : -1.f);  // tanh(9) rounds to 1 in float
 }
 
-// Applies `f` to every value of `count` pixels `pixel_stride` apart. Rows of a few
-// channels (the heads: 3 values per pixel, pixels of one phase two apart) are gathered
-// into a contiguous block first, so `f` still runs over a long vectorisable loop.
-template <typename F>
-void map_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride, F f) {
-  constexpr int64_t kBlock = 256;
-  if (pixel_stride == channels) {  // contiguous: one pass
-    for (int64_t i = 0; i < count * channels; ++i) y[i] = f(y[i]);
-    return;
-  }
-  if (channels >= 16) {
-    for (int64_t p = 0; p < count; ++p)
-      for (int64_t c = 0; c < channels; ++c) y[p * pixel_stride + c] = f(y[p * pixel_stride + c]);
-    return;
-  }
-  float block[kBlock];
-  const int64_t per_block = kBlock / channels;
-  for (int64_t p0 = 0; p0 < count; p0 += per_block) {
-    const int64_t pixels = std::min(per_block, count - p0), n = pixels * channels;
-    for (int64_t p = 0; p < pixels; ++p) std::copy(y + (p0 + p) * pixel_stride, y + (p0 + p) * pixel_stride + channels, block + p * channels);
-    for (int64_t i = 0; i < n; ++i) block[i] = f(block[i]);
-    for (int64_t p = 0; p < pixels; ++p) std::copy(block + p * channels, block + (p + 1) * channels, y + (p0 + p) * pixel_stride);
+// The heads have 1-4 channels per pixel, and a phase's pixels lie two apart: loops
+// over such rows would run 3 iterations each (and std::fill / std::copy of 3 floats
+// become memset / memmove calls). These fixed-width forms unroll the channels instead.
+
+template <int C, typename F>
+void map_fixed(float* y, int64_t count, int64_t pixel_stride, F f) {
+  for (int64_t p = 0; p < count; ++p) {
+    float* row = y + p * pixel_stride;
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) row[c] = f(row[c]);
   }
 }
 
-// One loop per activation, so the compiler sees a branch-free body it can vectorise
-// (ReLU, LeakyReLU) instead of a switch per element.
-template <Activation A>
-void activate_rows(float* y, int64_t count, int64_t channels, int64_t pixel_stride, float alpha) {
-  for (int64_t p = 0; p < count; ++p) {
-    float* row = y + p * pixel_stride;
-    for (int64_t c = 0; c < channels; ++c) row[c] = activate(row[c], A, alpha);
+// Applies `f` to every value of `count` pixels `pixel_stride` apart.
+template <typename F>
+void map_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride, F f) {
+  if (pixel_stride == channels) {  // contiguous: one long loop
+    for (int64_t i = 0; i < count * channels; ++i) y[i] = f(y[i]);
+    return;
   }
+  switch (channels) {
+    case 1: return map_fixed<1>(y, count, pixel_stride, f);
+    case 2: return map_fixed<2>(y, count, pixel_stride, f);
+    case 3: return map_fixed<3>(y, count, pixel_stride, f);
+    case 4: return map_fixed<4>(y, count, pixel_stride, f);
+    default:
+      for (int64_t p = 0; p < count; ++p)
+        for (int64_t c = 0; c < channels; ++c) y[p * pixel_stride + c] = f(y[p * pixel_stride + c]);
+  }
+}
+
+// As map_pixels, for a costly `f` (tanh): pixels of a few channels are gathered into a
+// contiguous block first, so `f` runs as one vectorised loop rather than per pixel.
+template <int C, typename F>
+void map_gathered(float* y, int64_t count, int64_t pixel_stride, F f) {
+  constexpr int64_t kPixels = 64;
+  float block[kPixels * C];
+  for (int64_t p0 = 0; p0 < count; p0 += kPixels) {
+    const int64_t pixels = std::min(kPixels, count - p0);
+    float* base = y + p0 * pixel_stride;
+    for (int64_t p = 0; p < pixels; ++p)
+      for (int c = 0; c < C; ++c) block[p * C + c] = base[p * pixel_stride + c];
+    for (int64_t i = 0; i < pixels * C; ++i) block[i] = f(block[i]);
+    for (int64_t p = 0; p < pixels; ++p)
+      for (int c = 0; c < C; ++c) base[p * pixel_stride + c] = block[p * C + c];
+  }
+}
+
+template <typename F>
+void map_pixels_costly(float* y, int64_t count, int64_t channels, int64_t pixel_stride, F f) {
+  if (pixel_stride == channels) return map_pixels(y, count, channels, pixel_stride, f);
+  switch (channels) {
+    case 1: return map_gathered<1>(y, count, pixel_stride, f);
+    case 2: return map_gathered<2>(y, count, pixel_stride, f);
+    case 3: return map_gathered<3>(y, count, pixel_stride, f);
+    case 4: return map_gathered<4>(y, count, pixel_stride, f);
+    default: return map_pixels(y, count, channels, pixel_stride, f);  // rows long enough to vectorise
+  }
+}
+
+template <int C>
+void fill_fixed(float* y, int64_t count, int64_t pixel_stride, const float* bias) {
+  float v[C];
+  for (int c = 0; c < C; ++c) v[c] = bias ? bias[c] : 0.f;
+  for (int64_t p = 0; p < count; ++p)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) y[p * pixel_stride + c] = v[c];
 }
 
 }  // namespace
 
 float fast_tanh(float x) { return tanh_rational(x); }
 
+void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* bias) {
+  switch (channels) {
+    case 1: return fill_fixed<1>(y, count, pixel_stride, bias);
+    case 2: return fill_fixed<2>(y, count, pixel_stride, bias);
+    case 3: return fill_fixed<3>(y, count, pixel_stride, bias);
+    case 4: return fill_fixed<4>(y, count, pixel_stride, bias);
+    default:
+      for (int64_t p = 0; p < count; ++p) {
+        float* row = y + p * pixel_stride;
+        if (bias) std::copy(bias, bias + channels, row);
+        else std::fill(row, row + channels, 0.f);
+      }
+  }
+}
+
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
                       Activation activation, float alpha) {
+  // One instantiation per activation, so each loop body is branch-free and vectorises
+  // (with -fno-trapping-math, LeakyReLU's v * alpha too).
   switch (activation) {
     case Activation::kNone: return;
-    case Activation::kRelu: return activate_rows<Activation::kRelu>(y, count, channels, pixel_stride, alpha);
-    case Activation::kLeakyRelu: return activate_rows<Activation::kLeakyRelu>(y, count, channels, pixel_stride, alpha);
-    case Activation::kTanh: return map_pixels(y, count, channels, pixel_stride, tanh_rational);
+    case Activation::kRelu: return map_pixels(y, count, channels, pixel_stride, [](float v) { return v > 0.f ? v : 0.f; });
+    case Activation::kLeakyRelu:
+      return map_pixels(y, count, channels, pixel_stride, [alpha](float v) { return v > 0.f ? v : v * alpha; });
+    case Activation::kTanh: return map_pixels_costly(y, count, channels, pixel_stride, tanh_rational);
     // sigmoid(v) = (1 + tanh(v / 2)) / 2
-    case Activation::kSigmoid: return map_pixels(y, count, channels, pixel_stride, [](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });
+    case Activation::kSigmoid:
+      return map_pixels_costly(y, count, channels, pixel_stride, [](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });
   }
 }
 
