@@ -117,6 +117,36 @@ void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, 
   }
 }
 
+namespace {
+
+template <typename F>
+void store_rows(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias, F f) {
+  for (int64_t p = 0; p < count; ++p) {
+    const float* a = acc + p * channels;
+    float* y = rows[p];
+    if (bias) {
+      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c] + bias[c]);
+    } else {
+      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c]);
+    }
+  }
+}
+
+}  // namespace
+
+void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
+                         Activation activation, float alpha) {
+  switch (activation) {
+    case Activation::kNone: return store_rows(acc, count, channels, rows, bias, [](float v) { return v; });
+    case Activation::kRelu: return store_rows(acc, count, channels, rows, bias, [](float v) { return v > 0.f ? v : 0.f; });
+    case Activation::kLeakyRelu:
+      return store_rows(acc, count, channels, rows, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; });
+    case Activation::kTanh: return store_rows(acc, count, channels, rows, bias, tanh_rational);
+    case Activation::kSigmoid:
+      return store_rows(acc, count, channels, rows, bias, [](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });
+  }
+}
+
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
                       Activation activation, float alpha) {
   // One instantiation per activation, so each loop body is branch-free and vectorises

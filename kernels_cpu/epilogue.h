@@ -30,6 +30,11 @@ inline float activate(float v, Activation a, float alpha) {
 // Sets `count` pixels (each `channels` wide, `pixel_stride` floats apart) to the bias, or 0.
 void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* bias);
 
+// rows[p][c] = activation(acc[p * channels + c] + bias[c]) for p < count, c < channels:
+// a tile accumulated in scratch written to its (strided) output pixels in one pass.
+void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
+                         Activation activation, float alpha);
+
 // tanh in float, branch-free (what apply_activation uses for Tanh and, as
 // (1 + tanh(v/2)) / 2, for Sigmoid): within a few ulps of std::tanh.
 float fast_tanh(float x);
