@@ -117,14 +117,13 @@ void tile_gemm(const DeconvShape& s, const PanelLayout& layout, const AxisPhase&
 // Narrow path, one phase row of one image per call: every tap of a pixel in one
 // dot-kernel call, reduced once. Columns whose every tap lies inside the image go
 // dot.mr at a time (their inputs are consecutive pixels); the border columns one by
-// one with only their valid taps. Writes bias, products and activation.
+// one with only their valid taps. Adds the products to the output (which holds the bias).
 void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& ph, const AxisPhase& pw,
-             const float* transposed, const float* x, float* y, int64_t img, int64_t qh, const Epilogue& ep) {
+             const float* transposed, const float* x, float* y, int64_t img, int64_t qh) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   const int nr = static_cast<int>(cout);
   const int64_t q_lo = pw.q_begin, q_hi = pw.q_end, ldc = s.w.stride * cout;
   float* row = y + ((img * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(q_lo, s.w)) * cout;
-  fill_bias(row, q_hi - q_lo, cout, ldc, ep.bias);
 
   // Taps of this row: valid along h, then every w tap; a[] is the input offset (in
   // floats) that column q = 0 would read, so column q reads x + a[t] + q * cin.
@@ -165,7 +164,6 @@ void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& p
       ++q;
     }
   }
-  apply_activation(row, q_hi - q_lo, cout, ldc, ep.activation, ep.alpha);
 }
 
 }  // namespace
@@ -207,13 +205,26 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     int64_t max_rows = 0;
     for (const AxisPhase& ph : wts.phases_h) max_rows = std::max(max_rows, ph.q_end - ph.q_begin);
     const int64_t tasks = phases * s.batch * max_rows;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t r = task % max_rows, img = task / max_rows % s.batch, phase = task / max_rows / s.batch;
-      const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
-      const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
-      if (ph.q_begin + r >= ph.q_end || pw.q_end <= pw.q_begin) continue;
-      row_dot(s, dot, ph, pw, transposed[static_cast<size_t>(phase)], x, y, img, ph.q_begin + r, ep);
+    // The bias and the activation as contiguous passes over the whole output (a few
+    // channels per pixel and a phase's pixels two apart leave per-row passes nothing to
+    // vectorise), in the same parallel region as the products.
+    const int64_t pixels = s.batch * s.h.out * s.w.out, chunk = 1024, chunks = (pixels + chunk - 1) / chunk;
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < chunks; ++c)
+        fill_bias(y + c * chunk * cout, std::min(chunk, pixels - c * chunk), cout, cout, ep.bias);
+#pragma omp for schedule(dynamic, 1)
+      for (int64_t task = 0; task < tasks; ++task) {
+        const int64_t r = task % max_rows, img = task / max_rows % s.batch, phase = task / max_rows / s.batch;
+        const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
+        const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
+        if (ph.q_begin + r >= ph.q_end || pw.q_end <= pw.q_begin) continue;
+        row_dot(s, dot, ph, pw, transposed[static_cast<size_t>(phase)], x, y, img, ph.q_begin + r);
+      }
+#pragma omp for schedule(static)
+      for (int64_t c = 0; c < chunks; ++c)
+        apply_activation(y + c * chunk * cout, std::min(chunk, pixels - c * chunk) * cout, 1, 1, ep.activation, ep.alpha);
     }
     return;
   }
