@@ -1,5 +1,6 @@
 #include <algorithm>
 #include <array>
+#include <cstdint>
 
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/gemm.h"
@@ -201,30 +202,29 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   }
 
   if (narrow) {
-    // Task = one row of one phase of one image.
-    int64_t max_rows = 0;
-    for (const AxisPhase& ph : wts.phases_h) max_rows = std::max(max_rows, ph.q_end - ph.q_begin);
-    const int64_t tasks = phases * s.batch * max_rows;
-    // The bias and the activation as contiguous passes over the whole output (a few
-    // channels per pixel and a phase's pixels two apart leave per-row passes nothing to
-    // vectorise), in the same parallel region as the products.
-    const int64_t pixels = s.batch * s.h.out * s.w.out, chunk = 1024, chunks = (pixels + chunk - 1) / chunk;
-#pragma omp parallel num_threads(threads) if (threads > 1)
-    {
-#pragma omp for schedule(static)
-      for (int64_t c = 0; c < chunks; ++c)
-        fill_bias(y + c * chunk * cout, std::min(chunk, pixels - c * chunk), cout, cout, ep.bias);
-#pragma omp for schedule(dynamic, 1)
-      for (int64_t task = 0; task < tasks; ++task) {
-        const int64_t r = task % max_rows, img = task / max_rows % s.batch, phase = task / max_rows / s.batch;
-        const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
-        const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
-        if (ph.q_begin + r >= ph.q_end || pw.q_end <= pw.q_begin) continue;
-        row_dot(s, dot, ph, pw, transposed[static_cast<size_t>(phase)], x, y, img, ph.q_begin + r);
+    // Task = one input-row position qh of one image: the output rows it makes, one per
+    // h-phase, each filled with the bias, given the products of every w-phase, then
+    // activated, all as contiguous passes over whole output rows (a few channels per
+    // pixel and a phase's pixels two apart leave per-phase passes nothing to
+    // vectorise). Rows belong to exactly one task: no barrier, no reduction.
+    int64_t q_lo = INT64_MAX, q_hi = INT64_MIN;
+    for (const AxisPhase& ph : wts.phases_h)
+      if (ph.q_end > ph.q_begin) q_lo = std::min(q_lo, ph.q_begin), q_hi = std::max(q_hi, ph.q_end);
+    if (q_hi <= q_lo) return;
+    const int64_t rows = q_hi - q_lo, tasks = s.batch * rows, row_floats = s.w.out * cout;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int64_t task = 0; task < tasks; ++task) {
+      const int64_t img = task / rows, qh = q_lo + task % rows;
+      for (size_t a = 0; a < wts.phases_h.size(); ++a) {
+        const AxisPhase& ph = wts.phases_h[a];
+        if (qh < ph.q_begin || qh >= ph.q_end) continue;
+        float* row = y + (img * s.h.out + ph.output_of(qh, s.h)) * row_floats;
+        fill_bias(row, s.w.out, cout, cout, ep.bias);
+        for (size_t b = 0; b < wts.phases_w.size(); ++b)
+          if (wts.phases_w[b].q_end > wts.phases_w[b].q_begin)
+            row_dot(s, dot, ph, wts.phases_w[b], transposed[a * static_cast<size_t>(sw) + b], x, y, img, qh);
+        apply_activation(row, row_floats, 1, 1, ep.activation, ep.alpha);
       }
-#pragma omp for schedule(static)
-      for (int64_t c = 0; c < chunks; ++c)
-        apply_activation(y + c * chunk * cout, std::min(chunk, pixels - c * chunk) * cout, 1, 1, ep.activation, ep.alpha);
     }
     return;
   }
