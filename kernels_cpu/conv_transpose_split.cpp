@@ -117,7 +117,7 @@ void tile_gemm(const DeconvShape& s, const PanelLayout& layout, const AxisPhase&
 
 // Narrow path, one phase row of one image per call: every tap of a pixel in one
 // dot-kernel call, reduced once. Columns whose every tap lies inside the image go
-// dot.mr at a time (their inputs are consecutive pixels); the border columns one by
+// in one call (their inputs are consecutive pixels); the border columns one by
 // one with only their valid taps. Adds the products to the output (which holds the bias).
 void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& ph, const AxisPhase& pw,
              const float* transposed, const float* x, float* y, int64_t img, int64_t qh) {
@@ -147,8 +147,8 @@ void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& p
     std::array<const float*, kNarrowMaxTaps> a_q, bt_q;
     for (int64_t q = q_lo; q < q_hi;) {
       float* c = row + (q - q_lo) * ldc;
-      if (q >= full_lo && q < full_hi) {
-        const int mr = static_cast<int>(std::min<int64_t>(dot.mr, full_hi - q));
+      if (q >= full_lo && q < full_hi) {  // the whole run of full columns in one call
+        const int mr = static_cast<int>(full_hi - q);
         for (int t = 0; t < ntaps; ++t) a_q[static_cast<size_t>(t)] = x + (a[static_cast<size_t>(t)] + q * cin);
         dot.run(cin, ntaps, mr, nr, a_q.data(), cin, bt.data(), c, ldc);
         q += mr;

@@ -84,7 +84,8 @@ namespace edgegan::cpu {
 //     c[i * ldc + j] += sum over t < taps, p < k of a[t][i * lda + p] * bt[t][j * k + p]
 // Row i of tap t is a[t] + i * lda: consecutive output pixels of one phase row read
 // consecutive input pixels. bt[t] is tap t's weights transposed to [nr][k].
-// mr <= MR, nr <= 4.
+// Any mr (the kernel runs the rows MR at a time, so a whole run of pixels is one
+// call); nr <= 4.
 using DotMicrokernelFn = void (*)(int64_t k, int taps, int mr, int nr, const float* const* a, int64_t lda,
                                   const float* const* bt, float* c, int64_t ldc);
 
