@@ -135,8 +135,7 @@ int inspect(const std::string& path) {
       std::cout << "       stored as " << op.phases.size() << (op.phases.size() == 1 ? " phase" : " phases") << " (taps h x w):";
       for (const auto& p : op.phases) std::cout << " (" << p.phase_h << "," << p.phase_w << ")=" << p.taps_h << "x" << p.taps_w;
       std::cout << "\n";
-      const auto* out_dims = &op.output_dims[0];
-      if (op.weight_panel_columns > 0 && op.weight_panel_columns < out_dims->back())
+      if (op.weight_panel_columns > 0)
         std::cout << "       each tap's weights in column panels of " << op.weight_panel_columns << "\n";
     }
     if (!op.name.empty()) std::cout << "       from " << op.name << "\n";

@@ -148,7 +148,8 @@ std::vector<OpInfo> Model::ops() const {
           info.fp16_weights |= m.is_f16(p->weights());
         }
         if (c.epilogue()) info.weight_bytes += bytes(c.epilogue()->bias());
-        info.weight_panel_columns = static_cast<int>(std::min<uint32_t>(c.weight_panel_columns(), static_cast<uint32_t>(c.out_channels())));
+        // One panel as wide as Cout is the plain layout: reported as 0.
+        info.weight_panel_columns = static_cast<int64_t>(c.weight_panel_columns()) < c.out_channels() ? static_cast<int>(c.weight_panel_columns()) : 0;
         break;
       }
       case fb::OpKind_Conv2D: {

@@ -316,31 +316,19 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
                                  cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s)));
         if (parameter_gradients) {
           cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
-          cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr);
+          cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr, w.panel_columns);
         }
         if (want_dx) cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
       } else {
-        if (parameter_gradients) cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads);
+        if (parameter_gradients)
+          cpu::conv_transpose2d_backward_weights(op.deconv, w.phases_h, w.phases_w, x, g.data(), dsub_ptr, threads, w.panel_columns);
         if (want_dx) {
           grow(workspace, cpu::conv_transpose2d_backward_input_workspace(op.deconv));
           cpu::conv_transpose2d_backward_input(op.deconv, w, g.data(), dx, workspace.data(), threads);
         }
       }
-      // The kernels write each tap's gradient plain [Cin][Cout]; the parameters keep the
-      // file's column panels.
-      const cpu::PanelLayout file_layout = w.tap_layout(op.deconv);
-      for (size_t p = 0; p < op.weights.size(); ++p) {
-        if (!dsub_ptr[p]) continue;
-        const float* d = dsub_ptr[p];
-        if (file_layout.panel != file_layout.cols) {
-          const size_t n = params[static_cast<size_t>(op.weights[p])].value.size();
-          tmp.resize(n);
-          cpu::repanel_matrices(static_cast<int64_t>(n) / (file_layout.rows * file_layout.cols), file_layout.rows, file_layout.cols, 0,
-                                file_layout.panel, d, tmp.data());
-          d = tmp.data();
-        }
-        add_into(param_grad(op.weights[p]), d);
-      }
+      for (size_t p = 0; p < op.weights.size(); ++p)
+        if (dsub_ptr[p]) add_into(param_grad(op.weights[p]), dsub_ptr[p]);
       if (want_dx) finish_input_grad(0, dx);
       break;
     }

@@ -66,7 +66,7 @@ void conv_transpose2d_backward_input(const DeconvShape& s, const SplitDeconvWeig
 // output); K = a panel per GEMM.
 void conv_transpose2d_backward_weights(const DeconvShape& s, const std::vector<AxisPhase>& phases_h,
                                        const std::vector<AxisPhase>& phases_w, const float* x, const float* dy,
-                                       const std::vector<float*>& d_sub, int threads) {
+                                       const std::vector<float*>& d_sub, int threads, int64_t panel_columns) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
   // Every tap of every phase: where it reads dY, and its [Cin][Cout] slice of the phase's sub-kernel.
   std::vector<TapOffset> taps;
@@ -82,7 +82,7 @@ void conv_transpose2d_backward_weights(const DeconvShape& s, const std::vector<A
         }
     }
   const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, cout};
-  accumulate_tap_outer_products(grid, x, cin, dy, taps, slices, threads);
+  accumulate_tap_outer_products(grid, x, cin, dy, taps, slices, threads, panel_columns);
 }
 
 }  // namespace edgegan::cpu

@@ -31,10 +31,11 @@ int64_t conv_transpose2d_backward_input_workspace(const DeconvShape& shape);
 void conv_transpose2d_backward_input(const DeconvShape& shape, const SplitDeconvWeights& weights, const float* dy, float* dx,
                                      float* workspace, int threads);
 
-// d_sub_kernels[p]: gradient of phase p's sub-kernel, same layout (overwritten; may be null for a tapless phase).
+// d_sub_kernels[p]: gradient of phase p's sub-kernel, each tap in PanelLayout(Cin, Cout,
+// panel_columns) like the weights (overwritten; may be null for a tapless phase).
 void conv_transpose2d_backward_weights(const DeconvShape& shape, const std::vector<AxisPhase>& phases_h,
                                        const std::vector<AxisPhase>& phases_w, const float* x, const float* dy,
-                                       const std::vector<float*>& d_sub_kernels, int threads);
+                                       const std::vector<float*>& d_sub_kernels, int threads, int64_t panel_columns = 0);
 
 // dbias[c] = sum of dy over `pixels` pixels of `channels` (overwritten).
 void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* dbias);
@@ -60,9 +61,10 @@ void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& shape, con
                                                    float* workspace, int threads);
 
 // The inverse of assemble_full_deconv_kernel (kTapsFirst): writes the full kernel
-// [kh][kw][Cin][Cout] back into the phase sub-kernels (null entries: tapless phases).
+// [kh][kw][Cin][Cout] back into the phase sub-kernels, each tap in PanelLayout(Cin,
+// Cout, panel_columns) (null entries: tapless phases).
 void scatter_full_deconv_kernel(const DeconvShape& shape, const std::vector<AxisPhase>& phases_h,
                                 const std::vector<AxisPhase>& phases_w, const float* full_kernel,
-                                const std::vector<float*>& sub_kernels);
+                                const std::vector<float*>& sub_kernels, int64_t panel_columns = 0);
 
 }  // namespace edgegan::cpu

@@ -112,7 +112,7 @@ void conv_transpose2d_zero_insert_backward_weights(const DeconvShape& s, const f
 }
 
 void scatter_full_deconv_kernel(const DeconvShape& s, const std::vector<AxisPhase>& phases_h, const std::vector<AxisPhase>& phases_w,
-                                const float* full, const std::vector<float*>& sub_kernels) {
+                                const float* full, const std::vector<float*>& sub_kernels, int64_t panel_columns) {
   const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel;
   size_t phase = 0;
   for (const AxisPhase& ph : phases_h)
@@ -123,7 +123,7 @@ void scatter_full_deconv_kernel(const DeconvShape& s, const std::vector<AxisPhas
       for (size_t th = 0; th < ph.taps.size(); ++th)
         for (int64_t tw = 0; tw < tw_n; ++tw) {
           const int64_t tap = ph.taps[th] * kw + pw.taps[static_cast<size_t>(tw)];
-          std::copy(full + tap * cin * cout, full + (tap + 1) * cin * cout, sub + (static_cast<int64_t>(th) * tw_n + tw) * cin * cout);
+          repanel_matrices(1, cin, cout, 0, panel_columns, full + tap * cin * cout, sub + (static_cast<int64_t>(th) * tw_n + tw) * cin * cout);
         }
     }
 }

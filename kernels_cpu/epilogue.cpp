@@ -29,66 +29,47 @@ inline float tanh_rational(float x) {
   return std::abs(x) < 9.f ? r : (x > 0.f ? 1.f : -1.f);  // tanh(9) rounds to 1 in float
 }
 
-// The heads have 1-4 channels per pixel, and a phase's pixels lie two apart: loops
-// over such rows would run 3 iterations each (and std::fill / std::copy of 3 floats
-// become memset / memmove calls). These fixed-width forms unroll the channels instead.
-
-template <int C, typename F>
-void map_fixed(float* y, int64_t count, int64_t pixel_stride, F f) {
-  for (int64_t p = 0; p < count; ++p) {
-    float* row = y + p * pixel_stride;
-#pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) row[c] = f(row[c]);
+// Calls body(f) with the activation as a branch-free functor, one instantiation per
+// activation, so every loop over it vectorises (with -fno-trapping-math, LeakyReLU's
+// v * alpha too; tanh through the rational function above).
+template <typename Body>
+void with_activation(Activation activation, float alpha, Body body) {
+  switch (activation) {
+    case Activation::kNone: return body([](float v) { return v; });
+    case Activation::kRelu: return body([](float v) { return v > 0.f ? v : 0.f; });
+    case Activation::kLeakyRelu: return body([alpha](float v) { return v > 0.f ? v : v * alpha; });
+    case Activation::kTanh: return body(tanh_rational);
+    case Activation::kSigmoid: return body([](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });  // (1 + tanh(v/2)) / 2
   }
 }
 
-// Applies `f` to every value of `count` pixels `pixel_stride` apart.
+// Applies `f` to every value of `count` pixels `pixel_stride` apart: one long loop
+// where the pixels are contiguous, one per pixel otherwise.
 template <typename F>
 void map_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride, F f) {
-  if (pixel_stride == channels) {  // contiguous: one long loop
+  if (pixel_stride == channels) {
     for (int64_t i = 0; i < count * channels; ++i) y[i] = f(y[i]);
     return;
   }
-  switch (channels) {
-    case 1: return map_fixed<1>(y, count, pixel_stride, f);
-    case 2: return map_fixed<2>(y, count, pixel_stride, f);
-    case 3: return map_fixed<3>(y, count, pixel_stride, f);
-    case 4: return map_fixed<4>(y, count, pixel_stride, f);
-    default:
-      for (int64_t p = 0; p < count; ++p)
-        for (int64_t c = 0; c < channels; ++c) y[p * pixel_stride + c] = f(y[p * pixel_stride + c]);
-  }
-}
-
-// As map_pixels, for a costly `f` (tanh): pixels of a few channels are gathered into a
-// contiguous block first, so `f` runs as one vectorised loop rather than per pixel.
-template <int C, typename F>
-void map_gathered(float* y, int64_t count, int64_t pixel_stride, F f) {
-  constexpr int64_t kPixels = 64;
-  float block[kPixels * C];
-  for (int64_t p0 = 0; p0 < count; p0 += kPixels) {
-    const int64_t pixels = std::min(kPixels, count - p0);
-    float* base = y + p0 * pixel_stride;
-    for (int64_t p = 0; p < pixels; ++p)
-      for (int c = 0; c < C; ++c) block[p * C + c] = base[p * pixel_stride + c];
-    for (int64_t i = 0; i < pixels * C; ++i) block[i] = f(block[i]);
-    for (int64_t p = 0; p < pixels; ++p)
-      for (int c = 0; c < C; ++c) base[p * pixel_stride + c] = block[p * C + c];
-  }
+  for (int64_t p = 0; p < count; ++p)
+    for (int64_t c = 0; c < channels; ++c) y[p * pixel_stride + c] = f(y[p * pixel_stride + c]);
 }
 
 template <typename F>
-void map_pixels_costly(float* y, int64_t count, int64_t channels, int64_t pixel_stride, F f) {
-  if (pixel_stride == channels) return map_pixels(y, count, channels, pixel_stride, f);
-  switch (channels) {
-    case 1: return map_gathered<1>(y, count, pixel_stride, f);
-    case 2: return map_gathered<2>(y, count, pixel_stride, f);
-    case 3: return map_gathered<3>(y, count, pixel_stride, f);
-    case 4: return map_gathered<4>(y, count, pixel_stride, f);
-    default: return map_pixels(y, count, channels, pixel_stride, f);  // rows long enough to vectorise
+void store_rows(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias, F f) {
+  for (int64_t p = 0; p < count; ++p) {
+    const float* a = acc + p * channels;
+    float* y = rows[p];
+    if (bias) {
+      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c] + bias[c]);
+    } else {
+      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c]);
+    }
   }
 }
 
+// The RGB heads' pixels have 1-4 channels: std::copy of 3 floats per pixel would be a
+// memmove call each, so those widths are unrolled.
 template <int C>
 void fill_fixed(float* y, int64_t count, int64_t pixel_stride, const float* bias) {
   float v[C];
@@ -117,50 +98,15 @@ void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, 
   }
 }
 
-namespace {
-
-template <typename F>
-void store_rows(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias, F f) {
-  for (int64_t p = 0; p < count; ++p) {
-    const float* a = acc + p * channels;
-    float* y = rows[p];
-    if (bias) {
-      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c] + bias[c]);
-    } else {
-      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c]);
-    }
-  }
-}
-
-}  // namespace
-
 void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
                          Activation activation, float alpha) {
-  switch (activation) {
-    case Activation::kNone: return store_rows(acc, count, channels, rows, bias, [](float v) { return v; });
-    case Activation::kRelu: return store_rows(acc, count, channels, rows, bias, [](float v) { return v > 0.f ? v : 0.f; });
-    case Activation::kLeakyRelu:
-      return store_rows(acc, count, channels, rows, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; });
-    case Activation::kTanh: return store_rows(acc, count, channels, rows, bias, tanh_rational);
-    case Activation::kSigmoid:
-      return store_rows(acc, count, channels, rows, bias, [](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });
-  }
+  with_activation(activation, alpha, [&](auto f) { store_rows(acc, count, channels, rows, bias, f); });
 }
 
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
                       Activation activation, float alpha) {
-  // One instantiation per activation, so each loop body is branch-free and vectorises
-  // (with -fno-trapping-math, LeakyReLU's v * alpha too).
-  switch (activation) {
-    case Activation::kNone: return;
-    case Activation::kRelu: return map_pixels(y, count, channels, pixel_stride, [](float v) { return v > 0.f ? v : 0.f; });
-    case Activation::kLeakyRelu:
-      return map_pixels(y, count, channels, pixel_stride, [alpha](float v) { return v > 0.f ? v : v * alpha; });
-    case Activation::kTanh: return map_pixels_costly(y, count, channels, pixel_stride, tanh_rational);
-    // sigmoid(v) = (1 + tanh(v / 2)) / 2
-    case Activation::kSigmoid:
-      return map_pixels_costly(y, count, channels, pixel_stride, [](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });
-  }
+  if (activation == Activation::kNone) return;
+  with_activation(activation, alpha, [&](auto f) { map_pixels(y, count, channels, pixel_stride, f); });
 }
 
 }  // namespace edgegan::cpu

@@ -1,5 +1,6 @@
 #include "kernels_cpu/tap_gather.h"
 
+#include "kernels_cpu/conv_transpose_geometry.h"
 #include "kernels_cpu/gemm.h"
 
 namespace edgegan::cpu {
@@ -36,14 +37,19 @@ void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float*
 }
 
 void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
-                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads) {
+                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads,
+                                   int64_t slice_panel) {
   threads = std::max(1, threads);
   const int64_t cin = a_channels, c = grid.channels, taps_n = static_cast<int64_t>(taps.size());
   if (taps_n == 0) return;
+  const PanelLayout layout(cin, c, slice_panel);
+  const bool plain = layout.panel == c;
   // Taps per task: independent of the thread count, so results are too.
   const int64_t group = taps_per_task(taps_n, c), tasks = (taps_n + group - 1) / group;
   const int64_t rows = panel_rows(group * c), pixels = grid.pixels();
-  const int64_t per_thread = rows * group * c + (group > 1 ? cin * group * c : 0);
+  // A task's product goes straight into its slice when that is one plain [Cin][C]
+  // matrix; otherwise into scratch, scattered at the end.
+  const int64_t per_thread = rows * group * c + (group == 1 && plain ? 0 : cin * group * c);
   std::vector<float> a_t(static_cast<size_t>(cin * pixels));
   transpose_pixels(pixels, cin, a, a_t.data(), threads);
   std::vector<float> scratch(static_cast<size_t>(threads * per_thread));
@@ -51,17 +57,20 @@ void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t 
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t t0 = task * group, nt = std::min(taps_n, t0 + group) - t0, n = nt * c;
     float* col = scratch.data() + thread_index() * per_thread;
-    float* grad = nt == 1 ? slices[static_cast<size_t>(t0)] : col + rows * group * c;  // [Cin][nt][C]
+    const bool in_place = nt == 1 && plain;
+    float* grad = in_place ? slices[static_cast<size_t>(t0)] : col + rows * group * c;  // [Cin][nt][C]
     std::fill(grad, grad + cin * n, 0.f);
     for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
       const int64_t p1 = std::min(pixels, p0 + rows);
       gather_taps(grid, src, taps.data() + t0, nt, p0, p1, col);
       gemm_accumulate(cin, n, p1 - p0, a_t.data() + p0, pixels, col, n, grad, n);
     }
-    if (nt > 1)
+    if (!in_place)
       for (int64_t j = 0; j < nt; ++j)
         for (int64_t ci = 0; ci < cin; ++ci)
-          std::copy(grad + ci * n + j * c, grad + ci * n + (j + 1) * c, slices[static_cast<size_t>(t0 + j)] + ci * c);
+          for (int64_t q0 = 0; q0 < c; q0 += layout.panel)  // one contiguous run per panel
+            std::copy(grad + ci * n + j * c + q0, grad + ci * n + j * c + q0 + layout.width(q0),
+                      slices[static_cast<size_t>(t0 + j)] + layout.index(ci, q0));
   }
 }
 

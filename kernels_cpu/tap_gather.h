@@ -100,14 +100,17 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::v
                              int64_t out_channels, float* out, int threads, const Epilogue& epilogue = {},
                              int64_t max_rows = int64_t{1} << 20);
 
-// slices[t] [Cin][C] (overwritten) = sum over grid pixels p of a[p]ᵀ · src(p, t): a
-// ([pixels][Cin]) is transposed once per call, src gathered per tap and panel. With few
-// channels C a task takes several taps (N = taps*C) and scatters its result at the end.
-// Tasks own their slices; results do not depend on the thread count.
 // dst [channels][pixels] = src [pixels][channels] transposed, split over threads.
 void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float* dst, int threads);
 
+// slices[t] [Cin][C] (overwritten) = sum over grid pixels p of a[p]ᵀ · src(p, t): a
+// ([pixels][Cin]) is transposed once per call, src gathered per tap and panel. With few
+// channels C a task takes several taps (N = taps*C) and scatters its result at the end.
+// Each slice is written in PanelLayout(Cin, C, slice_panel): the layout of the weights
+// it is the gradient of (0: plain [Cin][C]).
+// Tasks own their slices; results do not depend on the thread count.
 void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
-                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads);
+                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads,
+                                   int64_t slice_panel = 0);
 
 }  // namespace edgegan::cpu

@@ -247,6 +247,15 @@ TEST(ConvTransposeBackward, ZeroInsertionAndSplitAgreeOnGanLayers) {
       EXPECT_LE(max_abs_diff(dsub[p], dw_ref_packed[p]), 1e-3f) << "phase " << p;
       EXPECT_LE(max_abs_diff(dsub_split[p], dw_ref_packed[p]), 1e-3f) << "phase " << p;
     }
+    // Both writers again, in column panels 4 wide (several per tap here), as a Trainer
+    // on a converted model receives them.
+    const auto dw_ref_panels = pack_split_deconv_weights(s, split.phases_h, split.phases_w, dw_ref.data(), 4);
+    scatter_full_deconv_kernel(s, split.phases_h, split.phases_w, dw_full.data(), ptr, 4);
+    conv_transpose2d_backward_weights(s, split.phases_h, split.phases_w, x.data(), dy.data(), ptr_split, 2, 4);
+    for (size_t p = 0; p < packed.size(); ++p) {
+      EXPECT_LE(max_abs_diff(dsub[p], dw_ref_panels[p]), 1e-3f) << "phase " << p << ", panels";
+      EXPECT_LE(max_abs_diff(dsub_split[p], dw_ref_panels[p]), 1e-3f) << "phase " << p << ", panels";
+    }
   }
 }
 

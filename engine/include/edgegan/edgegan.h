@@ -89,7 +89,7 @@ struct OpInfo {
   std::vector<PhaseInfo> phases; // ConvTranspose2D only: stored phases
   uint64_t weight_bytes = 0;
   bool fp16_weights = false;     // ConvTranspose2D sub-kernels stored in half precision
-  int weight_panel_columns = 0;  // ConvTranspose2D: each tap's weights in column panels this wide (0: plain [Cin][Cout])
+  int weight_panel_columns = 0;  // ConvTranspose2D: each tap's weights in column panels this wide (0: one panel, plain [Cin][Cout])
 };
 
 // Wall time of one op in one profiled run (Session::run_profiled).
