@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/conv_transpose_pixel_lanes.h"
 #include "kernels_cpu/half.h"
 
 namespace {
@@ -59,6 +60,18 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
     halves.emplace_back(p.size());
     for (size_t i = 0; i < p.size(); ++i) halves.back()[i] = float_to_half(p[i]);
     split16.sub_kernels_f16.push_back(halves.back().data());
+  }
+  // Heads on the pixel-lanes path: their weights in that kernel's order, packed once
+  // as a session does when it loads the model.
+  const PixelLanesPlan lanes = plan_pixel_lanes(s, split.phases_h, split.phases_w);
+  std::vector<float> lanes_weights, lanes_weights16;
+  if (lanes.ok) {
+    lanes_weights.resize(static_cast<size_t>(lanes.weight_floats(s.in_channels)));
+    lanes_weights16.resize(lanes_weights.size());
+    pack_pixel_lanes_weights(s, split, lanes, lanes_weights.data());
+    pack_pixel_lanes_weights(s, split16, lanes, lanes_weights16.data());
+    split.pixel_lanes = lanes_weights.data();
+    split16.pixel_lanes = lanes_weights16.data();
   }
   std::vector<float> full(w.size()), col(w.size()), ws;
   assemble_full_deconv_kernel(s, split, FullKernelLayout::kTapsFirst, full.data());

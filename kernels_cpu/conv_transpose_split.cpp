@@ -3,6 +3,7 @@
 #include <cstdint>
 
 #include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/conv_transpose_pixel_lanes.h"
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/half.h"
@@ -177,6 +178,22 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
   const bool narrow = dot.run != nullptr && cout <= kDotMaxColumns && s.h.kernel * s.w.kernel <= kNarrowMaxTaps && phases <= 64 &&
                       s.h.kernel * s.w.kernel * cin * cout <= kNarrowWeightFloats;
+
+  // Heads of the supported stride-2 patterns: pixels along the lanes
+  // (conv_transpose_pixel_lanes.h), with the session's packed weights or packed here.
+  if (narrow) {
+    const PixelLanesPlan lanes = plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
+    if (pixel_lanes_available(lanes) && (wts.pixel_lanes || lanes.weight_floats(cin) <= kNarrowWeightFloats)) {
+      const float* packed = wts.pixel_lanes;
+      std::array<float, kNarrowWeightFloats> packed_storage;
+      if (!packed) {
+        pack_pixel_lanes_weights(s, wts, lanes, packed_storage.data());
+        packed = packed_storage.data();
+      }
+      conv_transpose2d_pixel_lanes(s, wts, lanes, packed, x, y, ep, threads);
+      return;
+    }
+  }
 
   // Narrow path: each phase's sub-kernel [tap][Cin][Cout] as [tap][Cout][Cin].
   std::array<float, kNarrowWeightFloats> transposed_storage;

@@ -1,4 +1,5 @@
 #include "kernels_cpu/gemm_microkernel.h"
+#include "kernels_cpu/pixel_lanes_microkernel.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -66,5 +67,27 @@ const DotMicrokernel& dot_microkernel(Isa isa) {
 }
 
 const DotMicrokernel& dot_microkernel() { return dot_microkernel(active_isa()); }
+
+}  // namespace edgegan::cpu
+
+namespace edgegan::cpu {
+namespace {
+constexpr PixelLanesMicrokernel kNoPixelLanes{nullptr, nullptr, nullptr, Isa::kScalar, "none"};
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+constexpr PixelLanesMicrokernel kPixelLanesAvx512{pixel_lanes_ukernel_4phase__avx512, planes_from_pixels_16x16__avx512,
+                                                  interleave_phases_16__avx512, Isa::kAvx512,
+                                                  "pixel_lanes_ukernel_4phase__avx512"};
+#endif
+}  // namespace
+
+const PixelLanesMicrokernel& pixel_lanes_microkernel(Isa isa) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+  if (isa == Isa::kAvx512) return kPixelLanesAvx512;
+#endif
+  (void)isa;
+  return kNoPixelLanes;
+}
+
+const PixelLanesMicrokernel& pixel_lanes_microkernel() { return pixel_lanes_microkernel(active_isa()); }
 
 }  // namespace edgegan::cpu
