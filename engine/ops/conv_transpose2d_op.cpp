@@ -5,6 +5,7 @@
 
 #include "engine/ops/op_kernel.h"
 #include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/conv_transpose_pixel_lanes.h"
 
 namespace edgegan {
 namespace {
@@ -23,6 +24,17 @@ class ConvTranspose2DKernel final : public OpKernel {
     for (const auto* p : *op.phases()) {
       if (fp16) weights_.sub_kernels_f16.push_back(m.f16(p->weights()));
       else weights_.sub_kernels.push_back(m.f32(p->weights()));
+    }
+    // Heads on the pixel-lanes path read their weights in that kernel's order: packed
+    // here once (a few KiB per head), not per run.
+    if (algo_ == DeconvAlgo::kSplit) {
+      lanes_plan_ = cpu::plan_pixel_lanes(shape_, weights_.phases_h, weights_.phases_w);
+      if (!cpu::pixel_lanes_available(lanes_plan_)) lanes_plan_ = {};
+      if (lanes_plan_.ok && tracker) {
+        lanes_weights_ = TrackedBuffer(*tracker, repacked_weight_bytes());
+        cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
+        weights_.pixel_lanes = lanes_weights_.floats();
+      }
     }
     if (algo_ != DeconvAlgo::kSplit && tracker) {
       // The baselines take float: widen fp16 phases for the one-off assembly.
@@ -58,9 +70,10 @@ class ConvTranspose2DKernel final : public OpKernel {
     }
   }
 
-  // The baselines need the whole kernel in one piece, rebuilt once from the phases.
+  // The baselines need the whole kernel in one piece, rebuilt once from the phases;
+  // split heads on the pixel-lanes path, their weights in that kernel's order.
   uint64_t repacked_weight_bytes() const override {
-    if (algo_ == DeconvAlgo::kSplit) return 0;
+    if (algo_ == DeconvAlgo::kSplit) return lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats(shape_.in_channels)) * 4 : 0;
     return static_cast<uint64_t>(cpu::saturating_product({shape_.h.kernel, shape_.w.kernel, shape_.in_channels, shape_.out_channels, 4}));
   }
 
@@ -96,6 +109,8 @@ class ConvTranspose2DKernel final : public OpKernel {
   cpu::DeconvShape shape_;
   cpu::SplitDeconvWeights weights_;
   TrackedBuffer full_kernel_;  // baselines only
+  cpu::PixelLanesPlan lanes_plan_;  // ok: a head on the pixel-lanes path
+  TrackedBuffer lanes_weights_;
 };
 
 }  // namespace

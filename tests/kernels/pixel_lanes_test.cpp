@@ -5,14 +5,17 @@
 // threads, odd channel counts and widths that are not a multiple of 16.
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/conv_transpose_pixel_lanes.h"
 #include "kernels_cpu/cpu_isa.h"
 #include "kernels_cpu/half.h"
 #include "kernels_cpu/pixel_lanes_microkernel.h"
+#include "kernels_cpu/task_runs.h"
 #include "tests/test_util.h"
 
 namespace edgegan::cpu {
@@ -159,6 +162,29 @@ TEST(PixelLanes, RandomHeadsMatchReferenceOnEveryKernelFamily) {
     ScopedIsa forced(isa);
     check_random_heads(40 + static_cast<uint32_t>(isa), isa == Isa::kAvx512 ? 120 : 20);
   }
+}
+
+// Every task is handed out exactly once however the threads race, and a thread
+// walks its own run front to back before taking others' tasks from their back.
+TEST(TaskRuns, EveryTaskOnceOwnRunInOrderStealingFromTheBack) {
+  {
+    TaskRuns runs(10, 2);
+    std::vector<int64_t> order;
+    for (int64_t t; (t = runs.next(0)) >= 0;) order.push_back(t);
+    EXPECT_EQ(order, (std::vector<int64_t>{0, 1, 2, 3, 4, 9, 8, 7, 6, 5}));
+  }
+  for (int64_t tasks : {0, 1, 7, 1000})
+    for (int threads : {1, 2, 3, 8}) {
+      TaskRuns runs(tasks, threads);
+      std::vector<std::atomic<int>> seen(static_cast<size_t>(tasks));
+      std::vector<std::thread> pool;
+      for (int i = 0; i < threads; ++i)
+        pool.emplace_back([&, i] {
+          for (int64_t t; (t = runs.next(i)) >= 0;) seen[static_cast<size_t>(t)].fetch_add(1);
+        });
+      for (auto& th : pool) th.join();
+      for (int64_t t = 0; t < tasks; ++t) ASSERT_EQ(seen[static_cast<size_t>(t)].load(), 1) << "task " << t << " of " << tasks;
+    }
 }
 
 }  // namespace
