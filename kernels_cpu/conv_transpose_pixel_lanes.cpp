@@ -81,13 +81,13 @@ class RowRing {
   RowRing(const PixelLanesPlan& plan, const PixelLanesMicrokernel& uk, const DeconvShape& s, const float* x, float* storage)
       : plan_(plan), uk_(uk), s_(s), x_(x), storage_(storage) {
     tags_.fill(-1);
-    // Zero the padding left and right of each plane row once; transposes rewrite only
-    // the columns in between (zeros past the image's last pixel included).
-    const int64_t data_end = plan.halo + round_up(s.w.in, kPixelLanesWidth);
-    for (int64_t row = 0; row < plan.ring_rows * plan.cin; ++row) {
-      float* plane = storage + row * plan.plane_stride;
-      std::fill(plane, plane + plan.halo, 0.f);
-      std::fill(plane + data_end, plane + plan.plane_stride, 0.f);
+    // The padding right of each plane row's data, through the next plane's left halo,
+    // is zeroed once here (a transpose of no pixels writes just zeros); transposes of
+    // input rows then rewrite only the data. Then each slot's first left halo.
+    for (int64_t slot = 0; slot < plan.ring_rows; ++slot) {
+      float* planes = storage + slot * plan.cin * plan.plane_stride;
+      uk.transpose(nullptr, 0, plan.cin, planes + plan.halo + plan.data_floats, plan.plane_stride, plan.plane_stride - plan.data_floats);
+      for (int64_t i = 0; i < plan.halo; ++i) planes[i] = 0.f;
     }
   }
 
@@ -99,7 +99,7 @@ class RowRing {
     const size_t slot = static_cast<size_t>(key % plan_.ring_rows);
     float* planes = storage_ + static_cast<int64_t>(slot) * plan_.cin * plan_.plane_stride;
     if (tags_[slot] != key) {
-      uk_.transpose(x_ + key * s_.w.in * plan_.cin, s_.w.in, plan_.cin, planes + plan_.halo, plan_.plane_stride);
+      uk_.transpose(x_ + key * s_.w.in * plan_.cin, s_.w.in, plan_.cin, planes + plan_.halo, plan_.plane_stride, plan_.data_floats);
       tags_[slot] = key;
     }
     return planes + plan_.halo;
@@ -207,8 +207,11 @@ PixelLanesPlan plan_pixel_lanes(const DeconvShape& s, const std::vector<AxisPhas
   plan.halo = std::max<int64_t>(0, e_max_w);
   const int64_t right = std::max(round_up(s.w.in, kPixelLanesWidth), round_up(w.positions, kPixelLanesWidth) - std::min<int64_t>(0, w.e_min));
   plan.plane_stride = round_up(plan.halo + right, kPixelLanesWidth);
+  plan.data_floats = round_up(s.w.in, kPixelLanesWidth);
+  // (Zeroing a slot's padding writes up to the next plane's halo: for the last plane,
+  // halo floats past the slot, which kMaxRingFloats leaves room for.)
   plan.ring_rows = h.span + 1;  // a tile's two blocks may lie in consecutive rows
-  if (plan.ring_floats() > kMaxRingFloats || plan.cin * plan.plane_stride > kZeroRowFloats) return plan;
+  if (plan.ring_floats() + plan.halo > kMaxRingFloats || plan.cin * plan.plane_stride > kZeroRowFloats) return plan;
   plan.ok = true;
   return plan;
 }

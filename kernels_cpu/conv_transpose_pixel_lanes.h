@@ -59,6 +59,7 @@ struct PixelLanesPlan {
   int64_t halo = 0, plane_stride = 0;
   int64_t ring_rows = 0;  // span_h + 1
   int64_t ring_floats() const { return ring_rows * cin * plane_stride; }
+  int64_t data_floats = 0;  // the input row's pixels rounded up to whole vectors (zeros after them)
   int64_t weight_floats(int64_t cin) const { return cin * slots; }
 };
 

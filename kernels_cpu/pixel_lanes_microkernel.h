@@ -10,7 +10,8 @@
 //   slot() counts (r, c, a, b, co) in that loop order over the pairs that exist.
 //
 //   transpose: dst[c * plane_stride + p] = src[p * channels + c] for c < channels and
-//   p < pixels rounded up to 16, zero past `pixels` (NHWC pixels into planes).
+//   p < row_floats (a multiple of 16), zero past `pixels` (NHWC pixels into planes,
+//   each plane row written whole, its zero padding included).
 //
 //   interleave: the 32 output pixels of one block's two w-phases, which alternate
 //   along the output row (first[co][l] at pixel 2l, second[co][l] at pixel 2l + 1),
@@ -51,7 +52,8 @@ struct PixelLanesArgs {
 };
 
 using PixelLanesFn = void (*)(const PixelLanesPlan& plan, const PixelLanesArgs& args);
-using PlanesFromPixelsFn = void (*)(const float* src, int64_t pixels, int64_t channels, float* dst, int64_t plane_stride);
+using PlanesFromPixelsFn = void (*)(const float* src, int64_t pixels, int64_t channels, float* dst, int64_t plane_stride,
+                                   int64_t row_floats);
 using InterleavePhasesFn = void (*)(const float* first, const float* second, int64_t channel_stride, int cout,
                                    const float* bias, float* out);
 
@@ -68,7 +70,8 @@ const PixelLanesMicrokernel& pixel_lanes_microkernel(Isa isa);
 
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
 void pixel_lanes_ukernel_4phase__avx512(const PixelLanesPlan& plan, const PixelLanesArgs& args);
-void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t channels, float* dst, int64_t plane_stride);
+void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t channels, float* dst, int64_t plane_stride,
+                                     int64_t row_floats);
 void interleave_phases_16__avx512(const float* first, const float* second, int64_t channel_stride, int cout, const float* bias,
                                   float* out);
 #endif

@@ -207,20 +207,31 @@ void pixel_lanes_ukernel_4phase__avx512(const PixelLanesPlan& plan, const PixelL
   kFamilies[static_cast<size_t>(plan.pattern)][static_cast<size_t>(plan.cout - 1)][static_cast<size_t>(args.blocks - 1)](args);
 }
 
-void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t channels, float* dst, int64_t plane_stride) {
-  for (int64_t p0 = 0; p0 < pixels; p0 += 16) {
-    const int64_t np = std::min<int64_t>(16, pixels - p0);
-    for (int64_t c0 = 0; c0 < channels; c0 += 16) {
-      const int64_t nc = std::min<int64_t>(16, channels - c0);
-      const __mmask16 m = static_cast<__mmask16>((1u << nc) - 1);
-      __m512 r[16];
+void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t channels, float* dst, int64_t plane_stride,
+                                      int64_t row_floats) {
+  const int64_t full = std::min(pixels, row_floats) / 16 * 16;
+  for (int64_t c0 = 0; c0 < channels; c0 += 16) {
+    const int64_t nc = std::min<int64_t>(16, channels - c0);
+    const __mmask16 m = static_cast<__mmask16>((1u << nc) - 1);
+    float* d = dst + c0 * plane_stride;
+    __m512 r[16];
+    for (int64_t p0 = 0; p0 < row_floats; p0 += 16) {
+      if (p0 < full) {  // 16 pixels: no per-row test
+        const float* s = src + p0 * channels + c0;
 #pragma GCC unroll 16
-      for (int i = 0; i < 16; ++i)
-        r[i] = i < np ? _mm512_maskz_loadu_ps(m, src + (p0 + i) * channels + c0) : _mm512_setzero_ps();
-      transpose16(r);
+        for (int i = 0; i < 16; ++i) r[i] = _mm512_maskz_loadu_ps(m, s + i * channels);
+        transpose16(r);
+      } else if (p0 < pixels) {  // the last few pixels, zeros after them
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) r[i] = p0 + i < pixels ? _mm512_maskz_loadu_ps(m, src + (p0 + i) * channels + c0) : _mm512_setzero_ps();
+        transpose16(r);
+      } else {  // padding
+#pragma GCC unroll 16
+        for (int i = 0; i < 16; ++i) r[i] = _mm512_setzero_ps();
+      }
 #pragma GCC unroll 16
       for (int j = 0; j < 16; ++j)
-        if (j < nc) _mm512_storeu_ps(dst + (c0 + j) * plane_stride + p0, r[j]);
+        if (j < nc) _mm512_storeu_ps(d + j * plane_stride + p0, r[j]);
     }
   }
 }

@@ -81,15 +81,15 @@ TEST(PixelLanes, TransposeTurnsPixelsIntoZeroPaddedPlanes) {
     for (int64_t channels : {1, 3, 16, 19, 64}) {
       SCOPED_TRACE(::testing::Message() << pixels << " pixels x " << channels);
       const auto src = random_floats(rng, static_cast<size_t>(pixels * channels));
-      const int64_t stride = (pixels + 15) / 16 * 16 + 16;
+      const int64_t row_floats = (pixels + 15) / 16 * 16 + 16, stride = row_floats + 16;
       std::vector<float> dst(static_cast<size_t>(channels * stride), NAN);
-      uk.transpose(src.data(), pixels, channels, dst.data(), stride);
+      uk.transpose(src.data(), pixels, channels, dst.data(), stride, row_floats);
       for (int64_t c = 0; c < channels; ++c)
         for (int64_t p = 0; p < stride; ++p) {
           const float v = dst[static_cast<size_t>(c * stride + p)];
           if (p < pixels) ASSERT_EQ(v, src[static_cast<size_t>(p * channels + c)]) << c << "," << p;
-          else if (p < (pixels + 15) / 16 * 16) ASSERT_EQ(v, 0.f) << c << "," << p;
-          else ASSERT_TRUE(std::isnan(v)) << "wrote past the rounded-up row at " << c << "," << p;
+          else if (p < row_floats) ASSERT_EQ(v, 0.f) << c << "," << p;
+          else ASSERT_TRUE(std::isnan(v)) << "wrote past the plane row at " << c << "," << p;
         }
     }
 }
