@@ -123,4 +123,4 @@ fi
 read -r load _ </proc/loadavg
 echo "load average $load at the end"
 echo
-"$PYTHON" "$ROOT/bench/peers_table.py" "$OUT"
+LAYERS="$LAYERS" "$PYTHON" "$ROOT/bench/peers_table.py" "$OUT"

@@ -91,7 +91,10 @@ def main():
     head = ["layer", "T", "edgegan split ms"] + ["%s ms" % label for _, label in PEERS] + \
            ["fastest peer / edgegan", "edgegan GFLOP/s", "% of sgemm", "zero-insert / split"]
     rows = []
-    names = [l[0] for l in layers] + [GENERATOR]
+    # LAYERS (peers.sh) may leave the whole generator out: then it gets no row.
+    generator_selected = re.search(os.environ.get("LAYERS", "."), GENERATOR) is not None
+    edge_pending = edge_pending and generator_selected
+    names = [l[0] for l in layers] + ([GENERATOR] if generator_selected else [])
     for name in names:
         for t in (1, 2):
             e = edge.get((name, t, "split"))
