@@ -26,15 +26,11 @@ template <int C, int P, unsigned H0, unsigned H1, unsigned W0, unsigned W1>
 void accumulate(const PixelLanesArgs& g) {
   constexpr unsigned kH[2] = {H0, H1}, kW[2] = {W0, W1};
   constexpr int kSlots = pairs(H0, H1, W0, W1) * C;
-  __m512 acc[2][2][C][P];
-#pragma GCC unroll 2
-  for (int a = 0; a < 2; ++a)
-#pragma GCC unroll 2
-    for (int b = 0; b < 2; ++b)
-#pragma GCC unroll 3
-      for (int co = 0; co < C; ++co)
-#pragma GCC unroll 2
-        for (int p = 0; p < P; ++p) acc[a][b][co][p] = _mm512_setzero_ps();
+  // acc[((a * 2 + b) * C + co) * P + p]: the layout of g.acc, one vector per entry.
+  constexpr int kAcc = 4 * C * P;
+  __m512 acc[kAcc];
+#pragma GCC unroll 24
+  for (int i = 0; i < kAcc; ++i) acc[i] = _mm512_setzero_ps();
 
   const int64_t ps = g.plane_stride;
   const float* w = g.weights;
@@ -59,7 +55,10 @@ void accumulate(const PixelLanesArgs& g) {
             for (int co = 0; co < C; ++co) {
               const __m512 wv = _mm512_set1_ps(w[slot++]);
 #pragma GCC unroll 2
-              for (int p = 0; p < P; ++p) acc[a][b][co][p] = _mm512_fmadd_ps(x[p], wv, acc[a][b][co][p]);
+              for (int p = 0; p < P; ++p) {
+                __m512& sum = acc[((a * 2 + b) * C + co) * P + p];
+                sum = _mm512_fmadd_ps(x[p], wv, sum);
+              }
             }
           }
         }
@@ -67,14 +66,8 @@ void accumulate(const PixelLanesArgs& g) {
     }
   }
 
-#pragma GCC unroll 2
-  for (int a = 0; a < 2; ++a)
-#pragma GCC unroll 2
-    for (int b = 0; b < 2; ++b)
-#pragma GCC unroll 3
-      for (int co = 0; co < C; ++co)
-#pragma GCC unroll 2
-        for (int p = 0; p < P; ++p) _mm512_storeu_ps(g.acc + (((a * 2 + b) * C + co) * P + p) * 16, acc[a][b][co][p]);
+#pragma GCC unroll 24
+  for (int i = 0; i < kAcc; ++i) _mm512_storeu_ps(g.acc + i * 16, acc[i]);
 }
 
 using AccumulateFn = void (*)(const PixelLanesArgs&);
