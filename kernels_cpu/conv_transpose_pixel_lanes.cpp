@@ -153,7 +153,7 @@ void store_block(const DeconvShape& s, const SplitDeconvWeights& wts, const Pixe
         }
     }
     const int64_t lo = std::min(col[0], col[1]), hi = std::max(col[0], col[1]) + (n - 1) * s.w.stride;
-    apply_activation(row + lo * cout, (hi - lo + 1) * cout, 1, 1, ep.activation, ep.alpha);
+    uk.activate(row + lo * cout, (hi - lo + 1) * cout, ep.activation, ep.alpha);
   }
 }
 

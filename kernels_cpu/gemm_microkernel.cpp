@@ -72,10 +72,10 @@ const DotMicrokernel& dot_microkernel() { return dot_microkernel(active_isa()); 
 
 namespace edgegan::cpu {
 namespace {
-constexpr PixelLanesMicrokernel kNoPixelLanes{nullptr, nullptr, nullptr, Isa::kScalar, "none"};
+constexpr PixelLanesMicrokernel kNoPixelLanes{nullptr, nullptr, nullptr, nullptr, Isa::kScalar, "none"};
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
 constexpr PixelLanesMicrokernel kPixelLanesAvx512{pixel_lanes_ukernel_4phase__avx512, planes_from_pixels_16x16__avx512,
-                                                  interleave_phases_16__avx512, Isa::kAvx512,
+                                                  interleave_phases_16__avx512, activate__avx512, Isa::kAvx512,
                                                   "pixel_lanes_ukernel_4phase__avx512"};
 #endif
 }  // namespace

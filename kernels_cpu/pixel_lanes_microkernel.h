@@ -17,6 +17,9 @@
 //   along the output row (first[co][l] at pixel 2l, second[co][l] at pixel 2l + 1),
 //   plus bias, as 32 * cout contiguous floats:
 //     out[(2l + i) * cout + co] = (i ? second : first)[co * channel_stride + l] + bias[co]
+//
+//   activate: the activation, in place, on n contiguous floats (the same functions
+//   as apply_activation, vectorised for the family).
 #pragma once
 
 #include <cstdint>
@@ -56,11 +59,13 @@ using PlanesFromPixelsFn = void (*)(const float* src, int64_t pixels, int64_t ch
                                    int64_t row_floats);
 using InterleavePhasesFn = void (*)(const float* first, const float* second, int64_t channel_stride, int cout,
                                    const float* bias, float* out);
+using ActivateFn = void (*)(float* y, int64_t n, Activation activation, float alpha);
 
 struct PixelLanesMicrokernel {
   PixelLanesFn run;  // nullptr: the family has none
   PlanesFromPixelsFn transpose;
   InterleavePhasesFn interleave;
+  ActivateFn activate;
   Isa isa;
   const char* name;
 };
@@ -74,6 +79,7 @@ void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t 
                                      int64_t row_floats);
 void interleave_phases_16__avx512(const float* first, const float* second, int64_t channel_stride, int cout, const float* bias,
                                   float* out);
+void activate__avx512(float* y, int64_t n, Activation activation, float alpha);
 #endif
 
 }  // namespace edgegan::cpu

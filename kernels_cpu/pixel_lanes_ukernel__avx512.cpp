@@ -9,6 +9,7 @@
 #include <array>
 #include <bit>
 
+#include "kernels_cpu/activation_functors.h"
 #include "kernels_cpu/pixel_lanes_microkernel.h"
 
 namespace edgegan::cpu {
@@ -194,6 +195,13 @@ void interleave_phases_16__avx512(const float* first, const float* second, int64
       }
       break;
   }
+}
+
+void activate__avx512(float* y, int64_t n, Activation activation, float alpha) {
+  if (activation == Activation::kNone) return;
+  with_activation(activation, alpha, [&](auto f) {
+    for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
+  });
 }
 
 void pixel_lanes_ukernel_4phase__avx512(const PixelLanesPlan& plan, const PixelLanesArgs& args) {
