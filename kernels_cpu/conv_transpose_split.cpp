@@ -1,6 +1,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/conv_transpose_pixel_lanes.h"
@@ -169,6 +170,75 @@ void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& p
   }
 }
 
+// Heads of the supported stride-2 patterns: pixels along the lanes
+// (conv_transpose_pixel_lanes.h), with the session's packed weights, or packed here
+// for callers without them (the trainer, whose weights change every step). False when
+// the layer or the CPU has no pixel-lanes path.
+bool try_pixel_lanes(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y, const Epilogue& ep, int threads) {
+  const PixelLanesPlan lanes = plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
+  if (!pixel_lanes_available(lanes)) return false;
+  std::vector<float> packed_here;
+  const float* packed = wts.pixel_lanes;
+  if (!packed) {
+    packed_here.resize(static_cast<size_t>(lanes.weight_floats(s.in_channels)));
+    pack_pixel_lanes_weights(s, wts, lanes, packed_here.data());
+    packed = packed_here.data();
+  }
+  conv_transpose2d_pixel_lanes(s, wts, lanes, packed, x, y, ep, threads);
+  return true;
+}
+
+// Narrow path (the dot kernel): each phase's sub-kernel [tap][Cin][Cout] transposed
+// to [tap][Cout][Cin] in a stack buffer, then one task per input-row position qh of
+// one image: the output rows it makes, one per h-phase, each filled with the bias,
+// given the products of every w-phase, then activated, all as contiguous passes over
+// whole output rows (a few channels per pixel and a phase's pixels two apart leave
+// per-phase passes nothing to vectorise). Rows belong to exactly one task: no
+// barrier, no reduction.
+void narrow_dot_rows(const DeconvShape& s, const SplitDeconvWeights& wts, const DotMicrokernel& dot, const float* x, float* y,
+                     const Epilogue& ep, int threads) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
+  std::array<float, kNarrowWeightFloats> transposed_storage;
+  std::array<const float*, 64> transposed{};
+  int64_t offset = 0;
+  for (int64_t phase = 0; phase < phases; ++phase) {
+    const int64_t ntaps = static_cast<int64_t>(wts.phases_h[static_cast<size_t>(phase / sw)].taps.size() *
+                                               wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
+    float* dst = transposed_storage.data() + offset;
+    transposed[static_cast<size_t>(phase)] = dst;
+    const PanelLayout layout = wts.tap_layout(s);
+    auto transpose = [&](const auto* src) {  // float, or fp16 widened here
+      for (int64_t tap = 0; tap < ntaps; ++tap)
+        for (int64_t ci = 0; ci < cin; ++ci)
+          for (int64_t co = 0; co < cout; ++co)
+            dst[(tap * cout + co) * cin + ci] = weight_value(src[tap * cin * cout + layout.index(ci, co)]);
+    };
+    if (wts.fp16()) transpose(wts.sub_kernels_f16[static_cast<size_t>(phase)]);
+    else transpose(wts.sub_kernels[static_cast<size_t>(phase)]);
+    offset += ntaps * cin * cout;
+  }
+
+  int64_t q_lo = INT64_MAX, q_hi = INT64_MIN;
+  for (const AxisPhase& ph : wts.phases_h)
+    if (ph.q_end > ph.q_begin) q_lo = std::min(q_lo, ph.q_begin), q_hi = std::max(q_hi, ph.q_end);
+  if (q_hi <= q_lo) return;
+  const int64_t rows = q_hi - q_lo, tasks = s.batch * rows, row_floats = s.w.out * cout;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t task = 0; task < tasks; ++task) {
+    const int64_t img = task / rows, qh = q_lo + task % rows;
+    for (size_t a = 0; a < wts.phases_h.size(); ++a) {
+      const AxisPhase& ph = wts.phases_h[a];
+      if (qh < ph.q_begin || qh >= ph.q_end) continue;
+      float* row = y + (img * s.h.out + ph.output_of(qh, s.h)) * row_floats;
+      fill_bias(row, s.w.out, cout, cout, ep.bias);
+      for (size_t b = 0; b < wts.phases_w.size(); ++b)
+        if (wts.phases_w[b].q_end > wts.phases_w[b].q_begin)
+          row_dot(s, dot, ph, wts.phases_w[b], transposed[a * static_cast<size_t>(sw) + b], x, y, img, qh);
+      apply_activation(row, row_floats, 1, 1, ep.activation, ep.alpha);
+    }
+  }
+}
+
 }  // namespace
 
 void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y,
@@ -179,74 +249,12 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
   const bool narrow = dot.run != nullptr && cout <= kDotMaxColumns && s.h.kernel * s.w.kernel <= kNarrowMaxTaps && phases <= 64 &&
                       s.h.kernel * s.w.kernel * cin * cout <= kNarrowWeightFloats;
-
-  // Heads of the supported stride-2 patterns: pixels along the lanes
-  // (conv_transpose_pixel_lanes.h), with the session's packed weights or packed here.
   if (narrow) {
-    const PixelLanesPlan lanes = plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
-    if (pixel_lanes_available(lanes) && (wts.pixel_lanes || lanes.weight_floats(cin) <= kNarrowWeightFloats)) {
-      const float* packed = wts.pixel_lanes;
-      std::array<float, kNarrowWeightFloats> packed_storage;
-      if (!packed) {
-        pack_pixel_lanes_weights(s, wts, lanes, packed_storage.data());
-        packed = packed_storage.data();
-      }
-      conv_transpose2d_pixel_lanes(s, wts, lanes, packed, x, y, ep, threads);
-      return;
-    }
-  }
-
-  // Narrow path: each phase's sub-kernel [tap][Cin][Cout] as [tap][Cout][Cin].
-  std::array<float, kNarrowWeightFloats> transposed_storage;
-  std::array<const float*, 64> transposed{};
-  if (narrow) {
-    int64_t offset = 0;
-    for (int64_t phase = 0; phase < phases; ++phase) {
-      const int64_t ntaps = static_cast<int64_t>(wts.phases_h[static_cast<size_t>(phase / sw)].taps.size() *
-                                                 wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
-      float* dst = transposed_storage.data() + offset;
-      transposed[static_cast<size_t>(phase)] = dst;
-      const PanelLayout layout = wts.tap_layout(s);
-      auto transpose = [&](const auto* src) {  // float, or fp16 widened here
-        for (int64_t tap = 0; tap < ntaps; ++tap)
-          for (int64_t ci = 0; ci < cin; ++ci)
-            for (int64_t co = 0; co < cout; ++co)
-              dst[(tap * cout + co) * cin + ci] = weight_value(src[tap * cin * cout + layout.index(ci, co)]);
-      };
-      if (wts.fp16()) transpose(wts.sub_kernels_f16[static_cast<size_t>(phase)]);
-      else transpose(wts.sub_kernels[static_cast<size_t>(phase)]);
-      offset += ntaps * cin * cout;
-    }
-  }
-
-  if (narrow) {
-    // Task = one input-row position qh of one image: the output rows it makes, one per
-    // h-phase, each filled with the bias, given the products of every w-phase, then
-    // activated, all as contiguous passes over whole output rows (a few channels per
-    // pixel and a phase's pixels two apart leave per-phase passes nothing to
-    // vectorise). Rows belong to exactly one task: no barrier, no reduction.
-    int64_t q_lo = INT64_MAX, q_hi = INT64_MIN;
-    for (const AxisPhase& ph : wts.phases_h)
-      if (ph.q_end > ph.q_begin) q_lo = std::min(q_lo, ph.q_begin), q_hi = std::max(q_hi, ph.q_end);
-    if (q_hi <= q_lo) return;
-    const int64_t rows = q_hi - q_lo, tasks = s.batch * rows, row_floats = s.w.out * cout;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int64_t task = 0; task < tasks; ++task) {
-      const int64_t img = task / rows, qh = q_lo + task % rows;
-      for (size_t a = 0; a < wts.phases_h.size(); ++a) {
-        const AxisPhase& ph = wts.phases_h[a];
-        if (qh < ph.q_begin || qh >= ph.q_end) continue;
-        float* row = y + (img * s.h.out + ph.output_of(qh, s.h)) * row_floats;
-        fill_bias(row, s.w.out, cout, cout, ep.bias);
-        for (size_t b = 0; b < wts.phases_w.size(); ++b)
-          if (wts.phases_w[b].q_end > wts.phases_w[b].q_begin)
-            row_dot(s, dot, ph, wts.phases_w[b], transposed[a * static_cast<size_t>(sw) + b], x, y, img, qh);
-        apply_activation(row, row_floats, 1, 1, ep.activation, ep.alpha);
-      }
-    }
+    if (!try_pixel_lanes(s, wts, x, y, ep, threads)) narrow_dot_rows(s, wts, dot, x, y, ep, threads);
     return;
   }
 
+  // GEMM path.
   int64_t max_pixels = 0;
   for (const AxisPhase& ph : wts.phases_h)
     for (const AxisPhase& pw : wts.phases_w) max_pixels = std::max(max_pixels, grid_of(ph, pw).pixels(s.batch));
