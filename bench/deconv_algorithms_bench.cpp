@@ -66,10 +66,11 @@ void run_layer(benchmark::State& state, const Layer& layer, int algo) {
   const PixelLanesPlan lanes = plan_pixel_lanes(s, split.phases_h, split.phases_w);
   std::vector<float> lanes_weights, lanes_weights16;
   if (lanes.ok) {
-    lanes_weights.resize(static_cast<size_t>(lanes.weight_floats(s.in_channels)));
+    lanes_weights.resize(static_cast<size_t>(lanes.weight_floats()));
     lanes_weights16.resize(lanes_weights.size());
     pack_pixel_lanes_weights(s, split, lanes, lanes_weights.data());
     pack_pixel_lanes_weights(s, split16, lanes, lanes_weights16.data());
+    split.pixel_lanes_plan = split16.pixel_lanes_plan = &lanes;
     split.pixel_lanes = lanes_weights.data();
     split16.pixel_lanes = lanes_weights16.data();
   }

@@ -100,6 +100,8 @@ struct PanelLayout {
   }
 };
 
+struct PixelLanesPlan;  // conv_transpose_pixel_lanes.h
+
 // Split weights: one packed sub-kernel per phase, row-major (ph, pw): per tap
 // ([taps_h][taps_w]) a Cin x Cout matrix in PanelLayout(Cin, Cout, panel_columns).
 struct SplitDeconvWeights {
@@ -110,9 +112,10 @@ struct SplitDeconvWeights {
   // forward reads them; the baselines and the backward kernels take float.
   std::vector<const uint16_t*> sub_kernels_f16;
   int64_t panel_columns = 0;  // 0: plain [Cin][Cout] per tap
-  // The heads' weights in the pixel-lanes kernel's order (pack_pixel_lanes_weights,
-  // conv_transpose_pixel_lanes.h), packed once by the session; nullptr: the split
-  // kernel packs them per call when it takes that path.
+  // A head prepared once by the session for the pixel-lanes kernel
+  // (conv_transpose_pixel_lanes.h): its plan, and its weights packed in that kernel's
+  // order. nullptr: the split kernel plans and packs per call when it takes that path.
+  const PixelLanesPlan* pixel_lanes_plan = nullptr;
   const float* pixel_lanes = nullptr;
   bool fp16() const { return !sub_kernels_f16.empty(); }
   PanelLayout tap_layout(const DeconvShape& s) const { return {s.in_channels, s.out_channels, panel_columns}; }

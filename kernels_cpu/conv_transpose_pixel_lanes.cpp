@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 #include <bit>
-#include <cstdlib>
 
 #include "kernels_cpu/half.h"
 #include "kernels_cpu/pixel_lanes_microkernel.h"
@@ -131,29 +130,28 @@ void store_block(const DeconvShape& s, const SplitDeconvWeights& wts, const Pixe
                  const float* acc, int blocks, int p, int64_t img, int64_t t, int64_t j0, float* y, const Epilogue& ep) {
   const int64_t cout = plan.cout, n = std::min<int64_t>(kPixelLanesWidth, plan.cols - j0);
   const int64_t channel_stride = blocks * kPixelLanesWidth;
-  // Phase b's position j is output column output_of(q_begin + j): columns of the
-  // block's two w-phases alternate, `first` starting at the lower one.
+  // Phase b's position j is output column output_of(q_begin + j). Both phases have
+  // plan.cols positions and together cover the 2 * cols output columns, so their
+  // columns alternate: `first` starts at the lower one, the other one column after.
   int64_t col[2];
   for (size_t b = 0; b < 2; ++b) col[b] = wts.phases_w[b].output_of(wts.phases_w[b].q_begin + j0, s.w);
   const size_t first = col[0] < col[1] ? 0 : 1;
-  const bool alternate = std::abs(col[1] - col[0]) == 1;
   for (size_t a = 0; a < 2; ++a) {
     const AxisPhase& ph = wts.phases_h[a];
     float* row = y + (img * s.h.out + ph.output_of(ph.q_begin + t, s.h)) * s.w.out * cout;
     const float* phase_acc[2];
     for (size_t b = 0; b < 2; ++b) phase_acc[b] = acc + (a * 2 + b) * static_cast<size_t>(cout * channel_stride) + static_cast<size_t>(p) * kPixelLanesWidth;
     float* out = row + col[first] * cout;
-    if (n == kPixelLanesWidth && alternate) {
+    if (n == kPixelLanesWidth) {
       uk.interleave(phase_acc[first], phase_acc[1 - first], channel_stride, plan.cout, ep.bias, out);
-    } else {
+    } else {  // a partial last block
       for (size_t b = 0; b < 2; ++b)
         for (int64_t co = 0; co < cout; ++co) {
           const float bias = ep.bias ? ep.bias[co] : 0.f;
           for (int64_t j = 0; j < n; ++j) row[(col[b] + j * s.w.stride) * cout + co] = phase_acc[b][co * channel_stride + j] + bias;
         }
     }
-    const int64_t lo = std::min(col[0], col[1]), hi = std::max(col[0], col[1]) + (n - 1) * s.w.stride;
-    uk.activate(row + lo * cout, (hi - lo + 1) * cout, ep.activation, ep.alpha);
+    uk.activate(out, 2 * n * cout, ep.activation, ep.alpha);
   }
 }
 

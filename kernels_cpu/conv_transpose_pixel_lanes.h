@@ -60,7 +60,7 @@ struct PixelLanesPlan {
   int64_t ring_rows = 0;  // span_h + 1
   int64_t ring_floats() const { return ring_rows * cin * plane_stride; }
   int64_t data_floats = 0;  // the input row's pixels rounded up to whole vectors (zeros after them)
-  int64_t weight_floats(int64_t cin) const { return cin * slots; }
+  int64_t weight_floats() const { return cin * slots; }  // packed weights, [Cin][slots]
 };
 
 // ok == false when the layer's geometry is not supported (other strides, patterns,
@@ -70,7 +70,7 @@ PixelLanesPlan plan_pixel_lanes(const DeconvShape& shape, const std::vector<Axis
                                 const std::vector<AxisPhase>& phases_w);
 
 // Writes the layer's weights (float or fp16 sub-kernels, any panel width) in the
-// kernel's [Cin][slot] order: plan.weight_floats(Cin) floats.
+// kernel's [Cin][slot] order: plan.weight_floats() floats.
 void pack_pixel_lanes_weights(const DeconvShape& shape, const SplitDeconvWeights& weights, const PixelLanesPlan& plan,
                               float* out);
 

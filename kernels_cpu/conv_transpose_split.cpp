@@ -175,16 +175,16 @@ void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& p
 // for callers without them (the trainer, whose weights change every step). False when
 // the layer or the CPU has no pixel-lanes path.
 bool try_pixel_lanes(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y, const Epilogue& ep, int threads) {
+  if (wts.pixel_lanes_plan && wts.pixel_lanes) {
+    if (!pixel_lanes_available(*wts.pixel_lanes_plan)) return false;
+    conv_transpose2d_pixel_lanes(s, wts, *wts.pixel_lanes_plan, wts.pixel_lanes, x, y, ep, threads);
+    return true;
+  }
   const PixelLanesPlan lanes = plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
   if (!pixel_lanes_available(lanes)) return false;
-  std::vector<float> packed_here;
-  const float* packed = wts.pixel_lanes;
-  if (!packed) {
-    packed_here.resize(static_cast<size_t>(lanes.weight_floats(s.in_channels)));
-    pack_pixel_lanes_weights(s, wts, lanes, packed_here.data());
-    packed = packed_here.data();
-  }
-  conv_transpose2d_pixel_lanes(s, wts, lanes, packed, x, y, ep, threads);
+  std::vector<float> packed(static_cast<size_t>(lanes.weight_floats()));
+  pack_pixel_lanes_weights(s, wts, lanes, packed.data());
+  conv_transpose2d_pixel_lanes(s, wts, lanes, packed.data(), x, y, ep, threads);
   return true;
 }
 

@@ -33,6 +33,7 @@ class ConvTranspose2DKernel final : public OpKernel {
       if (lanes_plan_.ok && tracker) {
         lanes_weights_ = TrackedBuffer(*tracker, repacked_weight_bytes());
         cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
+        weights_.pixel_lanes_plan = &lanes_plan_;
         weights_.pixel_lanes = lanes_weights_.floats();
       }
     }
@@ -73,7 +74,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   // The baselines need the whole kernel in one piece, rebuilt once from the phases;
   // split heads on the pixel-lanes path, their weights in that kernel's order.
   uint64_t repacked_weight_bytes() const override {
-    if (algo_ == DeconvAlgo::kSplit) return lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats(shape_.in_channels)) * 4 : 0;
+    if (algo_ == DeconvAlgo::kSplit) return lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0;
     return static_cast<uint64_t>(cpu::saturating_product({shape_.h.kernel, shape_.w.kernel, shape_.in_channels, shape_.out_channels, 4}));
   }
 

@@ -138,12 +138,13 @@ void check_random_heads(uint32_t seed, int cases) {
         split.sub_kernels.push_back(ph.data());
       }
     }
-    std::vector<float> lanes_weights(static_cast<size_t>(plan.weight_floats(s.in_channels)));
+    std::vector<float> lanes_weights(static_cast<size_t>(plan.weight_floats()));
     pack_pixel_lanes_weights(s, split, plan, lanes_weights.data());
 
     const float tol = std::max(1e-5f, 1e-7f * static_cast<float>(s.in_channels * s.h.kernel * s.w.kernel));
     for (bool prepacked : {false, true}) {
       SplitDeconvWeights run = split;
+      run.pixel_lanes_plan = prepacked ? &plan : nullptr;
       run.pixel_lanes = prepacked ? lanes_weights.data() : nullptr;
       for (int threads : {1, 2}) {
         std::vector<float> y(ref.size(), NAN);
