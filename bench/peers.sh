@@ -23,6 +23,13 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 JOBS=${JOBS:-1}
 REPEAT=${REPEAT:-30}
 LAYERS=${LAYERS:-.}
+"$PYTHON" -c 'import re, sys; re.compile(sys.argv[1])' "$LAYERS" 2>/dev/null ||
+  { echo "peers.sh: LAYERS='$LAYERS' is not a valid regular expression" >&2; exit 2; }
+all_names="$("$PYTHON" "$ROOT/bench/peer_layers.py" --list | cut -d' ' -f1) dcgan64_generator"
+if ! tr ' ' '\n' <<<"$all_names" | awk -v re="$LAYERS" 'NF && $1 ~ re { found = 1 } END { exit !found }'; then
+  echo "peers.sh: LAYERS='$LAYERS' matches no layer; the names are:" $all_names >&2
+  exit 2
+fi
 OUT=$BUILD/bench/peers
 VENV=$BUILD/bench/peers_venv
 mkdir -p "$OUT"
