@@ -41,6 +41,7 @@ const GemmMicrokernel& gemm_microkernel() { return gemm_microkernel(active_isa()
 namespace {
 constexpr DotMicrokernel kNoDot{nullptr, 1, Isa::kScalar, "none"};
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
+constexpr DotMicrokernel kDotAvx2{dot_ukernel_3x4__avx2, 3, Isa::kAvx2, "dot_ukernel_3x4__avx2"};
 constexpr DotMicrokernel kDotAvx512{dot_ukernel_4x4__avx512, 4, Isa::kAvx512, "dot_ukernel_4x4__avx512"};
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
@@ -55,6 +56,7 @@ constexpr DotMicrokernel kDotNeonFp16Arith{dot_ukernel_4x4__neon, 4, Isa::kNeonF
 const DotMicrokernel& dot_microkernel(Isa isa) {
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
   if (isa == Isa::kAvx512) return kDotAvx512;
+  if (isa == Isa::kAvx2) return kDotAvx2;
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
   if (isa == Isa::kNeon) return kDotNeon;

@@ -101,6 +101,8 @@ const DotMicrokernel& dot_microkernel();
 const DotMicrokernel& dot_microkernel(Isa isa);
 
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
+void dot_ukernel_3x4__avx2(int64_t k, int taps, int mr, int nr, const float* const* a, int64_t lda,
+                           const float* const* bt, float* c, int64_t ldc);
 void dot_ukernel_4x4__avx512(int64_t k, int taps, int mr, int nr, const float* const* a, int64_t lda,
                              const float* const* bt, float* c, int64_t ldc);
 #endif

@@ -118,7 +118,8 @@ TEST(DotMicrokernel, EveryPartialTileOfEveryFamily) {
     if (std::find(tested.begin(), tested.end(), uk.run) != tested.end()) continue;
     tested.push_back(uk.run);
     ++families;
-    for (int mr = 1; mr <= uk.mr; ++mr)
+    // Any mr: a whole run of pixels is one call, so past MR the kernel loops its tiles.
+    for (int mr = 1; mr <= 2 * uk.mr + 1; ++mr)
       for (int nr = 1; nr <= kDotMaxColumns; ++nr)
         for (int64_t k : {int64_t{1}, int64_t{3}, int64_t{4}, int64_t{17}, static_cast<int64_t>(uniform_int(rng, 5, 70))}) {
           const int taps = static_cast<int>(uniform_int(rng, 1, 5));
