@@ -6,6 +6,7 @@
 // other files share, so no AVX instruction can leak into code a baseline CPU runs.
 #include <immintrin.h>
 
+#include <algorithm>
 #include <cstring>
 
 #include "kernels_cpu/gemm_microkernel.h"
@@ -29,13 +30,23 @@ inline __m256 load8_first(const uint16_t* bp, int n) {
   return _mm256_cvtph_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(staged)));
 }
 
-template <int MR, typename BT>
+// Weight streaming (a tiny map with a huge [Cin][Cout]: B used by one or a few row
+// tiles, so it comes from L3 or memory): deep products, and tiles of one or two
+// rows, prefetch kPrefetchBytes ahead along B, as the AVX-512 family does (see the
+// measurements there). Rows of a converter panel are 128 bytes, of which a 16-column
+// tile reads one line.
+constexpr int64_t kPrefetchBytes = 8192, kPrefetchMinRows = 8;
+constexpr int64_t kPrefetchMinK = 512;  // elements
+
+template <int MR, bool kPrefetch, typename BT>
 void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   __m256 acc0[MR], acc1[MR];
 #pragma GCC unroll 6
   for (int i = 0; i < MR; ++i) acc0[i] = acc1[i] = _mm256_setzero_ps();
+  const int64_t prefetch_ahead = kPrefetch ? std::max(kPrefetchMinRows, kPrefetchBytes / (ldb * static_cast<int64_t>(sizeof(BT)))) * ldb : 0;
   if (nr == 16) {
     for (int64_t p = 0; p < k; ++p) {
+      if constexpr (kPrefetch) _mm_prefetch(reinterpret_cast<const char*>(b + p * ldb + prefetch_ahead), _MM_HINT_T0);
       const __m256 b0 = load8(b + p * ldb), b1 = load8(b + p * ldb + 8);
 #pragma GCC unroll 6
       for (int i = 0; i < MR; ++i) {
@@ -69,15 +80,22 @@ void tile(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, fl
   }
 }
 
+template <int MR, typename BT>
+void tile_any(int64_t k, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
+  const bool streaming = (k >= kPrefetchMinK || MR <= 2) && ldb > 0 && nr == 16;
+  if (streaming) tile<MR, true>(k, nr, a, b, ldb, c);
+  else tile<MR, false>(k, nr, a, b, ldb, c);
+}
+
 template <typename BT>
 void kernel(int64_t k, int mr, int nr, const float* const* a, const BT* b, int64_t ldb, float* const* c) {
   switch (mr) {
-    case 1: return tile<1>(k, nr, a, b, ldb, c);
-    case 2: return tile<2>(k, nr, a, b, ldb, c);
-    case 3: return tile<3>(k, nr, a, b, ldb, c);
-    case 4: return tile<4>(k, nr, a, b, ldb, c);
-    case 5: return tile<5>(k, nr, a, b, ldb, c);
-    default: return tile<6>(k, nr, a, b, ldb, c);
+    case 1: return tile_any<1>(k, nr, a, b, ldb, c);
+    case 2: return tile_any<2>(k, nr, a, b, ldb, c);
+    case 3: return tile_any<3>(k, nr, a, b, ldb, c);
+    case 4: return tile_any<4>(k, nr, a, b, ldb, c);
+    case 5: return tile_any<5>(k, nr, a, b, ldb, c);
+    default: return tile_any<6>(k, nr, a, b, ldb, c);
   }
 }
 
