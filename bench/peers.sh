@@ -5,8 +5,8 @@
 # (medians); raw results stay in BUILD_DIR/bench/peers/.
 #
 #   bench/peers.sh [BUILD_DIR]          # default: build (configured, benchmarks on)
-#   env: JOBS (build jobs, 1), REPEAT (timed runs per peer measurement and Google Benchmark
-#        repetitions for edgegan, 30), LAYERS (regex on the layer names, default all;
+#   env: JOBS (build jobs, 1), REPEAT (timed runs per measurement, every engine alike, 30),
+#        LAYERS (regex on the layer names, default all;
 #        dcgan64_generator is the whole generator), PYTHON (/usr/bin/python3, with torch + onnx),
 #        WAIT_IDLE_S (before each measurement, wait up to this long for idle CPUs; 60)
 #
@@ -43,7 +43,7 @@ echo "edgegan build: $(grep -E '^CMAKE_BUILD_TYPE:' "$BUILD/CMakeCache.txt" | cu
 
 # ---- build ----------------------------------------------------------------------------
 echo "building ..." >&2
-cmake --build "$BUILD" -j"$JOBS" --target deconv_algorithms_bench edgegan_cli >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; exit 1; }
+cmake --build "$BUILD" -j"$JOBS" --target edgegan_layers_bench edgegan_cli >"$OUT/build.log" 2>&1 || { cat "$OUT/build.log" >&2; exit 1; }
 g++ -O3 -march=native -fopenmp "$ROOT/bench/machine_limits.cpp" -o "$OUT/machine_limits"
 xnnpack_na() { echo "{\"peer\": \"xnnpack\", \"layer\": \"*\", \"threads\": 0, \"status\": \"n/a\", \"why\": \"$1\"}" >"$OUT/xnnpack.jsonl"; }
 if [[ ! -f /usr/include/xnnpack.h ]]; then
@@ -68,40 +68,40 @@ source "$ROOT/bench/wait_for_idle.sh"
 
 # ---- measure ----------------------------------------------------------------------------
 "$PYTHON" "$ROOT/bench/peer_layers.py" --list | awk -v re="$LAYERS" '$1 ~ re' >"$OUT/layers.txt"
-names=$(cut -d' ' -f1 "$OUT/layers.txt" | paste -sd'|')
 
 wait_for_idle
 echo "measuring the machine's limits ..." >&2
 "$OUT/machine_limits" >"$OUT/machine.json"
 
-if [[ -n $names ]]; then
-  wait_for_idle
-  echo "measuring edgegan per layer (split, zero-insert) ..." >&2
-  OMP_WAIT_POLICY=passive "$BUILD/bench/deconv_algorithms_bench" --benchmark_filter="^($names)/(split|zero_insert)/batch:1/" \
-    --benchmark_repetitions="$REPEAT" --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
-    --benchmark_format=json >"$OUT/edgegan_layers.json"
+if [[ -s $OUT/layers.txt ]]; then
+  # Timed as the peers are: warm-up, then the median of REPEAT single calls
+  # (bench/edgegan_layers_bench.cpp); split and zero insertion on the same micro-kernels.
+  for t in 1 2; do
+    wait_for_idle
+    echo "measuring edgegan per layer, $t thread(s) (split, zero-insert) ..." >&2
+    OMP_WAIT_POLICY=passive "$BUILD/bench/edgegan_layers_bench" --threads "$t" --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/edgegan.jsonl"
+  done
   # 2 threads again with libgomp's default waiting (a bounded spin, then sleep), as the
   # peers get theirs: waking a sleeping thread costs 20-40 us here, a head layer's whole run.
   wait_for_idle
   echo "measuring edgegan per layer at 2 threads (default waiting) ..." >&2
-  env -u OMP_WAIT_POLICY "$BUILD/bench/deconv_algorithms_bench" --benchmark_filter="^($names)/(split|zero_insert)/batch:1/threads:2/" \
-    --benchmark_repetitions="$REPEAT" --benchmark_min_time=0.05 --benchmark_report_aggregates_only=true \
-    --benchmark_format=json >"$OUT/edgegan_layers_default_wait.json"
+  env -u OMP_WAIT_POLICY "$BUILD/bench/edgegan_layers_bench" --threads 2 --repeat "$REPEAT" --split-only <"$OUT/layers.txt" >>"$OUT/edgegan.jsonl"
 fi
 
-# The whole generator through the CLI, once it has `bench`.
+# The whole generator through the CLI, once it has `bench` (200 untimed runs first: about
+# the 0.2 s of warm-up every peer gets).
 if [[ dcgan64_generator =~ $LAYERS ]] && "$BUILD/cli/edgegan" bench --help >/dev/null 2>&1; then
   for t in 1 2; do
     wait_for_idle
     echo "measuring edgegan on the DCGAN-64 generator, $t thread(s) ..." >&2
     OMP_WAIT_POLICY=passive "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads "$t" --algo split \
-      --repeat "$REPEAT" --json >"$OUT/edgegan_generator_$t.json" ||
+      --warmup 200 --repeat "$REPEAT" --json >"$OUT/edgegan_generator_$t.json" ||
       echo "WARNING: edgegan bench failed at $t thread(s); see $OUT/edgegan_generator_$t.json" >&2
   done
   wait_for_idle
   echo "measuring edgegan on the DCGAN-64 generator, 2 threads (default waiting) ..." >&2
   env -u OMP_WAIT_POLICY "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads 2 --algo split \
-    --repeat "$REPEAT" --json >"$OUT/edgegan_generator_2_default_wait.json" ||
+    --warmup 200 --repeat "$REPEAT" --json >"$OUT/edgegan_generator_2_default_wait.json" ||
     echo "WARNING: edgegan bench failed at 2 threads (default waiting)" >&2
 fi
 

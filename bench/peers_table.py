@@ -3,7 +3,8 @@
 
     machine.json            bench/machine_limits (FMA peak, sgemm rate, read bandwidth)
     layers.txt              the layers, "name in cin cout kernel" (bench/peer_layers.py --list)
-    edgegan_layers.json     deconv_algorithms_bench, Google Benchmark JSON (medians)
+    edgegan.jsonl           bench/edgegan_layers_bench: per (layer, algo, threads, wait policy), the
+                            median of single calls, as for every peer
     edgegan_generator_T.json  `edgegan bench ... --json` for the whole DCGAN-64 generator, if the CLI has it
     {pytorch,onnxruntime,ncnn,xnnpack}.jsonl   one record per (layer, threads), bench/peer_layers.py's shape
 
@@ -54,12 +55,10 @@ def main():
             edge[key] = ms
             (edge_passive.add if passive else edge_passive.discard)(key)
 
-    for f, passive in (("edgegan_layers.json", True), ("edgegan_layers_default_wait.json", False)):
-        for b in (load_json(os.path.join(out, f)) or {}).get("benchmarks", []):
-            m = re.match(r"([^/]+)/([^/]+)/batch:1/threads:(\d+)", b["name"])
-            if m and b.get("aggregate_name") == "median" and not b.get("error_occurred"):
-                scale = {"ns": 1e-6, "us": 1e-3, "ms": 1.0, "s": 1e3}[b["time_unit"]]
-                keep((m.group(1), int(m.group(3)), m.group(2)), b["real_time"] * scale, passive and int(m.group(3)) > 1)
+    for r in load_jsonl(os.path.join(out, "edgegan.jsonl")):
+        if r.get("status") == "ok":
+            t = int(r["threads"])
+            keep((r["layer"], t, r["algo"]), r["ms"], r.get("wait_policy") == "passive" and t > 1)
     edge_cli = None  # isa and micro-kernel as `edgegan bench` reports them
     for f in glob.glob(os.path.join(out, "edgegan_generator_*.json")):
         r = load_json(f)
@@ -130,9 +129,9 @@ def main():
           "MACs = in^2 * k^2 * Cin * Cout per transposed conv (every tap, those landing in the cropped border included; "
           "`edgegan bench` counts only the taps that land in the output, so its macs are lower). zero-insert / split: "
           "edgegan's own zero-insertion algorithm on the same GEMM.")
-    print("edgegan per layer: deconv_algorithms_bench (median of the repetitions, each the mean of >= 50 ms of runs; "
-          "its epilogue is a ReLU where the peers add a bias). Peers: median of single timed runs after warm-up: "
-          "PyTorch the module call under no_grad, ONNX Runtime `run`, ncnn extractor creation + extract, "
+    print("Every engine, edgegan included, is timed the same way: the median of single timed runs after warm-up "
+          "(at least 3 runs and 0.2 s), each layer with a bias and no activation. edgegan: the kernel call "
+          "(bench/edgegan_layers_bench, weights as a session holds them), PyTorch the module call under no_grad, ONNX Runtime `run`, ncnn extractor creation + extract, "
           "XNNPACK xnn_run_operator. At 2 threads every engine, edgegan included, ran both with its default thread "
           "pool waiting (libgomp's bounded spin for edgegan, ncnn and PyTorch; spinning pools for ORT and XNNPACK) and "
           "with passive waiting (OMP_WAIT_POLICY=passive, ORT allow_spinning=0, XNN_FLAG_YIELD_WORKERS); the "
