@@ -82,18 +82,24 @@ class DeconvLayerFixture {
     switch (algo_) {
       case Algo::kZeroInsert: conv_transpose2d_zero_insert(shape_, full_.data(), x_.data(), y_.data(), ws_.data(), ep, threads); break;
       case Algo::kCol2im: conv_transpose2d_col2im(shape_, full_.data(), x_.data(), y_.data(), ws_.data(), ep, threads); break;
-      default: conv_transpose2d_split(shape_, split_, x_.data(), y_.data(), ep, threads); break;
+      default: {
+        // Allocated once, as a session plans it into its arena.
+        const auto needed = static_cast<size_t>(conv_transpose2d_split_workspace(shape_, split_, threads));
+        if (split_ws_.size() < needed) split_ws_.resize(needed);
+        conv_transpose2d_split(shape_, split_, x_.data(), y_.data(), ep, threads, split_ws_.data(), static_cast<int64_t>(split_ws_.size()));
+        break;
+      }
     }
   }
 
   const cpu::DeconvShape& shape() const { return shape_; }
   const float* output() const { return y_.data(); }
-  size_t workspace_bytes() const { return ws_.size() * sizeof(float); }
+  size_t workspace_bytes() const { return (ws_.size() + split_ws_.size()) * sizeof(float); }
 
  private:
   Algo algo_;
   cpu::DeconvShape shape_;
-  std::vector<float> x_, y_, bias_, full_, ws_, lanes_weights_;
+  std::vector<float> x_, y_, bias_, full_, ws_, split_ws_, lanes_weights_;
   std::vector<std::vector<float>> packed_;
   std::vector<std::vector<uint16_t>> halves_;
   cpu::SplitDeconvWeights split_;

@@ -2,7 +2,7 @@
 //   edgegan generate MODEL -n 16 --seed 1 [--label 7] [--threads 2] -o grid.png
 //   edgegan run MODEL --input z=z.npy [--input label=l.npy] -o out.npy
 //   edgegan inspect MODEL
-//   edgegan report MODEL [--batch N] [--json] [--chart FILE]
+//   edgegan report MODEL [--batch N] [--threads T] [--json] [--chart FILE]
 //   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 #include <CLI/CLI.hpp>
@@ -173,14 +173,14 @@ int training_report(const std::string& path, int batch, const std::string& optim
   return 0;
 }
 
-int report(const std::string& path, int batch, const std::string& backend, const std::string& algo, bool json,
+int report(const std::string& path, int batch, int threads, const std::string& backend, const std::string& algo, bool json,
            const std::string& chart) {
   if (!chart.empty()) edgegan::ensure_not_an_input(chart, {path});
   auto model = edgegan::Model::load(path);
   std::vector<std::string> algos = {algo};
   if (algo == "all") algos = {"split", "zero-insert", "col2im"};
   std::vector<edgegan::MemoryReport> reports;
-  for (const std::string& a : algos) reports.push_back(edgegan::memory_report(model, session_options(0, batch, a, backend), path));
+  for (const std::string& a : algos) reports.push_back(edgegan::memory_report(model, session_options(threads, batch, a, backend), path));
   if (json) {
     // One object for one algorithm; an array of objects for --algo all.
     if (reports.size() == 1) {
@@ -244,11 +244,13 @@ int main(int argc, char** argv) {
   insp->add_option("model", inspect_model, ".egan model")->required()->check(CLI::ExistingFile);
 
   std::string report_model, report_algo = "split", report_backend = "cpu", chart;
-  int report_batch = 1;
+  int report_batch = 1, report_threads = 0;
   bool json = false;
   auto* rep = app.add_subcommand("report", "memory the model needs: per layer, totals, and each deconvolution algorithm side by side");
   rep->add_option("model", report_model, ".egan model")->required()->check(CLI::ExistingFile);
   rep->add_option("--batch", report_batch, "batch size")->check(CLI::Range(1, 65536));
+  rep->add_option("--threads", report_threads, "threads the session would run on (0 = all cores): the heads' workspace is per thread")
+      ->check(CLI::Range(0, 1024));
   rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
   rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
@@ -303,7 +305,7 @@ int main(int argc, char** argv) {
       if (!chart.empty() || report_backend != "cpu") throw edgegan::Error("--training takes neither --chart nor --backend");
       return training_report(report_model, report_batch, report_optimizer, json);
     }
-    if (*rep) return report(report_model, report_batch, report_backend, report_algo, json, chart);
+    if (*rep) return report(report_model, report_batch, report_threads, report_backend, report_algo, json, chart);
   } catch (const std::exception& e) {
     std::cerr << "edgegan: error: " << e.what() << "\n";
     return 1;

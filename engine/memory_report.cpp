@@ -33,10 +33,10 @@ struct PlannedModel {
   AlgorithmTotals totals;
 };
 
-PlannedModel plan_model(const Model& model, DeconvAlgo algo, int64_t batch) {
+PlannedModel plan_model(const Model& model, DeconvAlgo algo, int64_t batch, int threads) {
   const Model::Impl& m = model.impl();
   PlannedModel p;
-  p.plan = build_session_plan(m, algo, batch, /*tracker=*/nullptr);
+  p.plan = build_session_plan(m, algo, batch, threads, /*tracker=*/nullptr);
   const std::vector<OpInfo> infos = model.ops();
   const auto& ops = *m.root->ops();
   auto tensor_bytes = [&](int t) {
@@ -206,10 +206,11 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
   r.model = name;
   r.algorithm = to_string(options.deconv_algo);
   r.batch = options.batch;
+  r.threads = session_threads(options.threads);
   r.file_bytes = model->file_bytes();
   r.weight_bytes = model->weight_bytes();
   std::vector<PlannedModel> planned;
-  for (DeconvAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, algo, options.batch));
+  for (DeconvAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, algo, options.batch, r.threads));
   const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.deconv_algo) - std::begin(kAlgorithms));
   r.layers = planned[chosen].layers;
   for (size_t i = 0; i < r.layers.size(); ++i) {
@@ -224,7 +225,7 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
 }  // namespace
 
 std::string MemoryReport::to_json() const {
-  json j{{"model", model}, {"backend", backend}, {"algorithm", algorithm}, {"batch", batch}, {"file_bytes", file_bytes},
+  json j{{"model", model}, {"backend", backend}, {"algorithm", algorithm}, {"batch", batch}, {"threads", threads}, {"file_bytes", file_bytes},
          {"weight_bytes", weight_bytes}, {"layers", layers}, {"totals", totals}, {"algorithms", algorithms}};
   // Names come from the model file; invalid UTF-8 in them is replaced, not fatal.
   return j.dump(2, ' ', false, json::error_handler_t::replace);
@@ -238,6 +239,7 @@ MemoryReport MemoryReport::from_json(const std::string& text) {
     j.at("backend").get_to(r.backend);
     j.at("algorithm").get_to(r.algorithm);
     j.at("batch").get_to(r.batch);
+    r.threads = j.value("threads", 1);  // reports written before it had threads: 1
     j.at("file_bytes").get_to(r.file_bytes);
     j.at("weight_bytes").get_to(r.weight_bytes);
     j.at("layers").get_to(r.layers);
@@ -251,7 +253,8 @@ MemoryReport MemoryReport::from_json(const std::string& text) {
 
 std::string MemoryReport::to_table() const {
   auto os = text_stream();
-  os << "memory report: " << (model.empty() ? "model" : model) << ", batch " << batch << ", " << backend << ", algorithm " << algorithm << "\n\n";
+  os << "memory report: " << (model.empty() ? "model" : model) << ", batch " << batch << ", " << threads << (threads == 1 ? " thread" : " threads")
+     << ", " << backend << ", algorithm " << algorithm << "\n\n";
   os << std::left << std::setw(3) << "#" << std::setw(16) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
      << std::setw(14) << "MACs zero-ins" << std::setw(11) << "weights" << std::setw(11) << "act in" << std::setw(11) << "act out"
      << std::setw(11) << "workspace" << std::setw(22) << "arena offset+size" << std::setw(11) << "traffic" << "\n";

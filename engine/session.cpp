@@ -1,7 +1,3 @@
-#ifdef _OPENMP
-#include <omp.h>
-#endif
-
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
@@ -83,16 +79,12 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   Impl& s = *impl_;
   s.model = std::move(model);
   s.options = options;
-#ifdef _OPENMP
-  s.threads = options.threads > 0 ? options.threads : std::max(1, omp_get_max_threads());
-#else
-  s.threads = 1;  // built without OpenMP (sanitizer and fuzz builds)
-#endif
+  s.threads = session_threads(options.threads);
 
   {
     // Limits are checked on a dry plan (nothing allocated), then the real one is built.
-    check_limits(s.m(), build_session_plan(s.m(), options.deconv_algo, options.batch, nullptr), options, s.model->weight_bytes());
-    s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, &s.tracker);
+    check_limits(s.m(), build_session_plan(s.m(), options.deconv_algo, options.batch, s.threads, nullptr), options, s.model->weight_bytes());
+    s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, s.threads, &s.tracker);
     s.arena = TrackedBuffer(s.tracker, s.plan.arena_bytes);
     s.tensor_ptr.resize(s.plan.tensor_buffer.size());
     for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)

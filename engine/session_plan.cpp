@@ -1,16 +1,28 @@
 #include "engine/session_plan.h"
 
 #include <algorithm>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 namespace edgegan {
 
-SessionPlan build_session_plan(const Model::Impl& m, DeconvAlgo algo, int64_t batch, MemoryTracker* tracker) {
+int session_threads(int requested) {
+#ifdef _OPENMP
+  return requested > 0 ? requested : std::max(1, omp_get_max_threads());
+#else
+  (void)requested;
+  return 1;  // built without OpenMP (sanitizer and fuzz builds)
+#endif
+}
+
+SessionPlan build_session_plan(const Model::Impl& m, DeconvAlgo algo, int64_t batch, int threads, MemoryTracker* tracker) {
   SessionPlan plan;
   const auto& ops = *m.root->ops();
   const int n_ops = static_cast<int>(ops.size());
   const size_t n_tensors = m.tensors.size();
   for (const auto* op : ops) {
-    plan.kernels.push_back(create_cpu_op(m, *op, algo, batch, tracker));
+    plan.kernels.push_back(create_cpu_op(m, *op, algo, batch, threads, tracker));
     plan.session_weight_bytes += plan.kernels.back()->repacked_weight_bytes();
   }
   auto tensor_bytes = [&](int t) {

@@ -25,6 +25,11 @@ struct SessionPlan {
 };
 
 // `tracker` receives the kernels' weight copies; nullptr plans without making them.
-SessionPlan build_session_plan(const Model::Impl& model, DeconvAlgo algo, int64_t batch, MemoryTracker* tracker);
+// `threads` is the session's resolved thread count (session_threads).
+SessionPlan build_session_plan(const Model::Impl& model, DeconvAlgo algo, int64_t batch, int threads, MemoryTracker* tracker);
+
+// The threads a session with SessionOptions::threads == `requested` runs on: that
+// number, or for 0 OpenMP's default (all cores); 1 in builds without OpenMP.
+int session_threads(int requested);
 
 }  // namespace edgegan

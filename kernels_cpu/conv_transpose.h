@@ -22,8 +22,16 @@ namespace edgegan::cpu {
 void conv_transpose2d_reference(const DeconvShape& shape, const float* x, const float* onnx_weights,
                                 float* y, const Epilogue& epilogue);
 
+// Scratch of the split algorithm at `threads` threads, in floats, for the active ISA:
+// the heads' rows of transposed input per thread (pixel-lanes path) or their
+// transposed sub-kernels (dot path); 0 for every other layer, whose tiles accumulate in
+// a few KiB of stack and go straight to their strided outputs.
+int64_t conv_transpose2d_split_workspace(const DeconvShape& shape, const SplitDeconvWeights& weights, int threads);
+// `workspace` holds workspace_floats floats (contents ignored); without one as large as
+// conv_transpose2d_split_workspace says, the call allocates its own.
 void conv_transpose2d_split(const DeconvShape& shape, const SplitDeconvWeights& weights,
-                            const float* x, float* y, const Epilogue& epilogue, int threads);
+                            const float* x, float* y, const Epilogue& epilogue, int threads,
+                            float* workspace = nullptr, int64_t workspace_floats = 0);
 
 // full_kernel: [kh][kw][Cin][Cout] (assemble_full_deconv_kernel, kTapsFirst).
 int64_t conv_transpose2d_zero_insert_workspace(const DeconvShape& shape);  // floats

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <bit>
+#include <cstdint>
 
 #include "kernels_cpu/half.h"
 #include "kernels_cpu/pixel_lanes_microkernel.h"
@@ -12,8 +13,9 @@
 namespace edgegan::cpu {
 namespace {
 
-// A thread's ring of transposed input rows lives on its stack; heads with more
-// input channels or wider rows than this take the dot path.
+// A thread's ring of transposed input rows, in the caller's workspace: at most this
+// many floats, so that it stays in L2; heads with more input channels or wider rows
+// take the dot path.
 constexpr int64_t kMaxRingFloats = 32768;  // 128 KiB
 // Rows above and below the image read this zero plane (one transposed row's size).
 constexpr int64_t kZeroRowFloats = 16384;
@@ -207,7 +209,7 @@ PixelLanesPlan plan_pixel_lanes(const DeconvShape& s, const std::vector<AxisPhas
   plan.plane_stride = round_up(plan.halo + right, kPixelLanesWidth);
   plan.data_floats = round_up(s.w.in, kPixelLanesWidth);
   // (Zeroing a slot's padding writes up to the next plane's halo: for the last plane,
-  // halo floats past the slot, which kMaxRingFloats leaves room for.)
+  // halo floats past the ring, which each thread's workspace share includes.)
   plan.ring_rows = h.span + 1;  // a tile's two blocks may lie in consecutive rows
   if (plan.ring_floats() + plan.halo > kMaxRingFloats || plan.cin * plan.plane_stride > kZeroRowFloats) return plan;
   plan.ok = true;
@@ -233,18 +235,33 @@ void pack_pixel_lanes_weights(const DeconvShape& s, const SplitDeconvWeights& wt
 
 bool pixel_lanes_available(const PixelLanesPlan& plan) { return plan.ok && pixel_lanes_microkernel().run != nullptr; }
 
+namespace {
+// One thread's share of the workspace: its ring, plus the halo floats that zeroing
+// the last plane's padding writes past it, in whole cache lines.
+int64_t ring_slot_floats(const PixelLanesPlan& plan) { return round_up(plan.ring_floats() + plan.halo, kPixelLanesWidth); }
+}  // namespace
+
+int64_t pixel_lanes_workspace_floats(const PixelLanesPlan& plan, int threads) {
+  return std::max(1, threads) * ring_slot_floats(plan) + kPixelLanesWidth;  // + alignment slack
+}
+
 void conv_transpose2d_pixel_lanes(const DeconvShape& s, const SplitDeconvWeights& wts, const PixelLanesPlan& plan,
-                                  const float* packed, const float* x, float* y, const Epilogue& ep, int threads) {
+                                  const float* packed, const float* x, float* y, const Epilogue& ep, int threads,
+                                  float* workspace) {
   const PixelLanesMicrokernel& uk = pixel_lanes_microkernel();
   const BlockGrid grid(plan);
   const int64_t tasks = s.batch * grid.tiles_per_image;
+  // The rings start on a cache line (vector loads of a plane row then split no more
+  // lines than the halo makes them).
+  const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;
+  float* rings = workspace + (misalign ? (64 - misalign) / sizeof(float) : 0);
+  const int64_t slot = ring_slot_floats(plan);
   // Each thread walks a contiguous run of tiles, so consecutive tiles reuse its ring's
   // transposed input rows; tiles write disjoint pixels: no barrier, no reduction.
   TaskRuns runs(tasks, std::max(1, threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    alignas(64) float storage[kMaxRingFloats];
-    RowRing ring(plan, uk, s, x, storage);
+    RowRing ring(plan, uk, s, x, rings + thread_index() * slot);
     for (int64_t task; (task = runs.next(thread_index())) >= 0;)
       pixel_lanes_tile(s, wts, plan, grid, uk, packed, ring, y, ep, task / grid.tiles_per_image, task % grid.tiles_per_image);
   }

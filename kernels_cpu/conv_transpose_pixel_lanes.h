@@ -64,8 +64,8 @@ struct PixelLanesPlan {
 };
 
 // ok == false when the layer's geometry is not supported (other strides, patterns,
-// more than 3 output channels, rows narrower than 16 pixels) or its ring would not
-// fit a thread's stack budget; the caller then takes the dot path.
+// more than 3 output channels, rows narrower than 16 pixels) or its ring would pass
+// 128 KiB per thread (it is meant to stay in L2); the caller then takes the dot path.
 PixelLanesPlan plan_pixel_lanes(const DeconvShape& shape, const std::vector<AxisPhase>& phases_h,
                                 const std::vector<AxisPhase>& phases_w);
 
@@ -77,9 +77,15 @@ void pack_pixel_lanes_weights(const DeconvShape& shape, const SplitDeconvWeights
 // True when the active ISA has a pixel-lanes micro-kernel and the plan is ok.
 bool pixel_lanes_available(const PixelLanesPlan& plan);
 
+// Scratch the path needs at `threads` threads, in floats: each thread's ring of
+// transposed input rows (64-byte aligned within it, whatever the workspace's alignment).
+int64_t pixel_lanes_workspace_floats(const PixelLanesPlan& plan, int threads);
+
 // The whole layer on the pixel-lanes path (plan.ok, pixel_lanes_available):
-// `packed` is pack_pixel_lanes_weights' output.
+// `packed` is pack_pixel_lanes_weights' output, `workspace` holds
+// pixel_lanes_workspace_floats(plan, threads) floats (contents ignored).
 void conv_transpose2d_pixel_lanes(const DeconvShape& shape, const SplitDeconvWeights& weights, const PixelLanesPlan& plan,
-                                  const float* packed, const float* x, float* y, const Epilogue& epilogue, int threads);
+                                  const float* packed, const float* x, float* y, const Epilogue& epilogue, int threads,
+                                  float* workspace);
 
 }  // namespace edgegan::cpu

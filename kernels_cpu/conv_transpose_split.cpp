@@ -170,41 +170,54 @@ void row_dot(const DeconvShape& s, const DotMicrokernel& dot, const AxisPhase& p
   }
 }
 
+// Layers with at most 4 output channels (the RGB/grey heads) take the narrow paths:
+// pixel lanes where the layer and the CPU have them, else the dot kernel.
+bool narrow_layer(const DeconvShape& s) {
+  const int64_t taps = s.h.kernel * s.w.kernel;
+  return dot_microkernel().run != nullptr && s.out_channels <= kDotMaxColumns && taps <= kNarrowMaxTaps &&
+         s.h.stride * s.w.stride <= 64 && taps * s.in_channels * s.out_channels <= kNarrowWeightFloats;
+}
+
+// The pixel-lanes plan of a narrow layer: the session's, or planned here.
+PixelLanesPlan lanes_plan_of(const DeconvShape& s, const SplitDeconvWeights& wts) {
+  return wts.pixel_lanes_plan ? *wts.pixel_lanes_plan : plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
+}
+
 // Heads of the supported stride-2 patterns: pixels along the lanes
 // (conv_transpose_pixel_lanes.h), with the session's packed weights, or packed here
 // for callers without them (the trainer, whose weights change every step). False when
 // the layer or the CPU has no pixel-lanes path.
-bool try_pixel_lanes(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y, const Epilogue& ep, int threads) {
+bool try_pixel_lanes(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y, const Epilogue& ep, int threads,
+                     float* workspace) {
   if (wts.pixel_lanes_plan && wts.pixel_lanes) {
     if (!pixel_lanes_available(*wts.pixel_lanes_plan)) return false;
-    conv_transpose2d_pixel_lanes(s, wts, *wts.pixel_lanes_plan, wts.pixel_lanes, x, y, ep, threads);
+    conv_transpose2d_pixel_lanes(s, wts, *wts.pixel_lanes_plan, wts.pixel_lanes, x, y, ep, threads, workspace);
     return true;
   }
   const PixelLanesPlan lanes = plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
   if (!pixel_lanes_available(lanes)) return false;
   std::vector<float> packed(static_cast<size_t>(lanes.weight_floats()));
   pack_pixel_lanes_weights(s, wts, lanes, packed.data());
-  conv_transpose2d_pixel_lanes(s, wts, lanes, packed.data(), x, y, ep, threads);
+  conv_transpose2d_pixel_lanes(s, wts, lanes, packed.data(), x, y, ep, threads, workspace);
   return true;
 }
 
 // Narrow path (the dot kernel): each phase's sub-kernel [tap][Cin][Cout] transposed
-// to [tap][Cout][Cin] in a stack buffer, then one task per input-row position qh of
+// to [tap][Cout][Cin] in the workspace, then one task per input-row position qh of
 // one image: the output rows it makes, one per h-phase, each filled with the bias,
 // given the products of every w-phase, then activated, all as contiguous passes over
 // whole output rows (a few channels per pixel and a phase's pixels two apart leave
 // per-phase passes nothing to vectorise). Rows belong to exactly one task: no
 // barrier, no reduction.
 void narrow_dot_rows(const DeconvShape& s, const SplitDeconvWeights& wts, const DotMicrokernel& dot, const float* x, float* y,
-                     const Epilogue& ep, int threads) {
+                     const Epilogue& ep, int threads, float* transposed_storage) {
   const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
-  std::array<float, kNarrowWeightFloats> transposed_storage;
   std::array<const float*, 64> transposed{};
   int64_t offset = 0;
   for (int64_t phase = 0; phase < phases; ++phase) {
     const int64_t ntaps = static_cast<int64_t>(wts.phases_h[static_cast<size_t>(phase / sw)].taps.size() *
                                                wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
-    float* dst = transposed_storage.data() + offset;
+    float* dst = transposed_storage + offset;
     transposed[static_cast<size_t>(phase)] = dst;
     const PanelLayout layout = wts.tap_layout(s);
     auto transpose = [&](const auto* src) {  // float, or fp16 widened here
@@ -241,16 +254,27 @@ void narrow_dot_rows(const DeconvShape& s, const SplitDeconvWeights& wts, const 
 
 }  // namespace
 
+int64_t conv_transpose2d_split_workspace(const DeconvShape& s, const SplitDeconvWeights& wts, int threads) {
+  if (!narrow_layer(s)) return 0;
+  const PixelLanesPlan lanes = lanes_plan_of(s, wts);
+  if (pixel_lanes_available(lanes)) return pixel_lanes_workspace_floats(lanes, threads);
+  return s.h.kernel * s.w.kernel * s.in_channels * s.out_channels;  // the dot path's transposed sub-kernels
+}
+
 void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y,
-                            const Epilogue& ep, int threads) {
+                            const Epilogue& ep, int threads, float* workspace, int64_t workspace_floats) {
   const GemmMicrokernel& uk = gemm_microkernel();
-  const DotMicrokernel& dot = dot_microkernel();
-  const int64_t cin = s.in_channels, cout = s.out_channels;
+  const int64_t cout = s.out_channels;
   const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
-  const bool narrow = dot.run != nullptr && cout <= kDotMaxColumns && s.h.kernel * s.w.kernel <= kNarrowMaxTaps && phases <= 64 &&
-                      s.h.kernel * s.w.kernel * cin * cout <= kNarrowWeightFloats;
-  if (narrow) {
-    if (!try_pixel_lanes(s, wts, x, y, ep, threads)) narrow_dot_rows(s, wts, dot, x, y, ep, threads);
+  if (narrow_layer(s)) {
+    // A caller without a (large enough) workspace gets one for this call.
+    std::vector<float> own;
+    const int64_t needed = conv_transpose2d_split_workspace(s, wts, threads);
+    if (workspace == nullptr || workspace_floats < needed) {
+      own.resize(static_cast<size_t>(needed));
+      workspace = own.data();
+    }
+    if (!try_pixel_lanes(s, wts, x, y, ep, threads, workspace)) narrow_dot_rows(s, wts, dot_microkernel(), x, y, ep, threads, workspace);
     return;
   }
 

@@ -12,7 +12,8 @@ namespace {
 
 class ConvTranspose2DKernel final : public OpKernel {
  public:
-  ConvTranspose2DKernel(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch, MemoryTracker* tracker)
+  ConvTranspose2DKernel(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch, int threads,
+                        MemoryTracker* tracker)
       : algo_(algo), input_(op.input()), output_(op.output()), epilogue_(make_epilogue(m, op.epilogue())) {
     shape_ = deconv_shape_of(m, op, batch);
     weights_.phases_h = cpu::split_deconv_axis(shape_.h);
@@ -37,6 +38,9 @@ class ConvTranspose2DKernel final : public OpKernel {
         weights_.pixel_lanes = lanes_weights_.floats();
       }
     }
+    // Split: scratch only for the heads (each thread's rows of transposed input, or the
+    // transposed sub-kernels), planned for the session's threads.
+    if (algo_ == DeconvAlgo::kSplit) split_workspace_floats_ = cpu::conv_transpose2d_split_workspace(shape_, weights_, threads);
     if (algo_ != DeconvAlgo::kSplit && tracker) {
       // The baselines take float: widen fp16 phases for the one-off assembly.
       std::vector<std::vector<float>> widened;
@@ -67,7 +71,7 @@ class ConvTranspose2DKernel final : public OpKernel {
     switch (algo_) {
       case DeconvAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;  // < 2^64
       case DeconvAlgo::kCol2im: return static_cast<uint64_t>(cpu::conv_transpose2d_col2im_workspace(shape_)) * 4;
-      default: return 0;  // the split algorithm needs no scratch
+      default: return static_cast<uint64_t>(split_workspace_floats_) * 4;
     }
   }
 
@@ -99,7 +103,9 @@ class ConvTranspose2DKernel final : public OpKernel {
     switch (algo_) {
       case DeconvAlgo::kZeroInsert: cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads); break;
       case DeconvAlgo::kCol2im: cpu::conv_transpose2d_col2im(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads); break;
-      default: cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads); break;
+      default:
+        cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads, ws, split_workspace_floats_);
+        break;
     }
   }
 
@@ -112,13 +118,14 @@ class ConvTranspose2DKernel final : public OpKernel {
   TrackedBuffer full_kernel_;  // baselines only
   cpu::PixelLanesPlan lanes_plan_;  // ok: a head on the pixel-lanes path
   TrackedBuffer lanes_weights_;
+  int64_t split_workspace_floats_ = 0;
 };
 
 }  // namespace
 
 std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl& m, const schema::ConvTranspose2D& op, DeconvAlgo algo, int64_t batch,
-                                                MemoryTracker* tracker) {
-  return std::make_unique<ConvTranspose2DKernel>(m, op, algo, batch, tracker);
+                                                int threads, MemoryTracker* tracker) {
+  return std::make_unique<ConvTranspose2DKernel>(m, op, algo, batch, threads, tracker);
 }
 
 }  // namespace edgegan

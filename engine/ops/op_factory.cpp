@@ -37,10 +37,10 @@ cpu::ConvShape conv_shape_of(const Model::Impl& m, const schema::Conv2D& op, int
           {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]}};
 }
 
-std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch,
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch, int threads,
                                         MemoryTracker* tracker) {
   switch (op.kind_type()) {
-    case schema::OpKind_ConvTranspose2D: return make_conv_transpose2d(m, *op.kind_as_ConvTranspose2D(), algo, batch, tracker);
+    case schema::OpKind_ConvTranspose2D: return make_conv_transpose2d(m, *op.kind_as_ConvTranspose2D(), algo, batch, threads, tracker);
     case schema::OpKind_Conv2D: return make_conv2d(m, *op.kind_as_Conv2D(), batch);
     case schema::OpKind_Dense: return make_dense(m, *op.kind_as_Dense(), batch);
     case schema::OpKind_Embedding: return make_embedding(m, *op.kind_as_Embedding(), batch, op.name() ? op.name()->str() : "");

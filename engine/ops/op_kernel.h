@@ -38,10 +38,10 @@ class OpKernel {
   virtual void run(const RunContext& ctx) = 0;
 };
 
-// Builds the CPU kernel for one validated op. Weight copies (baselines only) are
-// allocated through `tracker`; with nullptr the kernel is built for planning only
-// and must not be run.
-std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, DeconvAlgo algo, int64_t batch,
+// Builds the CPU kernel for one validated op, for runs at `threads` threads (its
+// workspace may depend on them). Weight copies are allocated through `tracker`; with
+// nullptr the kernel is built for planning only and must not be run.
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, DeconvAlgo algo, int64_t batch, int threads,
                                         MemoryTracker* tracker);
 
 cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep);
@@ -66,7 +66,7 @@ ConcatLayout concat_layout(const Model::Impl& model, const schema::Concat& op, i
 
 // One factory per op kind (each in its own file).
 std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, DeconvAlgo, int64_t batch,
-                                                MemoryTracker* tracker);
+                                                int threads, MemoryTracker* tracker);
 std::unique_ptr<OpKernel> make_conv2d(const Model::Impl&, const schema::Conv2D&, int64_t batch);
 std::unique_ptr<OpKernel> make_dense(const Model::Impl&, const schema::Dense&, int64_t batch);
 std::unique_ptr<OpKernel> make_embedding(const Model::Impl&, const schema::Embedding&, int64_t batch, const std::string& name);

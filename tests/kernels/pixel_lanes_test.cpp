@@ -147,10 +147,16 @@ void check_random_heads(uint32_t seed, int cases) {
       run.pixel_lanes_plan = prepacked ? &plan : nullptr;
       run.pixel_lanes = prepacked ? lanes_weights.data() : nullptr;
       for (int threads : {1, 2}) {
+        // The caller's workspace, exactly as large as asked and full of NaN (its contents
+        // are ignored), or none, or one float short (the kernel then allocates its own).
+        const int64_t asked = conv_transpose2d_split_workspace(s, run, threads);
+        const int given = uniform_int(rng, 0, 2);
+        std::vector<float> workspace(static_cast<size_t>(given == 0 ? 0 : given == 1 ? asked : std::max<int64_t>(0, asked - 1)), NAN);
         std::vector<float> y(ref.size(), NAN);
-        conv_transpose2d_split(s, run, x.data(), y.data(), ep, threads);
+        conv_transpose2d_split(s, run, x.data(), y.data(), ep, threads, given ? workspace.data() : nullptr,
+                               static_cast<int64_t>(workspace.size()));
         ASSERT_LE(max_abs_diff(y, ref), tol) << (fp16 ? "fp16" : "fp32") << (prepacked ? ", packed by the caller" : ", packed per call")
-                                             << ", threads " << threads;
+                                             << ", threads " << threads << ", workspace " << (given == 0 ? "none" : given == 1 ? "given" : "short");
       }
     }
   }

@@ -65,6 +65,7 @@ struct MemoryReport {
   std::string backend = "cpu";
   std::string algorithm;               // the algorithm the per-layer rows describe
   int batch = 1;
+  int threads = 1;                     // a session's threads: the heads' split workspace is per thread
   uint64_t file_bytes = 0;             // mapped model file
   uint64_t weight_bytes = 0;           // of which weights (data section)
   std::vector<LayerMemory> layers;
