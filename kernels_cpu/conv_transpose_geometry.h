@@ -113,8 +113,8 @@ struct SplitDeconvWeights {
   std::vector<const uint16_t*> sub_kernels_f16;
   int64_t panel_columns = 0;  // 0: plain [Cin][Cout] per tap
   // A head prepared once by the session for the pixel-lanes kernel
-  // (conv_transpose_pixel_lanes.h): its plan, and its weights packed in that kernel's
-  // order. nullptr: the split kernel plans and packs per call when it takes that path.
+  // (conv_transpose_pixel_lanes.h): its plan (not ok: the dot path), and its weights
+  // packed in that kernel's order. nullptr: the split kernel plans, or packs, per call.
   const PixelLanesPlan* pixel_lanes_plan = nullptr;
   const float* pixel_lanes = nullptr;
   bool fp16() const { return !sub_kernels_f16.empty(); }

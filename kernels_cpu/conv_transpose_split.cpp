@@ -178,28 +178,36 @@ bool narrow_layer(const DeconvShape& s) {
          s.h.stride * s.w.stride <= 64 && taps * s.in_channels * s.out_channels <= kNarrowWeightFloats;
 }
 
-// The pixel-lanes plan of a narrow layer: the session's, or planned here.
-PixelLanesPlan lanes_plan_of(const DeconvShape& s, const SplitDeconvWeights& wts) {
-  return wts.pixel_lanes_plan ? *wts.pixel_lanes_plan : plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
+// The path a narrow layer takes, decided once per call: pixel lanes where the layer
+// and the CPU have them (with the session's plan, or one planned here for callers
+// without), else the dot kernel; and the workspace that path needs.
+struct NarrowPath {
+  PixelLanesPlan lanes;
+  bool pixel_lanes = false;
+  int64_t workspace_floats = 0;
+};
+
+NarrowPath narrow_path(const DeconvShape& s, const SplitDeconvWeights& wts, int threads) {
+  NarrowPath p;
+  p.lanes = wts.pixel_lanes_plan ? *wts.pixel_lanes_plan : plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
+  p.pixel_lanes = pixel_lanes_available(p.lanes);
+  p.workspace_floats = p.pixel_lanes ? pixel_lanes_workspace_floats(p.lanes, threads)
+                                     : s.h.kernel * s.w.kernel * s.in_channels * s.out_channels;  // dot: transposed sub-kernels
+  return p;
 }
 
-// Heads of the supported stride-2 patterns: pixels along the lanes
-// (conv_transpose_pixel_lanes.h), with the session's packed weights, or packed here
-// for callers without them (the trainer, whose weights change every step). False when
-// the layer or the CPU has no pixel-lanes path.
-bool try_pixel_lanes(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y, const Epilogue& ep, int threads,
-                     float* workspace) {
-  if (wts.pixel_lanes_plan && wts.pixel_lanes) {
-    if (!pixel_lanes_available(*wts.pixel_lanes_plan)) return false;
-    conv_transpose2d_pixel_lanes(s, wts, *wts.pixel_lanes_plan, wts.pixel_lanes, x, y, ep, threads, workspace);
-    return true;
+// A head on the pixel-lanes path (conv_transpose_pixel_lanes.h), with the session's
+// packed weights, or packed here for callers without them (the trainer, whose weights
+// change every step).
+void pixel_lanes_head(const DeconvShape& s, const SplitDeconvWeights& wts, const PixelLanesPlan& lanes, const float* x, float* y,
+                      const Epilogue& ep, int threads, float* workspace) {
+  if (wts.pixel_lanes) {
+    conv_transpose2d_pixel_lanes(s, wts, lanes, wts.pixel_lanes, x, y, ep, threads, workspace);
+    return;
   }
-  const PixelLanesPlan lanes = plan_pixel_lanes(s, wts.phases_h, wts.phases_w);
-  if (!pixel_lanes_available(lanes)) return false;
   std::vector<float> packed(static_cast<size_t>(lanes.weight_floats()));
   pack_pixel_lanes_weights(s, wts, lanes, packed.data());
   conv_transpose2d_pixel_lanes(s, wts, lanes, packed.data(), x, y, ep, threads, workspace);
-  return true;
 }
 
 // Narrow path (the dot kernel): each phase's sub-kernel [tap][Cin][Cout] transposed
@@ -255,10 +263,7 @@ void narrow_dot_rows(const DeconvShape& s, const SplitDeconvWeights& wts, const 
 }  // namespace
 
 int64_t conv_transpose2d_split_workspace(const DeconvShape& s, const SplitDeconvWeights& wts, int threads) {
-  if (!narrow_layer(s)) return 0;
-  const PixelLanesPlan lanes = lanes_plan_of(s, wts);
-  if (pixel_lanes_available(lanes)) return pixel_lanes_workspace_floats(lanes, threads);
-  return s.h.kernel * s.w.kernel * s.in_channels * s.out_channels;  // the dot path's transposed sub-kernels
+  return narrow_layer(s) ? narrow_path(s, wts, threads).workspace_floats : 0;
 }
 
 void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts, const float* x, float* y,
@@ -267,14 +272,15 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const int64_t cout = s.out_channels;
   const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
   if (narrow_layer(s)) {
+    const NarrowPath path = narrow_path(s, wts, threads);
     // A caller without a (large enough) workspace gets one for this call.
     std::vector<float> own;
-    const int64_t needed = conv_transpose2d_split_workspace(s, wts, threads);
-    if (workspace == nullptr || workspace_floats < needed) {
-      own.resize(static_cast<size_t>(needed));
+    if (workspace == nullptr || workspace_floats < path.workspace_floats) {
+      own.resize(static_cast<size_t>(path.workspace_floats));
       workspace = own.data();
     }
-    if (!try_pixel_lanes(s, wts, x, y, ep, threads, workspace)) narrow_dot_rows(s, wts, dot_microkernel(), x, y, ep, threads, workspace);
+    if (path.pixel_lanes) pixel_lanes_head(s, wts, path.lanes, x, y, ep, threads, workspace);
+    else narrow_dot_rows(s, wts, dot_microkernel(), x, y, ep, threads, workspace);
     return;
   }
 

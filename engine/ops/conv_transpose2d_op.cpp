@@ -26,21 +26,22 @@ class ConvTranspose2DKernel final : public OpKernel {
       if (fp16) weights_.sub_kernels_f16.push_back(m.f16(p->weights()));
       else weights_.sub_kernels.push_back(m.f32(p->weights()));
     }
-    // Heads on the pixel-lanes path read their weights in that kernel's order: packed
-    // here once (a few KiB per head), not per run.
     if (algo_ == DeconvAlgo::kSplit) {
+      // Planned here once, for every run (not ok: the head, if it is one, takes the dot
+      // path). Heads on the pixel-lanes path read their weights in that kernel's order:
+      // packed here once too (a few KiB per head).
       lanes_plan_ = cpu::plan_pixel_lanes(shape_, weights_.phases_h, weights_.phases_w);
       if (!cpu::pixel_lanes_available(lanes_plan_)) lanes_plan_ = {};
+      weights_.pixel_lanes_plan = &lanes_plan_;
       if (lanes_plan_.ok && tracker) {
         lanes_weights_ = TrackedBuffer(*tracker, repacked_weight_bytes());
         cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
-        weights_.pixel_lanes_plan = &lanes_plan_;
         weights_.pixel_lanes = lanes_weights_.floats();
       }
+      // Scratch only for the heads (each thread's rows of transposed input, or the
+      // transposed sub-kernels), planned for the session's threads.
+      split_workspace_floats_ = cpu::conv_transpose2d_split_workspace(shape_, weights_, threads);
     }
-    // Split: scratch only for the heads (each thread's rows of transposed input, or the
-    // transposed sub-kernels), planned for the session's threads.
-    if (algo_ == DeconvAlgo::kSplit) split_workspace_floats_ = cpu::conv_transpose2d_split_workspace(shape_, weights_, threads);
     if (algo_ != DeconvAlgo::kSplit && tracker) {
       // The baselines take float: widen fp16 phases for the one-off assembly.
       std::vector<std::vector<float>> widened;
