@@ -131,6 +131,9 @@ expect_ok "report chart" "$edgegan" report "$work/dcgan.egan" --chart "$work/cha
 grep -q "<svg" "$work/chart.svg" && ok || bad "no SVG chart written"
 expect_error "report cuda" "CUDA" "$edgegan" report "$work/dcgan.egan" --backend cuda
 expect_error "report batch 0" "batch" "$edgegan" report "$work/dcgan.egan" --batch 0
+expect_ok "report threads" "$edgegan" report "$work/dcgan.egan" --threads 3 --json
+grep -q '"threads": 3' "$work/out.txt" && ok || bad "report --threads 3 --json does not say threads 3"
+expect_error "report threads -1" "threads" "$edgegan" report "$work/dcgan.egan" --threads -1
 expect_error "report bad chart" "must end in .svg or .png" "$edgegan" report "$work/dcgan.egan" --chart "$work/chart.gif"
 expect_error "report bad algo" "algo" "$edgegan" report "$work/dcgan.egan" --algo fastest
 
