@@ -8,6 +8,8 @@
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/half.h"
+#include "kernels_cpu/tap_gather.h"
+#include "kernels_cpu/task_runs.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -294,8 +296,12 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const PanelLayout layout = wts.tap_layout(s);
   const bool prefetch_output = s.batch * s.h.out * s.w.out * cout * int64_t{4} > kPrefetchOutputBytes;
 
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-  for (int64_t task = 0; task < tasks; ++task) {
+  // Each thread walks a contiguous run of tasks (a band of the output, the next tile's
+  // input rows overlapping this one's), stealing from the others' backs once its own is
+  // done: 1.5-2.7% faster than one task at a time on the large layers at 2 threads.
+  TaskRuns runs(tasks, std::max(1, threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
     // Phase-minor: the phases of one tile read the same input rows (from L1/L2, not L3).
     const int64_t cb = task % col_blocks, phase = task / col_blocks % phases, tile = task / col_blocks / phases;
     const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
@@ -307,7 +313,7 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
     // An output larger than the caches is written to lines that are not in any: ask for
     // the tile's lines now, so they arrive while it computes instead of stalling its
-    // stores (15% of the 128x128x64 layer, whose output is 16 MB).
+    // stores (0-1.3% of the 128x128x64 layer, whose output is 16 MB, at 1 and 2 threads).
     if (prefetch_output)
       for (size_t i = 0; i < static_cast<size_t>(t.count); ++i)
         for (int64_t c = 0; c < width; c += 16) __builtin_prefetch(t.out[i] + c, 1, 3);

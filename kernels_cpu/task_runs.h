@@ -12,13 +12,16 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 
 namespace edgegan::cpu {
 
 class TaskRuns {
  public:
-  // tasks < 2^32; runs >= 1 (usually the thread count).
+  // 0 <= tasks < 2^32 (a run packs begin and end into one word); runs >= 1 (usually
+  // the thread count).
   TaskRuns(int64_t tasks, int runs) : count_(runs), runs_(new std::atomic<uint64_t>[static_cast<size_t>(runs)]) {
+    if (tasks < 0 || tasks >= (int64_t{1} << 32)) throw std::length_error("TaskRuns: task count out of range");
     for (int i = 0; i < runs; ++i) {
       const uint64_t begin = static_cast<uint64_t>(tasks * i / runs), end = static_cast<uint64_t>(tasks * (i + 1) / runs);
       runs_[static_cast<size_t>(i)].store(begin | end << 32, std::memory_order_relaxed);
