@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   bch->add_option("--algo", bn.algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
-  bch->add_flag("--json", bn.json, "JSON: total_ms, isa, microkernel, and per layer name, kernel, macs, ms");
+  bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");
 
   CLI11_PARSE(app, argc, argv);
   try {

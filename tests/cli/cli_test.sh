@@ -113,7 +113,7 @@ python3 - "$work/out.txt" <<'PY' && ok || bad "bench --json: not the documented 
 import json, sys
 j = json.load(open(sys.argv[1]))
 assert j["batch"] == 2 and j["threads"] == 1 and j["repeat"] == 3 and j["algo"] == "split", j
-assert j["total_ms"] > 0 and j["isa"] in ("scalar", "avx2", "avx512", "neon", "neonfp16arith") and j["microkernel"].endswith(j["isa"])
+assert j["total_ms"] > 0 and j["total_mean_ms"] > 0 and j["isa"] in ("scalar", "avx2", "avx512", "neon", "neonfp16arith") and j["microkernel"].endswith(j["isa"])
 assert len(j["layers"]) > 3 and all(l["ms"] >= 0 and l["macs"] >= 0 and l["kernel"] and l["name"] for l in j["layers"])
 assert any(l["kernel"] == "conv_transpose2d_split" and l["macs"] > 0 for l in j["layers"])
 PY
