@@ -4,6 +4,7 @@
 #include <chrono>
 #include <iomanip>
 #include <iostream>
+#include <numeric>
 #include <nlohmann/json.hpp>
 #include <vector>
 
@@ -61,9 +62,7 @@ int bench(const BenchArgs& a) {
 
   const double total_ms = median(totals) * 1e3;
   // The mean counts every interruption the median leaves out: what a busy machine costs.
-  double sum = 0;
-  for (double t : totals) sum += t;
-  const double mean_ms = totals.empty() ? 0.0 : sum / static_cast<double>(totals.size()) * 1e3;
+  const double mean_ms = totals.empty() ? 0.0 : std::accumulate(totals.begin(), totals.end(), 0.0) / static_cast<double>(totals.size()) * 1e3;
   if (a.json) {
     nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
                         {"threads", session.threads()}, {"algo", a.algo},

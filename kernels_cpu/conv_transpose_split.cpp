@@ -23,9 +23,9 @@ constexpr int64_t kTilePixels = 32;
 constexpr int64_t kPrefetchOutputBytes = int64_t{4} << 20;  // outputs past the L2s (1 MiB per core here)
 constexpr int64_t kMaxColBlock = 64;  // output channels per task: two tiles of the widest micro-kernel (8x32)
 
-// The narrow path (at most 4 output channels) transposes the weights once per
-// call into a stack buffer of this many floats: 64 KiB covers every RGB/grey head
-// of the benchmark models (k5, 128 channels in: 9600 floats).
+// The narrow paths (at most 4 output channels) take heads of at most this many
+// weights: the dot path transposes them once per call into its workspace. 64 KiB
+// covers every RGB/grey head of the benchmark models (k5, 128 channels in: 9600 floats).
 constexpr int64_t kNarrowWeightFloats = 16384;
 constexpr int64_t kNarrowMaxTaps = 64;  // taps of one phase, at most kh*kw
 
@@ -223,13 +223,13 @@ void narrow_dot_rows(const DeconvShape& s, const SplitDeconvWeights& wts, const 
                      const Epilogue& ep, int threads, float* transposed_storage) {
   const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
   std::array<const float*, 64> transposed{};
+  const PanelLayout layout = wts.tap_layout(s);
   int64_t offset = 0;
   for (int64_t phase = 0; phase < phases; ++phase) {
     const int64_t ntaps = static_cast<int64_t>(wts.phases_h[static_cast<size_t>(phase / sw)].taps.size() *
                                                wts.phases_w[static_cast<size_t>(phase % sw)].taps.size());
     float* dst = transposed_storage + offset;
     transposed[static_cast<size_t>(phase)] = dst;
-    const PanelLayout layout = wts.tap_layout(s);
     auto transpose = [&](const auto* src) {  // float, or fp16 widened here
       for (int64_t tap = 0; tap < ntaps; ++tap)
         for (int64_t ci = 0; ci < cin; ++ci)
