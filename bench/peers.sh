@@ -4,8 +4,14 @@
 # 1 and 2 threads, fp32. Builds what it needs, prints the machine, then ONE markdown table
 # (medians); raw results stay in BUILD_DIR/bench/peers/.
 #
+# Every engine is measured ROUNDS times, one engine after another within a round, and
+# each figure is the median of its rounds' medians: on a shared machine a disturbance of
+# a few seconds then costs one round of one engine, not the whole figure (the table's
+# last column shows how far the rounds were apart).
+#
 #   bench/peers.sh [BUILD_DIR]          # default: build (configured, benchmarks on)
 #   env: JOBS (build jobs, 1), REPEAT (timed runs per measurement, every engine alike, 30),
+#        ROUNDS (rounds of measurements, 3; about 3 minutes each),
 #        LAYERS (regex on the layer names, default all;
 #        dcgan64_generator is the whole generator), PYTHON (/usr/bin/python3, with torch + onnx),
 #        WAIT_IDLE_S (before each measurement, wait up to this long for idle CPUs; 60)
@@ -22,6 +28,9 @@ BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 PYTHON=${PYTHON:-/usr/bin/python3}
 JOBS=${JOBS:-1}
 REPEAT=${REPEAT:-30}
+ROUNDS=${ROUNDS:-3}
+[[ $REPEAT =~ ^[1-9][0-9]*$ ]] || { echo "peers.sh: REPEAT='$REPEAT' is not a positive whole number" >&2; exit 2; }
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || { echo "peers.sh: ROUNDS='$ROUNDS' is not a positive whole number" >&2; exit 2; }
 LAYERS=${LAYERS:-.}
 "$PYTHON" -c 'import re, sys; re.compile(sys.argv[1])' "$LAYERS" 2>/dev/null ||
   { echo "peers.sh: LAYERS='$LAYERS' is not a valid regular expression" >&2; exit 2; }
@@ -39,7 +48,7 @@ rm -f "$OUT"/*.json "$OUT"/*.jsonl "$OUT"/layers.txt "$OUT"/*.log
 read -r load _ </proc/loadavg
 echo "machine: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//') (CPU family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')), $(nproc) cores, load average $load (before building)"
 awk -v l="$load" 'BEGIN { if (l > 0.5) print "WARNING: the machine is busy (load " l "): the timings, 2-thread ones above all, will be off" }'
-echo "edgegan build: $(grep -E '^CMAKE_BUILD_TYPE:' "$BUILD/CMakeCache.txt" | cut -d= -f2), ISA ${EDGEGAN_ISA:-auto}; REPEAT=$REPEAT"
+echo "edgegan build: $(grep -E '^CMAKE_BUILD_TYPE:' "$BUILD/CMakeCache.txt" | cut -d= -f2), ISA ${EDGEGAN_ISA:-auto}; REPEAT=$REPEAT, ROUNDS=$ROUNDS"
 
 # ---- build ----------------------------------------------------------------------------
 echo "building ..." >&2
@@ -69,63 +78,65 @@ source "$ROOT/bench/wait_for_idle.sh"
 # ---- measure ----------------------------------------------------------------------------
 "$PYTHON" "$ROOT/bench/peer_layers.py" --list | awk -v re="$LAYERS" '$1 ~ re' >"$OUT/layers.txt"
 
-wait_for_idle
-echo "measuring the machine's limits ..." >&2
-"$OUT/machine_limits" >"$OUT/machine.json"
-
-if [[ -s $OUT/layers.txt ]]; then
-  # Timed as the peers are: warm-up, then the median of REPEAT single calls
-  # (bench/edgegan_layers_bench.cpp); split and zero insertion on the same micro-kernels.
-  for t in 1 2; do
-    wait_for_idle
-    echo "measuring edgegan per layer, $t thread(s) (split, zero-insert) ..." >&2
-    OMP_WAIT_POLICY=passive "$BUILD/bench/edgegan_layers_bench" --threads "$t" --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/edgegan.jsonl"
-  done
-  # 2 threads again with libgomp's default waiting (a bounded spin, then sleep), as the
-  # peers get theirs: waking a sleeping thread costs 20-40 us here, a head layer's whole run.
+for round in $(seq 1 "$ROUNDS"); do
   wait_for_idle
-  echo "measuring edgegan per layer at 2 threads (default waiting) ..." >&2
-  env -u OMP_WAIT_POLICY "$BUILD/bench/edgegan_layers_bench" --threads 2 --repeat "$REPEAT" --split-only <"$OUT/layers.txt" >>"$OUT/edgegan.jsonl"
-fi
+  echo "round $round/$ROUNDS: measuring the machine's limits ..." >&2
+  "$OUT/machine_limits" >"$OUT/machine_r$round.json"
 
-# The whole generator through the CLI, once it has `bench` (200 untimed runs first: about
-# the 0.2 s of warm-up every peer gets).
-if [[ dcgan64_generator =~ $LAYERS ]] && "$BUILD/cli/edgegan" bench --help >/dev/null 2>&1; then
-  for t in 1 2; do
+  if [[ -s $OUT/layers.txt ]]; then
+    # Timed as the peers are: warm-up, then the median of REPEAT single calls
+    # (bench/edgegan_layers_bench.cpp); split and zero insertion on the same micro-kernels.
+    for t in 1 2; do
+      wait_for_idle
+      echo "round $round/$ROUNDS: measuring edgegan per layer, $t thread(s) (split, zero-insert) ..." >&2
+      OMP_WAIT_POLICY=passive "$BUILD/bench/edgegan_layers_bench" --threads "$t" --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/edgegan.jsonl"
+    done
+    # 2 threads again with libgomp's default waiting (a bounded spin, then sleep), as the
+    # peers get theirs: waking a sleeping thread costs 20-40 us here, a head layer's whole run.
     wait_for_idle
-    echo "measuring edgegan on the DCGAN-64 generator, $t thread(s) ..." >&2
-    OMP_WAIT_POLICY=passive "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads "$t" --algo split \
-      --warmup 200 --repeat "$REPEAT" --json >"$OUT/edgegan_generator_$t.json" ||
-      echo "WARNING: edgegan bench failed at $t thread(s); see $OUT/edgegan_generator_$t.json" >&2
-  done
-  wait_for_idle
-  echo "measuring edgegan on the DCGAN-64 generator, 2 threads (default waiting) ..." >&2
-  env -u OMP_WAIT_POLICY "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads 2 --algo split \
-    --warmup 200 --repeat "$REPEAT" --json >"$OUT/edgegan_generator_2_default_wait.json" ||
-    echo "WARNING: edgegan bench failed at 2 threads (default waiting)" >&2
-fi
+    echo "round $round/$ROUNDS: measuring edgegan per layer at 2 threads (default waiting) ..." >&2
+    env -u OMP_WAIT_POLICY "$BUILD/bench/edgegan_layers_bench" --threads 2 --repeat "$REPEAT" --split-only <"$OUT/layers.txt" >>"$OUT/edgegan.jsonl"
+  fi
 
-# Each peer with its default (spinning) thread pool, then at 2 threads with passive waiting
-# too: spinning wins on an idle machine, passive when something else runs; the table keeps
-# the faster of the two.
-for peer in pytorch onnxruntime ncnn; do
-  for mode in default passive; do
+  # The whole generator through the CLI, once it has `bench` (200 untimed runs first: about
+  # the 0.2 s of warm-up every peer gets).
+  if [[ dcgan64_generator =~ $LAYERS ]] && "$BUILD/cli/edgegan" bench --help >/dev/null 2>&1; then
+    for t in 1 2; do
+      wait_for_idle
+      echo "round $round/$ROUNDS: measuring edgegan on the DCGAN-64 generator, $t thread(s) ..." >&2
+      OMP_WAIT_POLICY=passive "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads "$t" --algo split \
+        --warmup 200 --repeat "$REPEAT" --json >"$OUT/edgegan_generator_${t}_r$round.json" ||
+        echo "WARNING: edgegan bench failed at $t thread(s); see $OUT/edgegan_generator_${t}_r$round.json" >&2
+    done
     wait_for_idle
-    echo "measuring $peer ($mode waiting) ..." >&2
-    if [[ $mode == passive ]]; then args=(--threads 2 --passive); else args=(--threads 1 2); fi
-    env -u OMP_WAIT_POLICY "$VENV/bin/python" "$ROOT/bench/peer_layers.py" --peer "$peer" "${args[@]}" --repeat "$REPEAT" --layers "$LAYERS" \
-      --generator-onnx "$DCGAN64/generator.onnx" --out "$OUT/$peer.jsonl" 2> >(grep -v -i warning >&2)
+    echo "round $round/$ROUNDS: measuring edgegan on the DCGAN-64 generator, 2 threads (default waiting) ..." >&2
+    env -u OMP_WAIT_POLICY "$BUILD/cli/edgegan" bench "$DCGAN64/generator.egan" --batch 1 --threads 2 --algo split \
+      --warmup 200 --repeat "$REPEAT" --json >"$OUT/edgegan_generator_2_default_wait_r$round.json" ||
+      echo "WARNING: edgegan bench failed at 2 threads (default waiting)" >&2
+  fi
+
+  # Each peer with its default (spinning) thread pool, then at 2 threads with passive waiting
+  # too: spinning wins on an idle machine, passive when something else runs; the table keeps
+  # the faster of the two.
+  for peer in pytorch onnxruntime ncnn; do
+    for mode in default passive; do
+      wait_for_idle
+      echo "round $round/$ROUNDS: measuring $peer ($mode waiting) ..." >&2
+      if [[ $mode == passive ]]; then args=(--threads 2 --passive); else args=(--threads 1 2); fi
+      env -u OMP_WAIT_POLICY "$VENV/bin/python" "$ROOT/bench/peer_layers.py" --peer "$peer" "${args[@]}" --repeat "$REPEAT" --layers "$LAYERS" \
+        --generator-onnx "$DCGAN64/generator.onnx" --out "$OUT/$peer.jsonl" 2> >(grep -v -i warning >&2)
+    done
   done
+
+  if [[ -x $OUT/xnnpack_deconv_bench && -s $OUT/layers.txt ]]; then
+    for args in "--threads 1" "--threads 2" "--threads 2 --passive"; do
+      wait_for_idle
+      echo "round $round/$ROUNDS: measuring XNNPACK ($args) ..." >&2
+      # shellcheck disable=SC2086  # $args is a list of options
+      "$OUT/xnnpack_deconv_bench" $args --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/xnnpack.jsonl"
+    done
+  fi
 done
-
-if [[ -x $OUT/xnnpack_deconv_bench && -s $OUT/layers.txt ]]; then
-  for args in "--threads 1" "--threads 2" "--threads 2 --passive"; do
-    wait_for_idle
-    echo "measuring XNNPACK ($args) ..." >&2
-    # shellcheck disable=SC2086  # $args is a list of options
-    "$OUT/xnnpack_deconv_bench" $args --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/xnnpack.jsonl"
-  done
-fi
 
 read -r load _ </proc/loadavg
 echo "load average $load at the end"

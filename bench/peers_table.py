@@ -1,12 +1,20 @@
 #!/usr/bin/env python3
 """Prints bench/peers.sh's one markdown table from the raw results it leaves in OUT_DIR:
 
-    machine.json            bench/machine_limits (FMA peak, sgemm rate, read bandwidth)
     layers.txt              the layers, "name in cin cout kernel" (bench/peer_layers.py --list)
-    edgegan.jsonl           bench/edgegan_layers_bench: per (layer, algo, threads, wait policy), the
-                            median of single calls, as for every peer
-    edgegan_generator_T.json  `edgegan bench ... --json` for the whole DCGAN-64 generator, if the CLI has it
-    {pytorch,onnxruntime,ncnn,xnnpack}.jsonl   one record per (layer, threads), bench/peer_layers.py's shape
+    machine_rR.json         bench/machine_limits (FMA peak, sgemm rate, read bandwidth), round R
+    edgegan.jsonl           bench/edgegan_layers_bench: per (layer, algo, threads, wait policy) and
+                            round, the median of single calls, as for every peer
+    edgegan_generator_T[_default_wait]_rR.json  `edgegan bench ... --json` for the whole DCGAN-64
+                            generator, round R
+    {pytorch,onnxruntime,ncnn,xnnpack}.jsonl   one record per (layer, threads, wait policy) and
+                            round, bench/peer_layers.py's shape
+
+peers.sh measures every engine once per round, the engines one after another within a
+round, so a disturbance of a few seconds lands on one engine's round, not on all its
+figures. Each (engine, layer, threads, wait policy) gets the median of its rounds'
+medians; the machine limits the best round (the largest sgemm rate: the strictest % of
+sgemm).
 
     bench/peers_table.py OUT_DIR
 """
@@ -33,6 +41,37 @@ def load_json(path):
         return None
 
 
+def median(v):
+    v = sorted(v)
+    n = len(v)
+    return v[n // 2] if n % 2 else 0.5 * (v[n // 2 - 1] + v[n // 2])
+
+
+def spread(v):
+    """Slowest round over fastest round (1.00: the rounds agreed)."""
+    return max(v) / min(v) if v and min(v) > 0 else None
+
+
+def best_machine(out):
+    """The machine limits, each figure the best over the rounds."""
+    best = {}
+    for f in sorted(glob.glob(os.path.join(out, "machine*.json"))):
+        m = load_json(f)
+        if not m:
+            continue
+        if not best:
+            best = m
+            continue
+        for group in ("fma_gflops", "read_gbs"):
+            for k, v in m.get(group, {}).items():
+                if k in ("1", "2", "1_per_core", "2_per_core") and v > best.get(group, {}).get(k, 0):
+                    best.setdefault(group, {})[k] = v
+        for k, v in m.get("sgemm", {}).get("gflops", {}).items():
+            if v > best.get("sgemm", {}).get("gflops", {}).get(k, 0):
+                best.setdefault("sgemm", {}).setdefault("gflops", {})[k] = v
+    return best
+
+
 def fmt_ms(v):
     if v is None:
         return "-"
@@ -41,54 +80,69 @@ def fmt_ms(v):
 
 def main():
     out = sys.argv[1]
-    machine = load_json(os.path.join(out, "machine.json")) or {}
+    machine = best_machine(out)
     layers = [l.split() for l in open(os.path.join(out, "layers.txt")) if l.strip()]
     macs = {n: int(i) ** 2 * int(k) ** 2 * int(ci) * int(co) for n, i, ci, co, k in layers}
 
-    # edgegan per layer: (layer, threads, algo) -> median ms
+    # edgegan per layer: (layer, threads, algo) -> median ms over the rounds.
     # Measured with passive waiting, and at 2 threads with libgomp's default too: the faster
-    # is kept, and edge_passive notes the keys where passive won.
-    edge, edge_passive = {}, set()
+    # is kept, and edge_passive notes the keys where passive won. edge_rounds keeps the
+    # kept policy's round medians (the spread column).
+    edge, edge_passive, edge_rounds = {}, set(), {}
 
-    def keep(key, ms, passive):
+    def keep(key, rounds, passive):
+        ms = median(rounds)
         if key not in edge or ms < edge[key]:
-            edge[key] = ms
+            edge[key], edge_rounds[key] = ms, rounds
             (edge_passive.add if passive else edge_passive.discard)(key)
 
+    by_policy = {}  # (layer, threads, algo, passive) -> [ms per round]
     for r in load_jsonl(os.path.join(out, "edgegan.jsonl")):
         if r.get("status") == "ok":
             t = int(r["threads"])
-            keep((r["layer"], t, r["algo"]), r["ms"], r.get("wait_policy") == "passive" and t > 1)
+            by_policy.setdefault((r["layer"], t, r["algo"], r.get("wait_policy") == "passive" and t > 1), []).append(r["ms"])
     edge_cli = None  # isa and micro-kernel as `edgegan bench` reports them
-    for f in glob.glob(os.path.join(out, "edgegan_generator_*.json")):
+    generator_files = glob.glob(os.path.join(out, "edgegan_generator_*.json"))
+    for f in generator_files:
         r = load_json(f)
         if r and "total_ms" in r:
-            keep((GENERATOR, int(r["threads"]), "split"), r["total_ms"], "default_wait" not in f and int(r["threads"]) > 1)
+            t = int(r["threads"])
+            by_policy.setdefault((GENERATOR, t, "split", "default_wait" not in f and t > 1), []).append(r["total_ms"])
             edge_cli = "isa %s, micro-kernel %s" % (r.get("isa", "?"), r.get("microkernel", "?"))
-    edge_pending = not glob.glob(os.path.join(out, "edgegan_generator_*.json"))
+    for (layer, t, algo, passive), rounds in by_policy.items():
+        keep((layer, t, algo), rounds, passive)
+    edge_pending = not generator_files
 
-    # peers: (peer, layer, threads) -> record; a peer-wide n/a has layer "*"
+    # peers: (peer, layer, threads) -> record, its "ms" the median over the rounds and
+    # "rounds" the round medians; a peer-wide n/a has layer "*". A (layer, threads, wait
+    # policy) with a failed round shows that round's status.
     peer, versions, notes = {}, {}, []
     for key, label in PEERS:
+        grouped = {}  # (layer, threads, wait policy) -> records, one per round
         for r in load_jsonl(os.path.join(out, key + ".jsonl")):
             if r["layer"] == "*":
                 note = "%s n/a: %s" % (label, r.get("why", "?"))
                 if note not in notes:
                     notes.append(note)
                 continue
-            # a peer measured both ways (spinning default, passive) keeps its faster run
-            k, old = (key, r["layer"], r["threads"]), peer.get((key, r["layer"], r["threads"]))
-            if old is None or (r["status"] == "ok" and (old["status"] != "ok" or r["ms"] < old["ms"])):
-                peer[k] = r
+            grouped.setdefault((r["layer"], r["threads"], r.get("wait_policy")), []).append(r)
             versions.setdefault(key, r.get("version"))
             if r["layer"] == GENERATOR:
                 macs[GENERATOR] = r["macs"]
-            if r["status"] != "ok" and r.get("why") and r.get("wait_policy") != "passive":
-                notes.append("%s %s T=%d %s: %s" % (label, r["layer"], r["threads"], r["status"], r["why"]))
+            note = "%s %s T=%d %s: %s" % (label, r["layer"], r["threads"], r["status"], r.get("why"))
+            if r["status"] != "ok" and r.get("why") and r.get("wait_policy") != "passive" and note not in notes:
+                notes.append(note)
+        for (layer, threads, _), recs in grouped.items():
+            failed = [r for r in recs if r["status"] != "ok"]
+            r = dict(failed[0]) if failed else dict(recs[0], ms=median([x["ms"] for x in recs]), rounds=[x["ms"] for x in recs])
+            # a peer measured both ways (spinning default, passive) keeps its faster one
+            k, old = (key, layer, threads), peer.get((key, layer, threads))
+            if old is None or (r["status"] == "ok" and (old["status"] != "ok" or r["ms"] < old["ms"])):
+                peer[k] = r
 
     sgemm = machine.get("sgemm", {}).get("gflops", {})
     head = ["layer", "T", "edgegan split ms"] + ["%s ms" % label for _, label in PEERS] + \
-           ["fastest peer / edgegan", "edgegan GFLOP/s", "% of sgemm", "zero-insert / split"]
+           ["fastest peer / edgegan", "edgegan GFLOP/s", "% of sgemm", "zero-insert / split", "rounds max/min (edgegan, peer)"]
     rows = []
     # LAYERS (peers.sh) may leave the whole generator out: then it gets no row.
     generator_selected = re.search(os.environ.get("LAYERS", "."), GENERATOR) is not None
@@ -117,7 +171,9 @@ def main():
             label = "**DCGAN-64 generator (whole, batch 1)**" if name == GENERATOR else name
             e_cell = fmt_ms(e) + ("*" if (name, t, "split") in edge_passive else "") if e else \
                 ("pending" if name == GENERATOR and edge_pending else "-")
-            rows.append([label, str(t), e_cell] + cells + [ratio, "%.1f" % gflops if gflops else "-", pct, zr])
+            spreads = [spread(edge_rounds.get((name, t, "split"))), spread(peer[(best[1], name, t)]["rounds"]) if best else None]
+            sp = ", ".join("%.2f" % v if v else "-" for v in spreads)
+            rows.append([label, str(t), e_cell] + cells + [ratio, "%.1f" % gflops if gflops else "-", pct, zr, sp])
 
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|")
@@ -125,7 +181,11 @@ def main():
         print("| " + " | ".join(r) + " |")
 
     print()
-    print("Medians, batch 1, fp32, ms. fastest peer / edgegan > 1: edgegan is faster. GFLOP/s = 2 * MACs / time, "
+    rounds = max((len(v) for v in edge_rounds.values()), default=0)
+    print("Medians, batch 1, fp32, ms: each engine measured in %d round(s), one engine after another within a round; "
+          "each figure is the median of its rounds' medians, and the last column the slowest round over the fastest "
+          "for edgegan and the fastest peer (how far this machine's noise moved them)." % rounds)
+    print("fastest peer / edgegan > 1: edgegan is faster. GFLOP/s = 2 * MACs / time, "
           "MACs = in^2 * k^2 * Cin * Cout per transposed conv (every tap, those landing in the cropped border included; "
           "`edgegan bench` counts only the taps that land in the output, so its macs are lower). zero-insert / split: "
           "edgegan's own zero-insertion algorithm on the same GEMM.")
@@ -142,7 +202,7 @@ def main():
           "XNNPACK is timed on single operators only.")
     if sgemm:
         fma, rd = machine.get("fma_gflops", {}), machine.get("read_gbs", {})
-        print("Machine limits, this run (best of several runs): AVX-512 FMA %s GFLOP/s at 1 thread, %s at 2; %s on %dx%dx%d: "
+        print("Machine limits, this run (best of several runs, and the best round): AVX-512 FMA %s GFLOP/s at 1 thread, %s at 2; %s on %dx%dx%d: "
               "%s GFLOP/s at 1 thread, %s at 2 (the %% of sgemm column, same thread count); streaming read of 256 MB "
               "%s GB/s at 1 thread, %s at 2."
               % (fma.get("1"), fma.get("2"), machine["sgemm"].get("kind", "?"), machine["sgemm"]["m"], machine["sgemm"]["n"],
@@ -151,7 +211,7 @@ def main():
             print("WARNING: 2-thread sgemm is not 1.5x the 1-thread one: the second core was busy, 2-thread figures are off.")
     print("Peers: " + ", ".join("%s %s" % (label, versions[key]) for key, label in PEERS if key in versions) + ".")
     if edge_cli:
-        print("edgegan whole generator: `edgegan bench --json` (median of REPEAT runs), %s." % edge_cli)
+        print("edgegan whole generator: `edgegan bench --json` (median of REPEAT runs per round), %s." % edge_cli)
     if edge_pending:
         print("edgegan whole generator: pending (`edgegan bench` is not in this build's CLI yet).")
     for n in notes:
