@@ -36,6 +36,28 @@ void rows_product(const GemmMicrokernel& uk, int64_t m, int64_t n, int64_t k, co
   }
 }
 
+// The fused store over the same register tiles as rows_product: each tile's partial
+// sums (c_rows) plus its product go to out_rows with the epilogue, its bias shifted to
+// the tile's first column.
+void rows_store(const GemmMicrokernel& uk, int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b,
+                int64_t ldb, const float* const* c_rows, float* const* out_rows, const Epilogue& ep) {
+  std::array<const float*, kMaxMr> c;
+  std::array<float*, kMaxMr> out;
+  for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
+    const int nr = static_cast<int>(std::min<int64_t>(uk.nr, n - n0));
+    Epilogue tile_ep = ep;
+    if (ep.bias) tile_ep.bias = ep.bias + n0;
+    for (int64_t i0 = 0; i0 < m; i0 += uk.mr) {
+      const int mr = static_cast<int>(std::min<int64_t>(uk.mr, m - i0));
+      for (int i = 0; i < mr; ++i) {
+        c[static_cast<size_t>(i)] = c_rows[i0 + i] + n0;
+        out[static_cast<size_t>(i)] = out_rows[i0 + i] + n0;
+      }
+      uk.run_store(k, mr, nr, a_rows + i0, b + n0, ldb, c.data(), out.data(), tile_ep);
+    }
+  }
+}
+
 // C[mm×n] += A[mm×kk] · B[kk×n] for one cache block (mm <= kBlockM), A and C
 // given by base and leading dimension: the indirect product over its row pointers.
 void block_product(const GemmMicrokernel& uk, int64_t mm, int64_t n, int64_t kk, const float* a, int64_t lda,
@@ -71,6 +93,18 @@ void gemm_accumulate_rows_f16w(int64_t m, int64_t n, int64_t k, const float* con
                                float* const* c_rows) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   rows_product(gemm_microkernel(), m, n, k, a_rows, b, ldb, c_rows);
+}
+
+bool gemm_store_applies(const Epilogue& ep) {
+  const GemmMicrokernel& uk = gemm_microkernel();
+  return uk.run_store != nullptr &&
+         (ep.activation == Activation::kNone || ep.activation == Activation::kRelu || ep.activation == Activation::kLeakyRelu);
+}
+
+void gemm_store_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
+                     const float* const* c_rows, float* const* out_rows, const Epilogue& ep) {
+  if (m <= 0 || n <= 0) return;
+  rows_store(gemm_microkernel(), m, n, k, a_rows, b, ldb, c_rows, out_rows, ep);
 }
 
 void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,

@@ -7,7 +7,8 @@ namespace {
 constexpr GemmMicrokernel kScalar{gemm_ukernel_4x16__scalar, gemm_ukernel_4x16__scalar_f16w, 4, 16, Isa::kScalar, "gemm_ukernel_4x16__scalar"};
 #if defined(EDGEGAN_HAVE_X86_KERNELS)
 constexpr GemmMicrokernel kAvx2{gemm_ukernel_6x16__avx2, gemm_ukernel_6x16__avx2_f16w, 6, 16, Isa::kAvx2, "gemm_ukernel_6x16__avx2"};
-constexpr GemmMicrokernel kAvx512{gemm_ukernel_8x32__avx512, gemm_ukernel_8x32__avx512_f16w, 8, 32, Isa::kAvx512, "gemm_ukernel_8x32__avx512"};
+constexpr GemmMicrokernel kAvx512{gemm_ukernel_8x32__avx512, gemm_ukernel_8x32__avx512_f16w, 8, 32, Isa::kAvx512,
+                                  "gemm_ukernel_8x32__avx512", false, gemm_ukernel_8x32__avx512_store};
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
 constexpr GemmMicrokernel kNeon{gemm_ukernel_8x8__neon, gemm_ukernel_8x8__neon_f16w, 8, 8, Isa::kNeon, "gemm_ukernel_8x8__neon"};

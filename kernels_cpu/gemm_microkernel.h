@@ -19,6 +19,7 @@
 #include <cstdint>
 
 #include "kernels_cpu/cpu_isa.h"
+#include "kernels_cpu/epilogue.h"
 
 namespace edgegan::cpu {
 
@@ -30,6 +31,22 @@ using GemmMicrokernelFn = void (*)(int64_t k, int mr, int nr, const float* const
 using GemmMicrokernelF16wFn = void (*)(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
                                        float* const* c);
 
+// The last product of an output tile fused with its store: the sums start from the
+// tile's partial sums in c, take the products one by one, and go from registers
+// straight to the output rows, with bias and activation:
+//     out[i][j] = activation(c[i][j] + sum over p < k of a[i][p] * b[p * ldb + j] + bias[j])
+// for i < mr, j < nr (ep.bias points at column 0 of the tile, or is nullptr: no bias
+// added). out may be c itself. The sums round as a chain from c (the accumulate kernel
+// adds c to the products' sum), so a caller that stores some tiles later, from
+// scratch, runs their last product through this too, with out = c and no epilogue,
+// and then gets the same bits from store_with_epilogue. Activations kNone, kRelu and
+// kLeakyRelu (gemm_store_applies in gemm.h).
+// Float B only: fp16 weights take the accumulate-then-store path (a second set of
+// store tiles would double the fused store's code; whether fp16 layers would gain
+// was not measured).
+using GemmStoreFn = void (*)(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                             const float* const* c, float* const* out, const Epilogue& ep);
+
 struct GemmMicrokernel {
   GemmMicrokernelFn run;
   GemmMicrokernelF16wFn run_f16w;  // B in fp16
@@ -40,6 +57,8 @@ struct GemmMicrokernel {
   // run_f16w computes in half precision (neonfp16arith): accurate to ~1e-3
   // relative instead of float rounding; tests widen their tolerance for it.
   bool f16w_half_arithmetic = false;
+  // The fused store, where the family has one (nullptr: callers accumulate, then store).
+  GemmStoreFn run_store = nullptr;
 };
 
 // The kernel of the active family (active_isa()).
@@ -60,6 +79,8 @@ void gemm_ukernel_8x32__avx512(int64_t k, int mr, int nr, const float* const* a,
                                float* const* c);
 void gemm_ukernel_8x32__avx512_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
                                     float* const* c);
+void gemm_ukernel_8x32__avx512_store(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
+                                     const float* const* c, float* const* out, const Epilogue& ep);
 #endif
 #if defined(EDGEGAN_HAVE_NEON_KERNELS)
 void gemm_ukernel_8x8__neon(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,

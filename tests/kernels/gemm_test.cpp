@@ -8,9 +8,11 @@
 #endif
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 #include "kernels_cpu/cpu_isa.h"
+#include "kernels_cpu/epilogue.h"
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/half.h"
@@ -79,6 +81,69 @@ TEST(GemmMicrokernel, EveryPartialTileOfEveryFamily) {
         ASSERT_LE(scaled_error(c16, want16, k), tol16) << "fp16 B: mr " << mr << " nr " << nr << " k " << k;
       }
   }
+}
+
+// The fused store (GemmStoreFn) of every family that has one, every partial tile, each
+// activation it applies, with and without bias: against a plain
+// double-precision loop (the padding beside the tile untouched, the partial sums too),
+// and bit for bit the same as the two-pass way a caller stores other tiles: the
+// fused store back into the partial sums with no epilogue, then store_with_epilogue.
+TEST(GemmMicrokernel, FusedStoreMatchesReferenceAndItsTwoPassForm) {
+  std::mt19937 rng(12);
+  int families = 0;
+  for (Isa isa : kAllIsas) {
+    if (!isa_supported(isa) || gemm_microkernel(isa).run_store == nullptr) continue;
+    const GemmMicrokernel& uk = gemm_microkernel(isa);
+    SCOPED_TRACE(uk.name);
+    ++families;
+    for (int mr = 1; mr <= uk.mr; ++mr)
+      for (int nr = 1; nr <= uk.nr; ++nr)
+        for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kLeakyRelu}) {
+            const int64_t k = uniform_int(rng, 1, 40), ldb = nr + uniform_int(rng, 0, 5), ld = nr + 3;
+            const auto a = random_floats(rng, static_cast<size_t>(mr * k));
+            const auto b = random_floats(rng, static_cast<size_t>(k * ldb));
+            const auto partial = random_floats(rng, static_cast<size_t>(mr * ld));
+            const auto bias = random_floats(rng, static_cast<size_t>(nr));
+            const bool with_bias = uniform_int(rng, 0, 1) == 1;
+            const Epilogue ep{with_bias ? bias.data() : nullptr, act, 0.2f};
+            auto run_store = [&](const std::vector<float>& c, std::vector<float>& out, const Epilogue& e) {
+              std::vector<const float*> a_rows, c_rows;
+              std::vector<float*> out_rows;
+              for (int i = 0; i < mr; ++i)
+                a_rows.push_back(a.data() + i * k), c_rows.push_back(c.data() + i * ld), out_rows.push_back(out.data() + i * ld);
+              uk.run_store(k, mr, nr, a_rows.data(), b.data(), ldb, c_rows.data(), out_rows.data(), e);
+            };
+            const std::string where = "mr " + std::to_string(mr) + " nr " + std::to_string(nr) + " k " + std::to_string(k) +
+                                      " activation " + std::to_string(static_cast<int>(act)) + (with_bias ? " bias" : "");
+            // One pass, to separate output rows.
+            std::vector<float> got(static_cast<size_t>(mr * ld), -7.f);
+            run_store(partial, got, ep);
+            auto want = reference_product(
+                mr, nr, k, [&](int64_t i, int64_t p) { return a[static_cast<size_t>(i * k + p)]; },
+                [&](int64_t p, int64_t j) { return b[static_cast<size_t>(p * ldb + j)]; },
+                partial, ld);
+            for (int64_t i = 0; i < mr; ++i)
+              for (int64_t j = 0; j < ld; ++j) {
+                double& w = want[static_cast<size_t>(i * ld + j)];
+                w = j < nr ? activate(static_cast<float>(w + (with_bias ? bias[static_cast<size_t>(j)] : 0.0)), act, 0.2f) : -7.0;
+              }
+            ASSERT_LE(scaled_error(got, want, k + 2), 1e-7) << where;  // + the partial sum and the bias
+            // Two passes: the sums back into (a copy of) the partial sums, then stored.
+            auto sums = partial;
+            run_store(sums, sums, Epilogue{});
+            std::vector<float> packed, two_pass(static_cast<size_t>(mr * ld), -7.f);
+            std::vector<float*> rows;
+            for (int i = 0; i < mr; ++i) {
+              packed.insert(packed.end(), sums.begin() + i * ld, sums.begin() + i * ld + nr);
+              rows.push_back(two_pass.data() + i * ld);
+              ASSERT_TRUE(std::equal(sums.begin() + i * ld + nr, sums.begin() + (i + 1) * ld, partial.begin() + i * ld + nr)) << where;
+            }
+            store_with_epilogue(packed.data(), mr, nr, rows.data(), ep.bias, act, ep.alpha);
+            for (size_t i = 0; i < got.size(); ++i)
+              ASSERT_EQ(std::bit_cast<uint32_t>(got[i]), std::bit_cast<uint32_t>(two_pass[i])) << "at " << i << ": " << where;
+          }
+  }
+  if (families == 0) GTEST_SKIP() << "no kernel family with a fused store on this CPU";
 }
 
 // Half precision: every half widens to the float it denotes, and every float
