@@ -125,13 +125,14 @@ int64_t last_tap_of(const DeconvShape& s, const AxisPhase& ph, const AxisPhase& 
 // every pixel of the tile has that tap, straight to the output rows with the
 // epilogue, and the function returns true; otherwise back into the scratch rows (the
 // same rounding), which the caller then stores.
+// `last` is last_tap_of(s, ph, pw), found once per call.
 template <typename WT>
 bool tile_gemm(const DeconvShape& s, const PanelLayout& layout, const AxisPhase& ph, const AxisPhase& pw, const WT* sub,
-               const float* x, const Tile& t, float* const* acc_rows, int64_t j0, int64_t width, const Epilogue* store) {
+               const float* x, const Tile& t, float* const* acc_rows, int64_t j0, int64_t width, int64_t last,
+               const Epilogue* store) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   const int64_t ntaps = static_cast<int64_t>(ph.taps.size()) * taps_w;
   if (ntaps == 0) return false;
-  const int64_t last = last_tap_of(s, ph, pw);
   const int64_t last_h = ph.offsets[static_cast<size_t>(last / taps_w)], last_w = pw.offsets[static_cast<size_t>(last % taps_w)];
   const bool fused = store && t.qh_lo - last_h >= 0 && t.qh_hi - last_h < s.h.in && t.qw_lo - last_w >= 0 && t.qw_hi - last_w < s.w.in;
   std::array<const float*, kTilePixels> a_rows;
@@ -141,23 +142,23 @@ bool tile_gemm(const DeconvShape& s, const PanelLayout& layout, const AxisPhase&
     const int64_t m = tap_rows(s, x, t, acc_rows, ph.offsets[static_cast<size_t>(tap / taps_w)],
                                pw.offsets[static_cast<size_t>(tap % taps_w)], a_rows.data(), c_rows.data());
     const WT* tap_weights = sub + tap * cin * cout;
-    const bool through_store = store && tap == last;
-    // Fused: m == t.count, and c_rows are acc_rows in pixel order, so pixel p goes to t.out[p].
-    float* const* out = fused ? out_rows.data() : c_rows.data();
-    if (fused && tap == last)
+    const bool through_store = store && tap == last, to_output = through_store && fused;
+    // To the output: m == t.count, and c_rows are acc_rows in pixel order, so pixel p goes to t.out[p].
+    if (to_output)
       for (size_t p = 0; p < static_cast<size_t>(m); ++p) out_rows[p] = t.out[p];
+    float* const* out = to_output ? out_rows.data() : c_rows.data();
     int64_t at = j0;  // the column c_rows (and out_rows) point at
     for (int64_t n0 = j0; n0 < j0 + width;) {
       const int64_t n = std::min(j0 + width, layout.panel_begin(n0) + layout.width(n0)) - n0;
       for (size_t p = 0; p < static_cast<size_t>(m); ++p) c_rows[p] += n0 - at;
-      if (fused && tap == last)
+      if (to_output)
         for (size_t p = 0; p < static_cast<size_t>(m); ++p) out_rows[p] += n0 - at;
       at = n0;
       const WT* panel = tap_weights + layout.index(0, n0);
       if (through_store) {
         if constexpr (std::is_same_v<WT, float>) {  // (fp16 layers get no `store`)
           Epilogue ep;  // back into scratch: the sums only
-          if (fused) {
+          if (to_output) {
             ep = *store;
             if (ep.bias) ep.bias += n0;
           }
@@ -352,6 +353,9 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   // applies the activation: the 128x128x64 layer, whose 16 MB output misses the
   // caches, 2% faster at 1 thread and 1% at 2; the others the same.
   const Epilogue* fused_store = !wts.fp16() && gemm_store_applies(ep) ? &ep : nullptr;
+  std::vector<int64_t> last_taps(static_cast<size_t>(phases));  // each phase's tap that goes last, once per call
+  for (int64_t phase = 0; phase < phases; ++phase)
+    last_taps[static_cast<size_t>(phase)] = last_tap_of(s, wts.phases_h[static_cast<size_t>(phase / sw)], wts.phases_w[static_cast<size_t>(phase % sw)]);
 
   // Each thread walks a contiguous run of tasks (a band of the output, the next tile's
   // input rows overlapping this one's), stealing from the others' backs once its own is
@@ -381,8 +385,9 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     std::fill(acc, acc + t.count * width, 0.f);
     std::array<float*, kTilePixels> acc_rows;
     for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) acc_rows[i] = acc + static_cast<int64_t>(i) * width;
-    const bool stored = wts.fp16() ? tile_gemm(s, layout, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, fused_store)
-                                   : tile_gemm(s, layout, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, fused_store);
+    const int64_t last = last_taps[static_cast<size_t>(phase)];
+    const bool stored = wts.fp16() ? tile_gemm(s, layout, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store)
+                                   : tile_gemm(s, layout, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store);
     if (!stored) store_with_epilogue(acc, t.count, width, t.out.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha);
   }
 }
