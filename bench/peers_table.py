@@ -79,7 +79,11 @@ def fmt_ms(v):
 
 
 def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: bench/peers_table.py OUT_DIR (the raw results bench/peers.sh leaves in BUILD_DIR/bench/peers)")
     out = sys.argv[1]
+    if not os.path.isfile(os.path.join(out, "layers.txt")):
+        sys.exit("peers_table.py: %s has no layers.txt: not a bench/peers.sh results folder" % out)
     machine = best_machine(out)
     layers = [l.split() for l in open(os.path.join(out, "layers.txt")) if l.strip()]
     macs = {n: int(i) ** 2 * int(k) ** 2 * int(ci) * int(co) for n, i, ci, co, k in layers}

@@ -82,6 +82,16 @@ class PeersTableTest(unittest.TestCase):
         self.assertIn("200.0 GFLOP/s at 1 thread, 390.0 at 2", text)
         self.assertIn("3 round(s)", text)
 
+    def test_a_folder_without_results_is_refused_by_name(self):
+        with tempfile.TemporaryDirectory() as out:
+            res = subprocess.run([sys.executable, TABLE, out], capture_output=True, text=True)
+            self.assertEqual(res.returncode, 1)
+            self.assertIn("has no layers.txt", res.stderr)
+            self.assertNotIn("Traceback", res.stderr)
+        res = subprocess.run([sys.executable, TABLE], capture_output=True, text=True)
+        self.assertEqual(res.returncode, 1)
+        self.assertIn("usage:", res.stderr)
+
 
 if __name__ == "__main__":
     unittest.main()
