@@ -24,7 +24,8 @@ void conv_transpose2d_reference(const DeconvShape& shape, const float* x, const 
 
 // Scratch of the split algorithm at `threads` threads, in floats, for the active ISA:
 // the heads' rows of transposed input per thread (pixel-lanes path) or their
-// transposed sub-kernels (dot path); 0 for every other layer, whose tiles accumulate in
+// transposed sub-kernels (dot path); with weights.winograd, the Winograd form's
+// (conv_transpose_winograd.h); 0 for every other layer, whose tiles accumulate in
 // a few KiB of stack and go straight to their strided outputs.
 int64_t conv_transpose2d_split_workspace(const DeconvShape& shape, const SplitDeconvWeights& weights, int threads);
 // `workspace` holds workspace_floats floats (contents ignored); without one as large as

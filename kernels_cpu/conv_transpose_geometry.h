@@ -117,6 +117,10 @@ struct SplitDeconvWeights {
   // packed in that kernel's order. nullptr: the split kernel plans, or packs, per call.
   const PixelLanesPlan* pixel_lanes_plan = nullptr;
   const float* pixel_lanes = nullptr;
+  // A k = 2*stride layer's filters transformed once by the session for the Winograd
+  // form (conv_transpose_winograd.h), where it pays: the split kernel then runs that
+  // form. nullptr: the sub-kernels above, as they are.
+  const float* winograd = nullptr;
   bool fp16() const { return !sub_kernels_f16.empty(); }
   PanelLayout tap_layout(const DeconvShape& s) const { return {s.in_channels, s.out_channels, panel_columns}; }
 };

@@ -6,6 +6,7 @@
 
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/conv_transpose_pixel_lanes.h"
+#include "kernels_cpu/conv_transpose_winograd.h"
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/half.h"
@@ -315,9 +316,16 @@ void narrow_dot_rows(const DeconvShape& s, const SplitDeconvWeights& wts, const 
   }
 }
 
+// The session's transformed filters are for a layer of the Winograd geometry; checked
+// anyway, so that weights prepared for another shape fall back to the sub-kernels.
+bool winograd_layer(const DeconvShape& s, const SplitDeconvWeights& wts) {
+  return wts.winograd != nullptr && !narrow_layer(s) && winograd_deconv_geometry(s, wts);
+}
+
 }  // namespace
 
 int64_t conv_transpose2d_split_workspace(const DeconvShape& s, const SplitDeconvWeights& wts, int threads) {
+  if (winograd_layer(s, wts)) return conv_transpose2d_winograd_workspace(s, threads);
   return narrow_layer(s) ? narrow_path(s, wts, threads).workspace_floats : 0;
 }
 
@@ -336,6 +344,16 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     }
     if (path.pixel_lanes) pixel_lanes_head(s, wts, path.lanes, x, y, ep, threads, workspace);
     else narrow_dot_rows(s, wts, dot_microkernel(), x, y, ep, threads, workspace);
+    return;
+  }
+  if (winograd_layer(s, wts)) {
+    const int64_t need = conv_transpose2d_winograd_workspace(s, threads);
+    std::vector<float> own;
+    if (workspace == nullptr || workspace_floats < need) {
+      own.resize(static_cast<size_t>(need));
+      workspace = own.data();
+    }
+    conv_transpose2d_winograd(s, wts, wts.winograd, x, y, ep, threads, workspace);
     return;
   }
 
