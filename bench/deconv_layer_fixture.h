@@ -2,7 +2,7 @@
 // the CPU kernels the way a session runs it: random input, weights and bias (fixed
 // seed; a bias and no activation, as bench/peers.sh gives every peer),
 // the split sub-kernels in the converter's column panels, an fp16 copy, the heads'
-// pixel-lanes weights packed once, and the full kernels the zero-insertion and col2im
+// pixel-lanes weights packed once, the Winograd form's filters where it pays, and the full kernels the zero-insertion and col2im
 // baselines read. Shared by the Google Benchmark (deconv_algorithms_bench) and the
 // peer-protocol runner (edgegan_layers_bench).
 #pragma once
@@ -12,6 +12,7 @@
 
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/conv_transpose_pixel_lanes.h"
+#include "kernels_cpu/conv_transpose_winograd.h"
 #include "kernels_cpu/half.h"
 
 namespace edgegan::bench {
@@ -64,6 +65,13 @@ class DeconvLayerFixture {
       split_.pixel_lanes_plan = &lanes_;
       split_.pixel_lanes = lanes_weights_.data();
     }
+    // k = 2*stride layers where it pays: the Winograd form's transformed filters, made
+    // once as a session does.
+    if ((algo == Algo::kSplit || algo == Algo::kSplitFp16w) && winograd_deconv_pays(shape_, split_)) {
+      winograd_.resize(static_cast<size_t>(winograd_deconv_weight_floats(shape_)));
+      pack_winograd_deconv_weights(shape_, split_, winograd_.data());
+      split_.winograd = winograd_.data();
+    }
     if (algo == Algo::kZeroInsert || algo == Algo::kCol2im) {
       full_.resize(w.size());
       assemble_full_deconv_kernel(shape_, split_,
@@ -102,7 +110,7 @@ class DeconvLayerFixture {
   Algo algo_;
   int split_ws_threads_ = 0;  // the thread count split_ws_ is sized for (0: none yet)
   cpu::DeconvShape shape_;
-  std::vector<float> x_, y_, bias_, full_, ws_, split_ws_, lanes_weights_;
+  std::vector<float> x_, y_, bias_, full_, ws_, split_ws_, lanes_weights_, winograd_;
   std::vector<std::vector<float>> packed_;
   std::vector<std::vector<uint16_t>> halves_;
   cpu::SplitDeconvWeights split_;

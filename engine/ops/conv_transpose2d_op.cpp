@@ -6,6 +6,7 @@
 #include "engine/ops/op_kernel.h"
 #include "kernels_cpu/conv_transpose.h"
 #include "kernels_cpu/conv_transpose_pixel_lanes.h"
+#include "kernels_cpu/conv_transpose_winograd.h"
 
 namespace edgegan {
 namespace {
@@ -34,13 +35,23 @@ class ConvTranspose2DKernel final : public OpKernel {
       if (!cpu::pixel_lanes_available(lanes_plan_)) lanes_plan_ = {};
       weights_.pixel_lanes_plan = &lanes_plan_;
       if (lanes_plan_.ok && tracker) {
-        lanes_weights_ = TrackedBuffer(*tracker, repacked_weight_bytes());
+        lanes_weights_ = TrackedBuffer(*tracker, static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4);
         cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
         weights_.pixel_lanes = lanes_weights_.floats();
       }
-      // Scratch only for the heads (each thread's rows of transposed input, or the
-      // transposed sub-kernels), planned for the session's threads.
-      split_workspace_floats_ = cpu::conv_transpose2d_split_workspace(shape_, weights_, threads);
+      // k = 2*stride layers with enough output for it run in the Winograd form, on
+      // filters transformed here once (9/4 of the float sub-kernels).
+      winograd_ = cpu::winograd_deconv_pays(shape_, weights_);
+      if (winograd_ && tracker) {
+        winograd_weights_ = TrackedBuffer(*tracker, static_cast<uint64_t>(cpu::winograd_deconv_weight_floats(shape_)) * 4);
+        cpu::pack_winograd_deconv_weights(shape_, weights_, winograd_weights_.floats());
+        weights_.winograd = winograd_weights_.floats();
+      }
+      // Scratch for the heads (each thread's rows of transposed input, or the
+      // transposed sub-kernels) and the Winograd form (each thread's transformed
+      // windows and products), planned for the session's threads.
+      split_workspace_floats_ = winograd_ ? cpu::conv_transpose2d_winograd_workspace(shape_, threads)
+                                          : cpu::conv_transpose2d_split_workspace(shape_, weights_, threads);
     }
     if (algo_ != DeconvAlgo::kSplit && tracker) {
       // The baselines take float: widen fp16 phases for the one-off assembly.
@@ -64,7 +75,7 @@ class ConvTranspose2DKernel final : public OpKernel {
     switch (algo_) {
       case DeconvAlgo::kZeroInsert: return "conv_transpose2d_zero_insert";
       case DeconvAlgo::kCol2im: return "conv_transpose2d_col2im";
-      default: return "conv_transpose2d_split";
+      default: return winograd_ ? "conv_transpose2d_split_winograd" : "conv_transpose2d_split";
     }
   }
 
@@ -77,9 +88,12 @@ class ConvTranspose2DKernel final : public OpKernel {
   }
 
   // The baselines need the whole kernel in one piece, rebuilt once from the phases;
-  // split heads on the pixel-lanes path, their weights in that kernel's order.
+  // split heads on the pixel-lanes path, their weights in that kernel's order; split
+  // layers in the Winograd form, their transformed filters.
   uint64_t repacked_weight_bytes() const override {
-    if (algo_ == DeconvAlgo::kSplit) return lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0;
+    if (algo_ == DeconvAlgo::kSplit)
+      return (lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0) +
+             (winograd_ ? static_cast<uint64_t>(cpu::winograd_deconv_weight_floats(shape_)) * 4 : 0);
     return static_cast<uint64_t>(cpu::saturating_product({shape_.h.kernel, shape_.w.kernel, shape_.in_channels, shape_.out_channels, 4}));
   }
 
@@ -119,6 +133,8 @@ class ConvTranspose2DKernel final : public OpKernel {
   TrackedBuffer full_kernel_;  // baselines only
   cpu::PixelLanesPlan lanes_plan_;  // ok: a head on the pixel-lanes path
   TrackedBuffer lanes_weights_;
+  bool winograd_ = false;           // split in the Winograd form (planned even without a tracker)
+  TrackedBuffer winograd_weights_;  // its transformed filters
   int64_t split_workspace_floats_ = 0;
 };
 

@@ -37,7 +37,7 @@ const std::vector<NamedModel>& models() {
   return all;
 }
 
-TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceOnlyForHeads) {
+TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceOnlyForHeadsAndWinograd) {
   for (const auto& [name, model] : models())
     for (int batch : {1, 16})
       for (int threads : {1, 2}) {
@@ -51,13 +51,17 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
           EXPECT_LE(static_cast<double>(a.arena_bytes), 1.10 * static_cast<double>(a.arena_lower_bound_bytes));
           EXPECT_LE(a.arena_bytes, a.no_reuse_bytes);
         }
-        // Split layers write straight to their outputs; only the RGB/grey heads have
-        // scratch. On the pixel-lanes path: each thread's ring of transposed input rows
-        // (at most 128 KiB and a cache line); on the dot path: the transposed sub-kernels
-        // (Cin x Cout x kh x kw floats). The only session-owned weights: each pixel-lanes
-        // head's weights once more, in that kernel's order (the same count of floats).
+        // Split layers write straight to their outputs; only the RGB/grey heads and the
+        // Winograd form have scratch. On the pixel-lanes path: each thread's ring of
+        // transposed input rows (at most 128 KiB and a cache line); on the dot path: the
+        // transposed sub-kernels (Cin x Cout x kh x kw floats); in the Winograd form, each
+        // thread's 16 transformed windows (9 x Cin floats each) and their products (9 x 64
+        // output channels), and a row of zeros. The only session-owned weights: each
+        // pixel-lanes head's weights once more, in that kernel's order (the same count of
+        // floats), and each Winograd layer's transformed filters: 9 matrices per phase
+        // where the sub-kernels have 4 (kernel = 2 * stride), so 9/4 of the kernel.
         const bool lanes = cpu::pixel_lanes_microkernel().run != nullptr, dot = cpu::dot_microkernel().run != nullptr;
-        uint64_t head_weight_bytes = 0, peak = 0;
+        uint64_t session_weight_bytes = 0, peak = 0;
         for (const LayerMemory& l : r.layers)
           if (l.kind == "ConvTranspose2D") {
             SCOPED_TRACE("layer " + std::to_string(l.index));
@@ -65,8 +69,14 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
             const int64_t in_w = l.input_shapes[0][2], out_pixels = l.output_shape[1] * l.output_shape[2];
             // zero insertion multiplies every tap at every output pixel
             const uint64_t kernel_bytes = 4 * l.macs_zero_insert / static_cast<uint64_t>(batch * out_pixels);
-            if (lanes && cout <= 3 && in_w >= 16) {
-              head_weight_bytes += kernel_bytes;
+            const int64_t cin = l.input_shapes[0][3];
+            if (l.kernel == "conv_transpose2d_split_winograd") {
+              session_weight_bytes += kernel_bytes / 4 * 9;
+              const uint64_t per_thread = 4 * static_cast<uint64_t>(9 * 16 * cin + 9 * 16 * 64 + std::max<int64_t>(cin, 64) + 16);
+              EXPECT_GT(l.workspace_bytes, 0u);
+              EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * per_thread);
+            } else if (lanes && cout <= 3 && in_w >= 16) {
+              session_weight_bytes += kernel_bytes;
               EXPECT_GT(l.workspace_bytes, 0u);
               EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * (128 * 1024 + 64) + 64);
             } else if (dot && cout <= 4) {
@@ -77,7 +87,7 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
             peak = std::max(peak, l.workspace_bytes);
           }
         EXPECT_EQ(r.totals.workspace_peak_bytes, peak);
-        EXPECT_EQ(r.totals.session_weight_bytes, head_weight_bytes);
+        EXPECT_EQ(r.totals.session_weight_bytes, session_weight_bytes);
       }
 }
 

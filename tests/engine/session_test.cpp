@@ -53,6 +53,34 @@ TEST(Session, GenerateIsDeterministicAndBatchIndependent) {
   EXPECT_EQ(s4_1.generate(noise, labels).f32, s4_2.generate(noise, labels).f32);
 }
 
+// At batch 16 the shipped DCGAN's 8x8x128 -> 16x16x64 layer has enough windows for the
+// Winograd form; at batch 1 it runs on the split sub-kernels. Each image agrees.
+TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
+  const auto m = Model::load((edgegan::testing::source_dir() / "models" / "dcgan_digits" / "generator.egan").string());
+  const int64_t nz = m->noise_size();
+  const auto noise = normal_noise(16 * nz, 5);
+  auto noise_tensor = [&](int64_t batch, std::vector<float> values) {
+    std::vector<int64_t> dims = m->inputs()[0].dims;
+    dims[0] = batch;
+    return Tensor{m->inputs()[0].name, DType::kFloat32, m->inputs()[0].layout, dims, std::move(values), {}};
+  };
+  auto winograd_ran = [](const std::vector<OpTiming>& t) {
+    return std::any_of(t.begin(), t.end(), [](const OpTiming& o) { return o.kernel == "conv_transpose2d_split_winograd"; });
+  };
+  Session s16(m, {.threads = 2, .batch = 16}), s1(m, {.threads = 1, .batch = 1});
+  std::vector<OpTiming> timings;
+  const std::vector<float> batch = s16.run_profiled({noise_tensor(16, noise)}, timings)[0].f32;
+  EXPECT_TRUE(winograd_ran(timings));
+  for (int64_t image : {0, 7, 15}) {
+    const std::vector<float> z(noise.begin() + image * nz, noise.begin() + (image + 1) * nz);
+    const std::vector<float> one = s1.run_profiled({noise_tensor(1, z)}, timings)[0].f32;
+    EXPECT_FALSE(winograd_ran(timings));
+    const auto per = static_cast<long>(one.size());
+    const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
+    EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-5f) << "image " << image;
+  }
+}
+
 TEST(Session, RejectsBadInputsWithClearMessages) {
   const auto m = small_cgan();
   Session s(m, {.batch = 2});
