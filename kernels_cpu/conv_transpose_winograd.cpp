@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cstring>
 
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/half.h"
@@ -16,6 +15,14 @@
 #define EDGEGAN_SIMD_CLONES __attribute__((target_clones("avx512f", "default")))
 #else
 #define EDGEGAN_SIMD_CLONES
+#endif
+// Their loops read and write through several row pointers that never overlap; without
+// this GCC kept them scalar (128x128x64: 10.7 ms, against 8.0 ms vectorised, before the
+// AVX-512 clones).
+#if defined(__clang__)
+#define EDGEGAN_NO_ALIAS_LOOP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define EDGEGAN_NO_ALIAS_LOOP _Pragma("GCC ivdep")
 #endif
 
 namespace edgegan::cpu {
@@ -58,7 +65,7 @@ EDGEGAN_SIMD_CLONES void input_transform(const float* const* d, int64_t cin, flo
   float *__restrict v0 = v, *__restrict v1 = v + e_stride, *__restrict v2 = v + 2 * e_stride;
   float *__restrict v3 = v + 3 * e_stride, *__restrict v4 = v + 4 * e_stride, *__restrict v5 = v + 5 * e_stride;
   float *__restrict v6 = v + 6 * e_stride, *__restrict v7 = v + 7 * e_stride, *__restrict v8 = v + 8 * e_stride;
-#pragma GCC ivdep
+EDGEGAN_NO_ALIAS_LOOP
   for (int64_t c = 0; c < cin; ++c) {
     const float r00 = d00[c] - d10[c], r01 = d01[c] - d11[c], r02 = d02[c] - d12[c];  // row 0 - row 1
     const float r10 = d10[c], r11 = d11[c], r12 = d12[c];
@@ -80,14 +87,14 @@ inline void output_transform_with(const float* const* m, int64_t width, float* c
     float *__restrict o0 = out[0], *__restrict o1 = out[1], *__restrict o2 = out[2], *__restrict o3 = out[3];
     if (bias) {
       const float* __restrict bs = bias;
-#pragma GCC ivdep
+EDGEGAN_NO_ALIAS_LOOP
       for (int64_t c = 0; c < width; ++c) {
         const float r0 = m0[c] + m3[c], r1 = m1[c] + m4[c], r2 = m2[c] + m5[c];
         const float s0 = m3[c] + m6[c], s1 = m4[c] + m7[c], s2 = m5[c] + m8[c];
         o0[c] = f((r0 + r1) + bs[c]), o1[c] = f((r1 + r2) + bs[c]), o2[c] = f((s0 + s1) + bs[c]), o3[c] = f((s1 + s2) + bs[c]);
       }
     } else {
-#pragma GCC ivdep
+EDGEGAN_NO_ALIAS_LOOP
       for (int64_t c = 0; c < width; ++c) {
         const float r0 = m0[c] + m3[c], r1 = m1[c] + m4[c], r2 = m2[c] + m5[c];
         const float s0 = m3[c] + m6[c], s1 = m4[c] + m7[c], s2 = m5[c] + m8[c];
@@ -103,7 +110,7 @@ inline void output_transform_with(const float* const* m, int64_t width, float* c
       if (!o) continue;
       const float *__restrict t0 = m[3 * a + b], *__restrict t1 = m[3 * a + b + 1];
       const float *__restrict u0 = m[3 * (a + 1) + b], *__restrict u1 = m[3 * (a + 1) + b + 1];
-#pragma GCC ivdep
+EDGEGAN_NO_ALIAS_LOOP
       for (int64_t c = 0; c < width; ++c) o[c] = f(((t0[c] + u0[c]) + (t1[c] + u1[c])) + (bias ? bias[c] : 0.f));
     }
 }

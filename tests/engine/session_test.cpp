@@ -77,7 +77,7 @@ TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
     EXPECT_FALSE(winograd_ran(timings));
     const auto per = static_cast<long>(one.size());
     const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
-    EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-5f) << "image " << image;
+    EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-6f) << "image " << image;  // 3e-7 measured
   }
 }
 
