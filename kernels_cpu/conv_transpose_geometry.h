@@ -93,6 +93,8 @@ struct PanelLayout {
   int64_t panel_begin(int64_t col) const { return panel > 0 ? col / panel * panel : 0; }
   // Columns of the panel holding `col`: its leading dimension.
   int64_t width(int64_t col) const { return std::min(panel, cols - panel_begin(col)); }
+  // One past the last column of the panel holding `col`.
+  int64_t panel_end(int64_t col) const { return panel_begin(col) + width(col); }
   // Element (row, col); column col's first element is at index(0, col).
   int64_t index(int64_t row, int64_t col) const {
     const int64_t p0 = panel_begin(col);

@@ -150,7 +150,7 @@ bool tile_gemm(const DeconvShape& s, const PanelLayout& layout, const AxisPhase&
     float* const* out = to_output ? out_rows.data() : c_rows.data();
     int64_t at = j0;  // the column c_rows (and out_rows) point at
     for (int64_t n0 = j0; n0 < j0 + width;) {
-      const int64_t n = std::min(j0 + width, layout.panel_begin(n0) + layout.width(n0)) - n0;
+      const int64_t n = std::min(j0 + width, layout.panel_end(n0)) - n0;
       for (size_t p = 0; p < static_cast<size_t>(m); ++p) c_rows[p] += n0 - at;
       if (to_output)
         for (size_t p = 0; p < static_cast<size_t>(m); ++p) out_rows[p] += n0 - at;
@@ -322,6 +322,14 @@ bool winograd_layer(const DeconvShape& s, const SplitDeconvWeights& wts) {
   return wts.winograd != nullptr && !narrow_layer(s) && winograd_deconv_geometry(s, wts);
 }
 
+// The caller's workspace, or `own` sized for this call where the caller has none as
+// large as `need`.
+float* workspace_or_own(float* workspace, int64_t workspace_floats, int64_t need, std::vector<float>& own) {
+  if (workspace != nullptr && workspace_floats >= need) return workspace;
+  own.resize(static_cast<size_t>(need));
+  return own.data();
+}
+
 }  // namespace
 
 int64_t conv_transpose2d_split_workspace(const DeconvShape& s, const SplitDeconvWeights& wts, int threads) {
@@ -336,23 +344,15 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
   if (narrow_layer(s)) {
     const NarrowPath path = narrow_path(s, wts, threads);
-    // A caller without a (large enough) workspace gets one for this call.
     std::vector<float> own;
-    if (workspace == nullptr || workspace_floats < path.workspace_floats) {
-      own.resize(static_cast<size_t>(path.workspace_floats));
-      workspace = own.data();
-    }
+    workspace = workspace_or_own(workspace, workspace_floats, path.workspace_floats, own);
     if (path.pixel_lanes) pixel_lanes_head(s, wts, path.lanes, x, y, ep, threads, workspace);
     else narrow_dot_rows(s, wts, dot_microkernel(), x, y, ep, threads, workspace);
     return;
   }
   if (winograd_layer(s, wts)) {
-    const int64_t need = conv_transpose2d_winograd_workspace(s, threads);
     std::vector<float> own;
-    if (workspace == nullptr || workspace_floats < need) {
-      own.resize(static_cast<size_t>(need));
-      workspace = own.data();
-    }
+    workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_winograd_workspace(s, threads), own);
     conv_transpose2d_winograd(s, wts, wts.winograd, x, y, ep, threads, workspace);
     return;
   }

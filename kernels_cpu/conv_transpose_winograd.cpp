@@ -210,6 +210,9 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
     float* zeros = m + kElements * kWindows * kColBlock;
     std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
     const int64_t e_stride = kWindows * cin;
+    std::array<const float*, kWindows> a_rows, zero_rows;
+    std::array<float*, kWindows> c_rows;
+    zero_rows.fill(zeros);
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t w0 = task * kWindows, count = std::min(kWindows, windows - w0);
       // Input transform of the task's windows.
@@ -227,10 +230,6 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
           }
         input_transform(d.data(), cin, v + i * cin, e_stride);
       }
-      std::array<const float*, kWindows> a_rows;
-      std::array<float*, kWindows> c_rows;
-      std::array<const float*, kWindows> zero_rows;
-      zero_rows.fill(zeros);
       for (int64_t phase = 0; phase < phases; ++phase) {
         const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
         const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
@@ -256,15 +255,11 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
           // family has it (no clearing pass), else accumulated onto cleared rows.
           if (!zero_start) std::fill(m, m + kElements * count * width, 0.f);
           for (int64_t e = 0; e < kElements; ++e) {
-            for (int64_t i = 0; i < count; ++i) {
-              a_rows[static_cast<size_t>(i)] = v + e * e_stride + i * cin;
-              c_rows[static_cast<size_t>(i)] = m + (e * count + i) * width;
-            }
+            for (int64_t i = 0; i < count; ++i) a_rows[static_cast<size_t>(i)] = v + e * e_stride + i * cin;
             // One weight panel at a time, as the split path reads them.
             for (int64_t n0 = j0; n0 < j0 + width;) {
-              const int64_t n = std::min(j0 + width, layout.panel_begin(n0) + layout.width(n0)) - n0;
-              if (n0 > j0)
-                for (int64_t i = 0; i < count; ++i) c_rows[static_cast<size_t>(i)] = m + (e * count + i) * width + (n0 - j0);
+              const int64_t n = std::min(j0 + width, layout.panel_end(n0)) - n0;
+              for (int64_t i = 0; i < count; ++i) c_rows[static_cast<size_t>(i)] = m + (e * count + i) * width + (n0 - j0);
               const float* b = u + e * matrix + layout.index(0, n0);
               if (zero_start) gemm_store_rows(count, n, cin, a_rows.data(), b, layout.width(n0), zero_rows.data(), c_rows.data(), Epilogue{});
               else gemm_accumulate_rows(count, n, cin, a_rows.data(), b, layout.width(n0), c_rows.data());
