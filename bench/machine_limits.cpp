@@ -2,7 +2,8 @@
 //   fma     AVX-512 FMA issue rate (24 independent accumulators, no memory traffic)
 //   sgemm   a blocked AVX-512 sgemm (packed A and B, 8x32 micro-kernel) on 512x512x512,
 //           written here: the machine's PyTorch is built with generic BLAS, so torch.mm is no yardstick
-//   read    streaming read of a 256 MB buffer
+//   read    streaming read of a 256 MB buffer (from memory), and of half the last-level
+//           cache, read again and again (from that cache)
 // each at 1 and 2 threads, best of 5 runs (sgemm: 20), one JSON object on stdout:
 //   g++ -O3 -march=native -fopenmp bench/machine_limits.cpp -o machine_limits && ./machine_limits
 #include <immintrin.h>
@@ -159,6 +160,17 @@ double read_gbs(int threads, const float* buf, long n) {
   return n * sizeof(float) / s * 1e-9;
 }
 
+// The last-level cache one core sees, from sysfs (glibc's _SC_LEVEL3_CACHE_SIZE reads
+// 384 MB on this VM, the whole package's); 32 MB where sysfs has no level-3 entry.
+long last_level_cache_bytes() {
+  long kib = 0;
+  if (std::FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
+    if (std::fscanf(f, "%ldK", &kib) != 1) kib = 0;
+    std::fclose(f);
+  }
+  return kib > 0 ? kib << 10 : 32l << 20;
+}
+
 }  // namespace
 
 int main() {
@@ -189,6 +201,13 @@ int main() {
   std::fill(buf, buf + n, 1.f);
   std::printf("  \"read_gbs\": {\"bytes\": %ld", n * static_cast<long>(sizeof(float)));
   for (int t = 1; t <= max_threads; ++t) std::printf(", \"%d\": %.1f", t, read_gbs(t, buf, n));
+  std::printf("},\n");
+  // The same read of half the last-level cache, again and again: the bandwidth of data a
+  // layer re-reads from that cache on every call (weights that fit in it).
+  const long llc = last_level_cache_bytes();
+  const long cached = llc / 2 / 256 * 256 / static_cast<long>(sizeof(float));  // whole 64-float steps
+  std::printf("  \"read_cached_gbs\": {\"bytes\": %ld", cached * static_cast<long>(sizeof(float)));
+  for (int t = 1; t <= max_threads; ++t) std::printf(", \"%d\": %.1f", t, read_gbs(t, buf, cached));
   std::printf("}\n}\n");
   std::free(buf);
   return 0;

@@ -2,7 +2,8 @@
 """Prints bench/peers.sh's one markdown table from the raw results it leaves in OUT_DIR:
 
     layers.txt              the layers, "name in cin cout kernel" (bench/peer_layers.py --list)
-    machine_rR.json         bench/machine_limits (FMA peak, sgemm rate, read bandwidth), round R
+    machine_rR.json         bench/machine_limits (FMA peak, sgemm rate, read bandwidth from memory
+                            and from the last-level cache), round R
     edgegan.jsonl           bench/edgegan_layers_bench: per (layer, algo, threads, wait policy) and
                             round, the median of single calls, as for every peer
     edgegan_generator_T[_default_wait]_rR.json  `edgegan bench ... --json` for the whole DCGAN-64
@@ -62,7 +63,7 @@ def best_machine(out):
         if not best:
             best = m
             continue
-        for group in ("fma_gflops", "read_gbs"):
+        for group in ("fma_gflops", "read_gbs", "read_cached_gbs"):
             for k, v in m.get(group, {}).items():
                 if k in ("1", "2", "1_per_core", "2_per_core") and v > best.get(group, {}).get(k, 0):
                     best.setdefault(group, {})[k] = v
@@ -72,9 +73,37 @@ def best_machine(out):
     return best
 
 
+def landing_taps(n_in, kernel):
+    """Pairs (input position, kernel tap) along one axis whose output lands inside the
+    output (stride 2, output exactly twice the input, pad (kernel - 1) // 2): the taps
+    that must be multiplied; the others fall in the cropped border."""
+    pad = (kernel - 1) // 2
+    return sum(1 for i in range(n_in) for k in range(kernel) if 0 <= 2 * i - pad + k < 2 * n_in)
+
+
+def roofline_ms(n_in, cin, cout, kernel, threads, machine):
+    """The layer's roofline time at `threads`: the larger of its landing taps' FLOPs at the
+    FMA peak and its least traffic (fp32 weights, input, output and bias, each moved once)
+    at the read bandwidth of where that traffic lives between calls (the last-level cache
+    where it fits in the cached read's buffer, else memory); and which bound binds. None
+    without the machine limits."""
+    fma = machine.get("fma_gflops", {}).get(str(threads))
+    cached = machine.get("read_cached_gbs", {})
+    flops = 2 * landing_taps(n_in, kernel) ** 2 * cin * cout
+    traffic = 4 * (cin * cout * kernel ** 2 + n_in ** 2 * cin + (2 * n_in) ** 2 * cout + cout)
+    in_cache = cached.get(str(threads)) and traffic <= cached.get("bytes", 0)
+    rd, where = (cached.get(str(threads)), "cache") if in_cache else (machine.get("read_gbs", {}).get(str(threads)), "memory")
+    if not fma or not rd:
+        return None
+    compute_ms, traffic_ms = flops / (fma * 1e9) * 1e3, traffic / (rd * 1e9) * 1e3
+    return (compute_ms, "FMA") if compute_ms >= traffic_ms else (traffic_ms, where)
+
+
 def fmt_ms(v):
     if v is None:
         return "-"
+    if v < 0.1:  # three significant digits, so a tiny layer's roofline does not print as 0.000
+        return "%.3g" % v
     return "%.3f" % v if v < 1 else ("%.2f" % v if v < 10 else "%.1f" % v)
 
 
@@ -87,6 +116,7 @@ def main():
     machine = best_machine(out)
     layers = [l.split() for l in open(os.path.join(out, "layers.txt")) if l.strip()]
     macs = {n: int(i) ** 2 * int(k) ** 2 * int(ci) * int(co) for n, i, ci, co, k in layers}
+    geometry = {n: (int(i), int(ci), int(co), int(k)) for n, i, ci, co, k in layers}
 
     # edgegan per layer: (layer, threads, algo) -> median ms over the rounds.
     # Measured with passive waiting, and at 2 threads with libgomp's default too: the faster
@@ -146,7 +176,8 @@ def main():
 
     sgemm = machine.get("sgemm", {}).get("gflops", {})
     head = ["layer", "T", "edgegan split ms"] + ["%s ms" % label for _, label in PEERS] + \
-           ["fastest peer / edgegan", "edgegan GFLOP/s", "% of sgemm", "zero-insert / split", "rounds max/min (edgegan, peer)"]
+           ["fastest peer / edgegan", "edgegan GFLOP/s", "% of sgemm", "roofline ms (bound)", "% of roofline",
+            "zero-insert / split", "rounds max/min (edgegan, peer)"]
     rows = []
     # LAYERS (peers.sh) may leave the whole generator out: then it gets no row.
     generator_selected = re.search(os.environ.get("LAYERS", "."), GENERATOR) is not None
@@ -170,6 +201,9 @@ def main():
             ratio = "%.2fx (%s)" % (best[0] / e, short[best[1]]) if e and best else "-"
             gflops = 2 * macs[name] / (e * 1e-3) * 1e-9 if e and name in macs else None
             pct = "%.0f%%" % (100 * gflops / sgemm[str(t)]) if gflops and sgemm.get(str(t)) else "-"
+            roof = roofline_ms(*geometry[name], t, machine) if name in geometry else None
+            roof_cell = "%s (%s)" % (fmt_ms(roof[0]), roof[1]) if roof else "-"
+            roof_pct = "%.0f%%" % (100 * roof[0] / e) if roof and e else "-"
             z = edge.get((name, t, "zero_insert"))
             zr = "%.2fx" % (z / e) if z and e else "-"
             label = "**DCGAN-64 generator (whole, batch 1)**" if name == GENERATOR else name
@@ -177,7 +211,7 @@ def main():
                 ("pending" if name == GENERATOR and edge_pending else "-")
             spreads = [spread(edge_rounds.get((name, t, "split"))), spread(peer[(best[1], name, t)]["rounds"]) if best else None]
             sp = ", ".join("%.2f" % v if v else "-" for v in spreads)
-            rows.append([label, str(t), e_cell] + cells + [ratio, "%.1f" % gflops if gflops else "-", pct, zr, sp])
+            rows.append([label, str(t), e_cell] + cells + [ratio, "%.1f" % gflops if gflops else "-", pct, roof_cell, roof_pct, zr, sp])
 
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) + "|")
@@ -193,6 +227,13 @@ def main():
           "MACs = in^2 * k^2 * Cin * Cout per transposed conv (every tap, those landing in the cropped border included; "
           "`edgegan bench` counts only the taps that land in the output, so its macs are lower). zero-insert / split: "
           "edgegan's own zero-insertion algorithm on the same GEMM.")
+    print("Roofline: the least time the layer can take on this machine at that thread count, the larger of (a) the "
+          "FLOPs of its landing taps (the cropped border's left out) at the AVX-512 FMA peak and (b) its least "
+          "traffic (fp32 weights, input, output and bias, each moved once) at the read bandwidth of where it lives "
+          "between the timed calls: the last-level cache where it fits in the cached read's buffer, memory "
+          "otherwise; all measured in this run. The bound that binds is in brackets; % of roofline = roofline / "
+          "edgegan ms. The large k4 layers run in the Winograd form, 9 multiplies where the direct form has 16, so "
+          "they can pass 100% of an FMA bound that counts the direct form's.")
     print("Every engine, edgegan included, is timed the same way: the median of single timed runs after warm-up "
           "(at least 3 runs and 0.2 s), each layer with a bias and no activation. edgegan: the kernel call "
           "(bench/edgegan_layers_bench, weights as a session holds them), PyTorch the module call under no_grad, ONNX Runtime `run`, ncnn extractor creation + extract, "
@@ -205,12 +246,14 @@ def main():
           "by bench/peer_layers.py, ReLU fused, as ncnnoptimize would), ONNX Runtime runs generator.onnx as exported; "
           "XNNPACK is timed on single operators only.")
     if sgemm:
-        fma, rd = machine.get("fma_gflops", {}), machine.get("read_gbs", {})
+        fma, rd, cached = machine.get("fma_gflops", {}), machine.get("read_gbs", {}), machine.get("read_cached_gbs", {})
         print("Machine limits, this run (best of several runs, and the best round): AVX-512 FMA %s GFLOP/s at 1 thread, %s at 2; %s on %dx%dx%d: "
               "%s GFLOP/s at 1 thread, %s at 2 (the %% of sgemm column, same thread count); streaming read of 256 MB "
-              "%s GB/s at 1 thread, %s at 2."
+              "%s GB/s at 1 thread, %s at 2%s."
               % (fma.get("1"), fma.get("2"), machine["sgemm"].get("kind", "?"), machine["sgemm"]["m"], machine["sgemm"]["n"],
-                 machine["sgemm"]["k"], sgemm.get("1"), sgemm.get("2"), rd.get("1"), rd.get("2")))
+                 machine["sgemm"]["k"], sgemm.get("1"), sgemm.get("2"), rd.get("1"), rd.get("2"),
+                 "; read of %d MB again and again (from the last-level cache) %s GB/s at 1 thread, %s at 2"
+                 % (cached["bytes"] >> 20, cached.get("1"), cached.get("2")) if cached.get("bytes") else ""))
         if sgemm.get("2", 0) < 1.5 * sgemm.get("1", 0):
             print("WARNING: 2-thread sgemm is not 1.5x the 1-thread one: the second core was busy, 2-thread figures are off.")
     print("Peers: " + ", ".join("%s %s" % (label, versions[key]) for key, label in PEERS if key in versions) + ".")

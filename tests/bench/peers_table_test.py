@@ -14,6 +14,7 @@ TABLE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "be
 
 def machine(sgemm1, sgemm2):
     return {"fma_gflops": {"1": 220.0, "2": 430.0}, "read_gbs": {"bytes": 1, "1": 30.0, "2": 40.0},
+            "read_cached_gbs": {"bytes": 16 << 20, "1": 90.0, "2": 160.0},
             "sgemm": {"m": 512, "n": 512, "k": 512, "kind": "test sgemm", "gflops": {"1": sgemm1, "2": sgemm2}}}
 
 
@@ -71,16 +72,51 @@ class PeersTableTest(unittest.TestCase):
         }
         rows, text = self.table(files)
         one, two = rows[("l1", "1")], rows[("l1", "2")]
+        head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+        zero_insert, rounds = head.index("zero-insert / split"), head.index("rounds max/min (edgegan, peer)")
         self.assertEqual(one[2], "1.10")          # edgegan: median of 1.0, 1.1, 5.0
         self.assertEqual(one[5], "2.10")          # ncnn: median of its rounds
         self.assertEqual(one[4], "mismatch")      # ORT: a failed round is shown, not skipped
         self.assertEqual(one[7], "1.91x (ncnn)")  # 2.1 / 1.1
-        self.assertEqual(one[10], "3.82x")        # zero-insert: median 4.2 over split 1.1
-        self.assertEqual(one[11], "5.00, 1.10")   # rounds max/min: 5.0 / 1.0, 2.2 / 2.0
+        self.assertEqual(one[zero_insert], "3.82x")        # zero-insert: median 4.2 over split 1.1
+        self.assertEqual(one[rounds], "5.00, 1.10")   # rounds max/min: 5.0 / 1.0, 2.2 / 2.0
         self.assertEqual(two[2], "0.620")         # default waiting's median beats passive's
         self.assertEqual(two[7], "2.42x (ncnn)")  # 1.5 / 0.62
         self.assertIn("200.0 GFLOP/s at 1 thread, 390.0 at 2", text)
         self.assertIn("3 round(s)", text)
+
+    def test_roofline_is_the_larger_of_the_fma_and_the_traffic_bound(self):
+        files = {
+            # 4x4x1024 -> 512 k5: 17 landing taps per axis (of 4 * 5), 2 * 17^2 * 1024 * 512 FLOPs, 52,627,456
+            # bytes (weights 1024 * 512 * 25, input 4^2 * 1024, output 8^2 * 512, bias 512; fp32).
+            # 128x128x64 -> 64 k4: 510 landing taps per axis (of 128 * 4), 21,233,920 bytes.
+            # 1x1x512 -> 256 k4: 2 landing taps per axis, 8,395,776 bytes: within the cached read's 16 MB.
+            "layers.txt": "l_stream 4 1024 512 5\nl_compute 128 64 64 4\nl_cached 1 512 256 4\n",
+            "machine_r1.json": machine(200.0, 390.0),  # FMA 220 / 430 GFLOP/s, read 30 / 40 GB/s
+            "edgegan.jsonl": [edge("l_stream", 1, "split", 2.0), edge("l_stream", 2, "split", 1.5),
+                              edge("l_compute", 1, "split", 10.0), edge("l_compute", 2, "split", 5.0),
+                              edge("l_cached", 1, "split", 0.1), edge("l_cached", 2, "split", 0.07)],
+        }
+        rows, text = self.table(files)
+        head = [c.strip() for c in text.splitlines()[0].strip("|").split("|")]
+        roof, pct = head.index("roofline ms (bound)"), head.index("% of roofline")
+        # traffic: 52,627,456 B / 30 GB/s = 1.754 ms > FMA: 303,038,464 FLOP / 220 GFLOP/s = 1.377 ms
+        self.assertEqual(rows[("l_stream", "1")][roof], "1.75 (memory)")
+        self.assertEqual(rows[("l_stream", "1")][pct], "88%")   # 1.754 / 2.0
+        self.assertEqual(rows[("l_stream", "2")][roof], "1.32 (memory)")  # / 40 GB/s
+        self.assertEqual(rows[("l_stream", "2")][pct], "88%")   # 1.316 / 1.5
+        # FMA: 2,130,739,200 FLOP / 220 GFLOP/s = 9.685 ms > traffic 0.708 ms
+        self.assertEqual(rows[("l_compute", "1")][roof], "9.69 (FMA)")
+        self.assertEqual(rows[("l_compute", "1")][pct], "97%")
+        self.assertEqual(rows[("l_compute", "2")][roof], "4.96 (FMA)")  # / 430 GFLOP/s
+        self.assertEqual(rows[("l_compute", "2")][pct], "99%")
+        # from the cache: 8,395,776 B / 90 GB/s = 0.0933 ms > FMA 1,048,576 FLOP / 220 GFLOP/s = 0.0048 ms
+        self.assertEqual(rows[("l_cached", "1")][roof], "0.0933 (cache)")
+        self.assertEqual(rows[("l_cached", "1")][pct], "93%")
+        self.assertEqual(rows[("l_cached", "2")][roof], "0.0525 (cache)")  # / 160 GB/s
+        self.assertEqual(rows[("l_cached", "2")][pct], "75%")  # 0.0525 / 0.07
+        self.assertIn("Roofline: the least time", text)
+        self.assertIn("read of 16 MB again and again (from the last-level cache) 90.0 GB/s at 1 thread, 160.0 at 2", text)
 
     def test_a_folder_without_results_is_refused_by_name(self):
         with tempfile.TemporaryDirectory() as out:
