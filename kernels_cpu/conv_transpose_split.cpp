@@ -10,6 +10,7 @@
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/gemm_microkernel.h"
 #include "kernels_cpu/half.h"
+#include "kernels_cpu/output_prefetch.h"
 #include "kernels_cpu/tap_gather.h"
 #include "kernels_cpu/task_runs.h"
 
@@ -22,7 +23,6 @@ namespace {
 // belongs to exactly one phase and tile, so tasks write disjoint memory (no
 // atomics, no reduction, results independent of the thread count).
 constexpr int64_t kTilePixels = 32;
-constexpr int64_t kPrefetchOutputBytes = int64_t{4} << 20;  // outputs past the L2s (1 MiB per core here)
 constexpr int64_t kMaxColBlock = 64;  // output channels per task: two tiles of the widest micro-kernel (8x32)
 
 // The narrow paths (at most 4 output channels) take heads of at most this many
@@ -365,7 +365,7 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
   const int64_t col_block = std::min<int64_t>(2 * uk.nr, kMaxColBlock), col_blocks = (cout + col_block - 1) / col_block;
   const int64_t tasks = phases * tiles * col_blocks;
   const PanelLayout layout = wts.tap_layout(s);
-  const bool prefetch_output = s.batch * s.h.out * s.w.out * cout * int64_t{4} > kPrefetchOutputBytes;
+  const bool prefetch_output = output_misses_caches(s);
   // Tiles whose every pixel has their phase's last tap store straight from the
   // micro-kernel's registers, where the kernel family has the fused store and it
   // applies the activation: the 128x128x64 layer, whose 16 MB output misses the
@@ -390,12 +390,9 @@ void conv_transpose2d_split(const DeconvShape& s, const SplitDeconvWeights& wts,
     if (p0 >= p1) continue;
     const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
     const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
-    // An output larger than the caches is written to lines that are not in any: ask for
-    // the tile's lines now, so they arrive while it computes instead of stalling its
-    // stores (0-1.3% of the 128x128x64 layer, whose output is 16 MB, at 1 and 2 threads).
+    // The tile's output lines, asked for now to arrive while it computes (output_prefetch.h).
     if (prefetch_output)
-      for (size_t i = 0; i < static_cast<size_t>(t.count); ++i)
-        for (int64_t c = 0; c < width; c += 16) __builtin_prefetch(t.out[i] + c, 1, 3);
+      for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) prefetch_output_row(t.out[i], width);
     // The tile accumulates in a contiguous block (L1), then goes out once with bias and
     // activation (fused with its last tap where it can): no bias pass and activation
     // pass over the strided output rows.

@@ -5,6 +5,7 @@
 
 #include "kernels_cpu/gemm.h"
 #include "kernels_cpu/half.h"
+#include "kernels_cpu/output_prefetch.h"
 #include "kernels_cpu/tap_gather.h"
 #include "kernels_cpu/task_runs.h"
 
@@ -31,7 +32,6 @@ namespace {
 constexpr int64_t kElements = 9;    // F(2x2, 2x2): a 3x3 transformed window
 constexpr int64_t kWindows = 16;    // windows per task: two rows of the 8-row micro-kernel
 constexpr int64_t kColBlock = 64;   // output channels per product: two 32-column weight panels
-constexpr int64_t kPrefetchOutputBytes = int64_t{4} << 20;  // outputs past the L2s (1 MiB per core here)
 
 // Windows along one axis: window j reads inputs q0 + 2j - 1 .. q0 + 2j + 1 and gives
 // every phase its outputs at q = q0 + 2j and q0 + 2j + 1 (those inside the phase).
@@ -200,8 +200,7 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
   const int64_t tasks = (windows + kWindows - 1) / kWindows, matrix = cin * cout;
   const PanelLayout layout = wts.tap_layout(s);
   const int64_t per_thread = thread_floats(s);
-  const bool zero_start = gemm_store_applies(Epilogue{});
-  const bool prefetch_output = s.batch * s.h.out * s.w.out * cout * int64_t{4} > kPrefetchOutputBytes;
+  const bool prefetch_output = output_misses_caches(s);
   TaskRuns runs(tasks, std::max(1, threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
@@ -237,9 +236,8 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
         const float* u = transformed + phase * kElements * matrix;
         for (int64_t j0 = 0; j0 < cout; j0 += kColBlock) {
           const int64_t width = std::min(kColBlock, cout - j0);
-          // Each window's four outputs in this phase (nullptr: outside it). An output larger
-          // than the caches is written to lines that are in none: they are asked for now, to
-          // arrive while the products run.
+          // Each window's four outputs in this phase (nullptr: outside it), their lines asked
+          // for now to arrive while the products run (output_prefetch.h).
           std::array<std::array<float*, 4>, kWindows> out{};
           for (int64_t i = 0; i < count; ++i)
             for (int a = 0; a < 2; ++a)
@@ -248,12 +246,10 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
                 if (qh < ph.q_begin || qh >= ph.q_end || qw < pw.q_begin || qw >= pw.q_end) continue;
                 float* o = y + ((img[static_cast<size_t>(i)] * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(qw, s.w)) * cout + j0;
                 out[static_cast<size_t>(i)][static_cast<size_t>(2 * a + b)] = o;
-                if (prefetch_output)
-                  for (int64_t c = 0; c < width; c += 16) __builtin_prefetch(o + c, 1, 3);
+                if (prefetch_output) prefetch_output_row(o, width);
               }
-          // Products into m: through the fused-store kernel from a row of zeros where the
-          // family has it (no clearing pass), else accumulated onto cleared rows.
-          if (!zero_start) std::fill(m, m + kElements * count * width, 0.f);
+          // Products into m, each started from a row of zeros: no clearing pass where the
+          // family has the fused store.
           for (int64_t e = 0; e < kElements; ++e) {
             for (int64_t i = 0; i < count; ++i) a_rows[static_cast<size_t>(i)] = v + e * e_stride + i * cin;
             // One weight panel at a time, as the split path reads them.
@@ -261,8 +257,7 @@ void conv_transpose2d_winograd(const DeconvShape& s, const SplitDeconvWeights& w
               const int64_t n = std::min(j0 + width, layout.panel_end(n0)) - n0;
               for (int64_t i = 0; i < count; ++i) c_rows[static_cast<size_t>(i)] = m + (e * count + i) * width + (n0 - j0);
               const float* b = u + e * matrix + layout.index(0, n0);
-              if (zero_start) gemm_store_rows(count, n, cin, a_rows.data(), b, layout.width(n0), zero_rows.data(), c_rows.data(), Epilogue{});
-              else gemm_accumulate_rows(count, n, cin, a_rows.data(), b, layout.width(n0), c_rows.data());
+              gemm_store_rows(count, n, cin, a_rows.data(), b, layout.width(n0), zero_rows.data(), c_rows.data(), Epilogue{});
               n0 += n;
             }
           }

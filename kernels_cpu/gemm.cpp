@@ -36,11 +36,27 @@ void rows_product(const GemmMicrokernel& uk, int64_t m, int64_t n, int64_t k, co
   }
 }
 
+// The family's fused store applies the epilogue's activation.
+bool store_fuses(const GemmMicrokernel& uk, const Epilogue& ep) {
+  return uk.run_store != nullptr &&
+         (ep.activation == Activation::kNone || ep.activation == Activation::kRelu || ep.activation == Activation::kLeakyRelu);
+}
+
 // The fused store over the same register tiles as rows_product: each tile's partial
 // sums (c_rows) plus its product go to out_rows with the epilogue, its bias shifted to
-// the tile's first column.
+// the tile's first column. Families without it, or an activation it does not apply,
+// take the same steps in passes: the partial sums copied to out_rows, the product
+// accumulated onto them, then bias and activation in place.
 void rows_store(const GemmMicrokernel& uk, int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b,
                 int64_t ldb, const float* const* c_rows, float* const* out_rows, const Epilogue& ep) {
+  if (!store_fuses(uk, ep)) {
+    for (int64_t i = 0; i < m; ++i)
+      if (out_rows[i] != c_rows[i]) std::copy(c_rows[i], c_rows[i] + n, out_rows[i]);
+    rows_product(uk, m, n, k, a_rows, b, ldb, out_rows);
+    if (ep.bias || ep.activation != Activation::kNone)
+      for (int64_t i = 0; i < m; ++i) store_with_epilogue(out_rows[i], 1, n, out_rows + i, ep.bias, ep.activation, ep.alpha);
+    return;
+  }
   std::array<const float*, kMaxMr> c;
   std::array<float*, kMaxMr> out;
   for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
@@ -95,11 +111,7 @@ void gemm_accumulate_rows_f16w(int64_t m, int64_t n, int64_t k, const float* con
   rows_product(gemm_microkernel(), m, n, k, a_rows, b, ldb, c_rows);
 }
 
-bool gemm_store_applies(const Epilogue& ep) {
-  const GemmMicrokernel& uk = gemm_microkernel();
-  return uk.run_store != nullptr &&
-         (ep.activation == Activation::kNone || ep.activation == Activation::kRelu || ep.activation == Activation::kLeakyRelu);
-}
+bool gemm_store_applies(const Epilogue& ep) { return store_fuses(gemm_microkernel(), ep); }
 
 void gemm_store_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
                      const float* const* c_rows, float* const* out_rows, const Epilogue& ep) {

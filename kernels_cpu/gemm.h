@@ -30,13 +30,15 @@ void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a
 void gemm_accumulate_rows_f16w(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const uint16_t* b, int64_t ldb,
                                float* const* c_rows);
 
-// The last product of an output tile fused with its store (GemmStoreFn in
-// gemm_microkernel.h): out_rows[i][j] = activation(c_rows[i][j] + (A · B)[i][j] + bias[j]),
-// the sum a chain from c_rows, written from registers. out_rows may be c_rows (with a
-// plain Epilogue{}: the sums only, for store_with_epilogue to finish, bit for bit as
-// the fused store would). ep.bias points at column 0 (or is nullptr). Only where
-// gemm_store_applies(ep): the active family has the fused store and it applies the
-// activation (kNone, kRelu, kLeakyRelu). Float B only.
+// The last product of an output tile with its store:
+//   out_rows[i][j] = activation(c_rows[i][j] + (A · B)[i][j] + bias[j]).
+// Where gemm_store_applies(ep) (the active family has the fused store, GemmStoreFn in
+// gemm_microkernel.h, and it applies the activation: kNone, kRelu, kLeakyRelu), fused:
+// the sum a chain from c_rows, written from registers. out_rows may then be c_rows
+// (with a plain Epilogue{}: the sums only, for store_with_epilogue to finish, bit for
+// bit as the fused store would). Elsewhere in passes (c_rows copied to out_rows, the
+// product accumulated, then the epilogue), the sums rounding as gemm_accumulate_rows'.
+// ep.bias points at column 0 (or is nullptr). Float B only.
 bool gemm_store_applies(const Epilogue& ep);
 void gemm_store_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
                      const float* const* c_rows, float* const* out_rows, const Epilogue& ep);

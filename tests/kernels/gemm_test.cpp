@@ -146,6 +146,59 @@ TEST(GemmMicrokernel, FusedStoreMatchesReferenceAndItsTwoPassForm) {
   if (families == 0) GTEST_SKIP() << "no kernel family with a fused store on this CPU";
 }
 
+// gemm_store_rows on every family and every activation: fused where the family has
+// the store and it applies the activation, in passes elsewhere (the families without
+// it, tanh and sigmoid on all). Against a plain double-precision loop, to separate
+// output rows and in place (out_rows = c_rows), with and without bias.
+TEST(GemmStoreRows, EveryFamilyAndActivationMatchesTheReference) {
+  std::mt19937 rng(13);
+  for (Isa isa : kAllIsas) {
+    if (!isa_supported(isa)) continue;
+    ScopedIsa forced(isa);
+    SCOPED_TRACE(gemm_microkernel().name);
+    for (Activation act : {Activation::kNone, Activation::kRelu, Activation::kLeakyRelu, Activation::kTanh, Activation::kSigmoid})
+      for (int trial = 0; trial < 12; ++trial) {
+        const int64_t m = uniform_int(rng, 1, 20), n = uniform_int(rng, 1, 70), k = uniform_int(rng, 1, 40);
+        const int64_t ldb = n + uniform_int(rng, 0, 5), ld = n + 3;
+        const auto a = random_floats(rng, static_cast<size_t>(m * k));
+        const auto b = random_floats(rng, static_cast<size_t>(k * ldb));
+        const auto partial = random_floats(rng, static_cast<size_t>(m * ld));
+        const auto bias = random_floats(rng, static_cast<size_t>(n));
+        const bool with_bias = trial % 2 == 1, in_place = trial % 4 >= 2;
+        const Epilogue ep{with_bias ? bias.data() : nullptr, act, 0.2f};
+        auto c = partial;
+        std::vector<float> out(static_cast<size_t>(m * ld), -7.f);
+        std::vector<const float*> a_rows, c_rows;
+        std::vector<float*> out_rows;
+        for (int64_t i = 0; i < m; ++i) {
+          a_rows.push_back(a.data() + i * k);
+          c_rows.push_back(c.data() + i * ld);
+          out_rows.push_back((in_place ? c.data() : out.data()) + i * ld);
+        }
+        gemm_store_rows(m, n, k, a_rows.data(), b.data(), ldb, c_rows.data(), out_rows.data(), ep);
+        auto want = reference_product(
+            m, n, k, [&](int64_t i, int64_t p) { return a[static_cast<size_t>(i * k + p)]; },
+            [&](int64_t p, int64_t j) { return b[static_cast<size_t>(p * ldb + j)]; }, partial, ld);
+        for (int64_t i = 0; i < m; ++i)
+          for (int64_t j = 0; j < ld; ++j) {
+            double& w = want[static_cast<size_t>(i * ld + j)];
+            if (j < n) {
+              w = activate(static_cast<float>(w + (with_bias ? bias[static_cast<size_t>(j)] : 0.0)), act, 0.2f);
+            } else if (!in_place) {
+              w = -7.0;  // the padding beside the rows untouched
+            }
+          }
+        const std::string where = "m " + std::to_string(m) + " n " + std::to_string(n) + " k " + std::to_string(k) +
+                                  " activation " + std::to_string(static_cast<int>(act)) + (with_bias ? " bias" : "") +
+                                  (in_place ? " in place" : "");
+        ASSERT_LE(scaled_error(in_place ? c : out, want, k + 2), 1e-7) << where;  // + the partial sum and the bias
+        if (!in_place) {
+          ASSERT_EQ(c, partial) << "the partial sums changed: " << where;
+        }
+      }
+  }
+}
+
 // Half precision: every half widens to the float it denotes, and every float
 // rounds to the nearest half (ties to even), as the hardware converters do.
 TEST(Half, RoundTripsAndRoundsToNearestEven) {
