@@ -5,7 +5,7 @@
 //   bench/peer_layers.py --list | OMP_WAIT_POLICY=passive build/bench/edgegan_layers_bench --threads 2 --repeat 30
 // Layers on stdin as "name in cin cout kernel" lines (stride 2, output twice the input),
 // batch 1, the split algorithm and zero insertion on the same micro-kernels, set up as a
-// session runs them (bench/deconv_layer_fixture.h). One JSON object per (layer, algo), in
+// session runs them (bench/conv_transpose2d_layer_fixture.h). One JSON object per (layer, algo), in
 // the shape of bench/peer_layers.py's records. The wait policy is libgomp's, from
 // OMP_WAIT_POLICY, and is reported.
 #include <algorithm>
@@ -17,13 +17,13 @@
 #include <string>
 #include <vector>
 
-#include "bench/deconv_layer_fixture.h"
-#include "kernels_cpu/cpu_isa.h"
+#include "bench/conv_transpose2d_layer_fixture.h"
+#include "kernels_cpu/common/cpu_isa.h"
 
 namespace {
 
 using edgegan::bench::Algo;
-using edgegan::bench::DeconvLayerFixture;
+using edgegan::bench::ConvTranspose2DLayerFixture;
 using edgegan::bench::LayerSpec;
 using Clock = std::chrono::steady_clock;
 
@@ -35,7 +35,7 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-double median_ms(DeconvLayerFixture& f, int threads, int repeat, double warmup_s) {
+double median_ms(ConvTranspose2DLayerFixture& f, int threads, int repeat, double warmup_s) {
   const auto warm = Clock::now();
   for (int n = 0; n < 3 || seconds_since(warm) < warmup_s; ++n) f.run(threads);
   std::vector<double> ms;
@@ -78,7 +78,7 @@ int main(int argc, char** argv) {
     l.name = name.c_str();
     for (const auto& [algo_name, algo] : {std::pair{"split", Algo::kSplit}, std::pair{"zero_insert", Algo::kZeroInsert}}) {
       if (algo == Algo::kZeroInsert && !zero_insert) continue;
-      DeconvLayerFixture f(l, 1, algo);
+      ConvTranspose2DLayerFixture f(l, 1, algo);
       const double ms = median_ms(f, threads, repeat, warmup_s);
       std::printf("{\"peer\": \"edgegan\", \"layer\": \"%s\", \"algo\": \"%s\", \"threads\": %d, \"batch\": 1, \"repeat\": %d, "
                   "\"wait_policy\": \"%s\", \"isa\": \"%s\", \"status\": \"ok\", \"ms\": %.6f}\n",

@@ -5,7 +5,7 @@ object per (layer, threads) line. bench/peers.sh runs it once per peer, each in 
 process so that the peers' thread pools never compete:
 
     build/bench/peers_venv/bin/python bench/peer_layers.py --peer ncnn --threads 1 2 --out ncnn.jsonl
-    bench/peer_layers.py --list        # the layers as "name in cin cout kernel", for xnnpack_deconv_bench
+    bench/peer_layers.py --list        # the layers as "name in cin cout kernel", for xnnpack_conv_transpose2d_bench
 
 With --passive the peer's thread pool blocks instead of spinning while it waits: slower on
 an idle machine, far faster on a busy one (bench/peers.sh runs both at 2 threads and keeps
@@ -36,7 +36,7 @@ sys.path.insert(0, HERE)
 
 # name, input side, Cin, Cout, kernel. All stride 2 with output exactly twice the input:
 # k4 -> pad 1, output_padding 0; k5 -> pad 2, output_padding 1.
-# Same list as kLayers in bench/deconv_algorithms_bench.cpp.
+# Same list as kLayers in bench/conv_transpose2d_algorithms_bench.cpp.
 LAYERS = [
     ("huge2_dcgan_4x4x1024_k5", 4, 1024, 512, 5),
     ("huge2_dcgan_8x8x512_k5", 8, 512, 256, 5),

@@ -57,8 +57,8 @@ g++ -O3 -march=native -fopenmp "$ROOT/bench/machine_limits.cpp" -o "$OUT/machine
 xnnpack_na() { echo "{\"peer\": \"xnnpack\", \"layer\": \"*\", \"threads\": 0, \"status\": \"n/a\", \"why\": \"$1\"}" >"$OUT/xnnpack.jsonl"; }
 if [[ ! -f /usr/include/xnnpack.h ]]; then
   xnnpack_na "no /usr/include/xnnpack.h (apt-get install libxnnpack-dev)"
-elif ! g++ -O2 "$ROOT/bench/xnnpack_deconv_bench.cpp" -lXNNPACK -lpthreadpool -o "$OUT/xnnpack_deconv_bench" 2>"$OUT/xnnpack_build.log"; then
-  xnnpack_na "xnnpack_deconv_bench did not build against the installed XNNPACK (see $OUT/xnnpack_build.log)"
+elif ! g++ -O2 "$ROOT/bench/xnnpack_conv_transpose2d_bench.cpp" -lXNNPACK -lpthreadpool -o "$OUT/xnnpack_conv_transpose2d_bench" 2>"$OUT/xnnpack_build.log"; then
+  xnnpack_na "xnnpack_conv_transpose2d_bench did not build against the installed XNNPACK (see $OUT/xnnpack_build.log)"
 fi
 
 if [[ ! -x $VENV/bin/python ]]; then
@@ -128,12 +128,12 @@ for round in $(seq 1 "$ROUNDS"); do
     done
   done
 
-  if [[ -x $OUT/xnnpack_deconv_bench && -s $OUT/layers.txt ]]; then
+  if [[ -x $OUT/xnnpack_conv_transpose2d_bench && -s $OUT/layers.txt ]]; then
     for args in "--threads 1" "--threads 2" "--threads 2 --passive"; do
       wait_for_idle
       echo "round $round/$ROUNDS: measuring XNNPACK ($args) ..." >&2
       # shellcheck disable=SC2086  # $args is a list of options
-      "$OUT/xnnpack_deconv_bench" $args --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/xnnpack.jsonl"
+      "$OUT/xnnpack_conv_transpose2d_bench" $args --repeat "$REPEAT" <"$OUT/layers.txt" >>"$OUT/xnnpack.jsonl"
     done
   fi
 done

@@ -81,7 +81,7 @@ struct Setup {
 };
 std::unique_ptr<Setup> g_setup;
 
-void gan_step_bench(benchmark::State& state, const ModelPair& pair, DeconvBackward backward) {
+void gan_step_bench(benchmark::State& state, const ModelPair& pair, ConvTransposeBackward backward) {
   const int threads = static_cast<int>(state.range(0));
   const std::string key = std::string(pair.name) + "/" + std::to_string(threads) + "/" + std::to_string(static_cast<int>(backward));
   if (!g_setup || g_setup->key != key) {
@@ -95,7 +95,7 @@ void gan_step_bench(benchmark::State& state, const ModelPair& pair, DeconvBackwa
     auto s = std::make_unique<Setup>();
     s->key = key;
     const TrainerOptions options{.batch = kBatch, .threads = threads, .optimizer = Optimizer::kAdam, .learning_rate = 2e-4f,
-                                 .beta1 = 0.5f, .beta2 = 0.999f, .deconv_backward = backward};
+                                 .beta1 = 0.5f, .beta2 = 0.999f, .conv_transpose_backward = backward};
     s->g = std::make_unique<Trainer>(Model::load(pair.generator), options);
     s->d = std::make_unique<Trainer>(Model::load(pair.discriminator), options);
     std::mt19937 rng(0);
@@ -114,8 +114,8 @@ void gan_step_bench(benchmark::State& state, const ModelPair& pair, DeconvBackwa
 void register_all() {
   static const std::vector<ModelPair> pairs = model_pairs();
   for (const ModelPair& p : pairs)
-    for (DeconvBackward b : {DeconvBackward::kSplit, DeconvBackward::kZeroInsert})
-      benchmark::RegisterBenchmark((std::string("gan_step/") + p.name + (b == DeconvBackward::kSplit ? "/split" : "/zero_insert")).c_str(),
+    for (ConvTransposeBackward b : {ConvTransposeBackward::kSplit, ConvTransposeBackward::kZeroInsert})
+      benchmark::RegisterBenchmark((std::string("gan_step/") + p.name + (b == ConvTransposeBackward::kSplit ? "/split" : "/zero_insert")).c_str(),
                                    [&p, b](benchmark::State& st) { gan_step_bench(st, p, b); })
           ->ArgName("threads")
           ->Arg(1)

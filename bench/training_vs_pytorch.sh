@@ -22,7 +22,7 @@ STEPS=${STEPS:-15}
 LAYER_REPS=${LAYER_REPS:-5}
 export OMP_WAIT_POLICY=passive
 
-cmake --build "$BUILD" -j"$JOBS" --target training_step_bench deconv_backward_bench >/dev/null
+cmake --build "$BUILD" -j"$JOBS" --target training_step_bench conv_transpose2d_backward_bench >/dev/null
 
 DCGAN64=${DCGAN64_DIR:-$BUILD/bench/dcgan64}
 if [[ ! -f $DCGAN64/generator.egan || ! -f $DCGAN64/discriminator.egan ]]; then
@@ -52,7 +52,7 @@ for threads in 1 2; do
 done
 wait_for_idle 120
 echo "running the per-layer backward benchmark ..." >&2
-"$BUILD/bench/deconv_backward_bench" --benchmark_filter='^deconv_backward/' --benchmark_repetitions="$LAYER_REPS" \
+"$BUILD/bench/conv_transpose2d_backward_bench" --benchmark_filter='^conv_transpose_backward/' --benchmark_repetitions="$LAYER_REPS" \
   --benchmark_report_aggregates_only=true --benchmark_out="$OUT/layers.json" --benchmark_out_format=json >/dev/null
 
 "$PYTHON" - "$OUT" <<'EOF'
@@ -98,7 +98,7 @@ layers = {}
 for b in json.load(open(os.path.join(out, "layers.json")))["benchmarks"]:
     if b.get("aggregate_name") != "median":
         continue
-    m = re.match(r"deconv_backward/([^/]+)/([^/]+)/batch:\d+/threads:(\d+)", b["name"])
+    m = re.match(r"conv_transpose_backward/([^/]+)/([^/]+)/batch:\d+/threads:(\d+)", b["name"])
     layers[(m.group(1), int(m.group(3)), m.group(2))] = (b["real_time"], b.get("dx_ms"), b.get("dw_ms"))
 head = ["layer", "threads", "split dX", "split dW", "split", "zero-ins dX", "zero-ins dW", "zero-insert", "zero-insert/split"]
 rows = []

@@ -41,7 +41,7 @@ int bench(const BenchArgs& a) {
   edgegan::SessionOptions options;
   options.threads = a.threads;
   options.batch = a.batch;
-  options.deconv_algo = edgegan::deconv_algo_from_string(a.algo);
+  options.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(a.algo);
   edgegan::Session session(model, options);
   const auto inputs = bench_inputs(*model, a.batch);
 
@@ -66,7 +66,7 @@ int bench(const BenchArgs& a) {
   if (a.json) {
     nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
                         {"threads", session.threads()}, {"algo", a.algo},
-                        {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_microkernel()},
+                        {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_ukernel()},
                         {"repeat", a.repeat},        {"total_ms", total_ms},
                         {"total_mean_ms", mean_ms}};
     j["layers"] = nlohmann::json::array();
@@ -77,7 +77,7 @@ int bench(const BenchArgs& a) {
     return 0;
   }
   std::cout << a.model << ": batch " << a.batch << ", " << session.threads() << " thread(s), " << a.algo << ", "
-            << edgegan::cpu_gemm_microkernel() << ", median of " << a.repeat << "\n";
+            << edgegan::cpu_gemm_ukernel() << ", median of " << a.repeat << "\n";
   std::cout << std::left << std::setw(4) << "#" << std::setw(34) << "op" << std::setw(32) << "kernel" << std::right
             << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << "\n";
   for (size_t i = 0; i < timings.size(); ++i) {

@@ -31,7 +31,7 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   edgegan::SessionOptions o;
   o.threads = threads;
   o.batch = batch;
-  o.deconv_algo = edgegan::deconv_algo_from_string(algo);
+  o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);
   if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
   return o;
 }

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "converter/onnx_graph.h"
-#include "kernels_cpu/epilogue.h"
+#include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::converter {
 

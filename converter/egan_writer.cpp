@@ -4,9 +4,10 @@
 
 #include "converter/errors.h"
 #include "egan_generated.h"
-#include "kernels_cpu/conv2d.h"
-#include "kernels_cpu/conv_transpose_geometry.h"
-#include "kernels_cpu/half.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cpu/common/half.h"
+#include "kernels_cpu/conv2d/conv2d_reference.h"
 
 namespace edgegan::converter {
 namespace {
@@ -23,7 +24,7 @@ struct Blob {
 
 class Writer {
  public:
-  explicit Writer(bool fp16_deconv_weights) : fp16_deconv_weights_(fp16_deconv_weights) {}
+  explicit Writer(bool fp16_conv_transpose_weights) : fp16_conv_transpose_weights_(fp16_conv_transpose_weights) {}
 
   // Adds a float32 weight blob, returns its buffer index (0 for an empty blob).
   uint32_t blob(const std::vector<float>& values) {
@@ -35,8 +36,8 @@ class Writer {
   }
 
   // A transposed-convolution sub-kernel: float32, or IEEE halves when asked.
-  uint32_t deconv_blob(const std::vector<float>& values) {
-    if (!fp16_deconv_weights_ || values.empty()) return blob(values);
+  uint32_t conv_transpose_blob(const std::vector<float>& values) {
+    if (!fp16_conv_transpose_weights_ || values.empty()) return blob(values);
     Blob b{std::vector<uint8_t>(values.size() * sizeof(uint16_t)), fb::DType_Float16};
     for (size_t i = 0; i < values.size(); ++i) {
       const uint16_t h = cpu::float_to_half(values[i]);
@@ -55,13 +56,13 @@ class Writer {
   flatbuffers::Offset<fb::Op> conv_transpose(const IrModel& m, const IrOp& op) {
     const ConvGeometry& g = op.geometry;
     const IrTensor& x = m.tensors[static_cast<size_t>(op.inputs[0])];
-    cpu::DeconvShape s;
+    cpu::ConvShape s;
     s.in_channels = g.in_channels;
     s.out_channels = g.out_channels;
     s.h = {x.dims[1], g.kernel_h, g.stride_h, g.dilation_h, g.pad_top, g.pad_bottom, g.out_h};
     s.w = {x.dims[2], g.kernel_w, g.stride_w, g.dilation_w, g.pad_left, g.pad_right, g.out_w};
-    const auto ph = cpu::split_deconv_axis(s.h), pw = cpu::split_deconv_axis(s.w);
-    const auto packed = cpu::pack_split_deconv_weights(s, ph, pw, op.weights.data(), cpu::kWeightPanelColumns);
+    const auto ph = cpu::split_conv_transpose_axis(s.h), pw = cpu::split_conv_transpose_axis(s.w);
+    const auto packed = cpu::pack_conv_transpose2d_weights(s, ph, pw, op.weights.data(), cpu::kWeightPanelColumns);
     auto axis_phases = [&](const std::vector<cpu::AxisPhase>& phases) {
       std::vector<flatbuffers::Offset<fb::AxisPhase>> v;
       for (const auto& p : phases) {
@@ -71,9 +72,9 @@ class Writer {
       return b_.CreateVector(v);
     };
     const auto aph = axis_phases(ph), apw = axis_phases(pw);
-    std::vector<flatbuffers::Offset<fb::DeconvPhase>> phases;
+    std::vector<flatbuffers::Offset<fb::ConvTranspose2DPhase>> phases;
     for (size_t i = 0; i < packed.size(); ++i)
-      phases.push_back(fb::CreateDeconvPhase(b_, static_cast<int>(i / pw.size()), static_cast<int>(i % pw.size()), deconv_blob(packed[i])));
+      phases.push_back(fb::CreateConvTranspose2DPhase(b_, static_cast<int>(i / pw.size()), static_cast<int>(i % pw.size()), conv_transpose_blob(packed[i])));
     const auto ph_vec = b_.CreateVector(phases);
     const auto ep = epilogue(op);
     const auto body = fb::CreateConvTranspose2D(b_, op.inputs[0], op.output, static_cast<int>(g.in_channels), static_cast<int>(g.out_channels),
@@ -181,14 +182,14 @@ class Writer {
 
  private:
   flatbuffers::FlatBufferBuilder b_{1 << 16};
-  bool fp16_deconv_weights_;
+  bool fp16_conv_transpose_weights_;
   std::vector<Blob> blobs_;
 };
 
 }  // namespace
 
-std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer, bool fp16_deconv_weights) {
-  Writer w(fp16_deconv_weights);
+std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer, bool fp16_conv_transpose_weights) {
+  Writer w(fp16_conv_transpose_weights);
   return w.finish(model, producer);
 }
 

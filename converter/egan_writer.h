@@ -11,8 +11,8 @@
 
 namespace edgegan::converter {
 
-// fp16_deconv_weights: store the transposed-convolution sub-kernels as IEEE
+// fp16_conv_transpose_weights: store the transposed-convolution sub-kernels as IEEE
 // halves (round to nearest even); everything else stays float32.
-std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer, bool fp16_deconv_weights = false);
+std::vector<uint8_t> write_egan(const IrModel& model, const std::string& producer, bool fp16_conv_transpose_weights = false);
 
 }  // namespace edgegan::converter

@@ -5,8 +5,12 @@
 #include <random>
 
 #include "edgegan/edgegan.h"
-#include "kernels_cpu/gemm_microkernel.h"
-#include "kernels_cpu/tensor_ops.h"
+#include "kernels_cpu/gemm/gemm_ukernel.h"
+#include "kernels_cpu/channel_affine/channel_affine.h"
+#include "kernels_cpu/concat/concat.h"
+#include "kernels_cpu/elementwise/elementwise.h"
+#include "kernels_cpu/embedding/embedding.h"
+#include "kernels_cpu/reshape/reshape.h"
 
 namespace edgegan {
 
@@ -14,10 +18,10 @@ int64_t Tensor::elements() const {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
-const char* to_string(DeconvAlgo algo) {
+const char* to_string(ConvTransposeAlgo algo) {
   switch (algo) {
-    case DeconvAlgo::kZeroInsert: return "zero-insert";
-    case DeconvAlgo::kCol2im: return "col2im";
+    case ConvTransposeAlgo::kZeroInsert: return "zero-insert";
+    case ConvTransposeAlgo::kCol2im: return "col2im";
     default: return "split";
   }
 }
@@ -30,15 +34,15 @@ std::string cpu_kernel_family() {
   }
 }
 
-std::string cpu_gemm_microkernel() {
+std::string cpu_gemm_ukernel() {
   cpu_kernel_family();  // reports a bad EDGEGAN_ISA as an Error
-  return cpu::gemm_microkernel().name;
+  return cpu::gemm_ukernel().name;
 }
 
-DeconvAlgo deconv_algo_from_string(const std::string& name) {
-  if (name == "split") return DeconvAlgo::kSplit;
-  if (name == "zero-insert") return DeconvAlgo::kZeroInsert;
-  if (name == "col2im") return DeconvAlgo::kCol2im;
+ConvTransposeAlgo conv_transpose_algo_from_string(const std::string& name) {
+  if (name == "split") return ConvTransposeAlgo::kSplit;
+  if (name == "zero-insert") return ConvTransposeAlgo::kZeroInsert;
+  if (name == "col2im") return ConvTransposeAlgo::kCol2im;
   throw Error("unknown deconvolution algorithm '" + name + "' (expected split, zero-insert or col2im)");
 }
 

@@ -25,7 +25,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr DeconvAlgo kAlgorithms[] = {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im};
+constexpr ConvTransposeAlgo kAlgorithms[] = {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im};
 
 struct PlannedModel {
   SessionPlan plan;
@@ -33,7 +33,7 @@ struct PlannedModel {
   AlgorithmTotals totals;
 };
 
-PlannedModel plan_model(const Model& model, DeconvAlgo algo, int64_t batch, int threads) {
+PlannedModel plan_model(const Model& model, ConvTransposeAlgo algo, int64_t batch, int threads) {
   const Model::Impl& m = model.impl();
   PlannedModel p;
   p.plan = build_session_plan(m, algo, batch, threads, /*tracker=*/nullptr);
@@ -204,14 +204,14 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
   if (options.batch < 1 || options.batch > (1 << 16)) throw Error("report: batch " + std::to_string(options.batch) + " is outside 1..65536");
   MemoryReport r;
   r.model = name;
-  r.algorithm = to_string(options.deconv_algo);
+  r.algorithm = to_string(options.conv_transpose_algo);
   r.batch = options.batch;
   r.threads = session_threads(options.threads);
   r.file_bytes = model->file_bytes();
   r.weight_bytes = model->weight_bytes();
   std::vector<PlannedModel> planned;
-  for (DeconvAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, algo, options.batch, r.threads));
-  const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.deconv_algo) - std::begin(kAlgorithms));
+  for (ConvTransposeAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, algo, options.batch, r.threads));
+  const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.conv_transpose_algo) - std::begin(kAlgorithms));
   r.layers = planned[chosen].layers;
   for (size_t i = 0; i < r.layers.size(); ++i) {
     r.layers[i].macs_zero_insert = planned[1].layers[i].macs;

@@ -5,7 +5,7 @@
 
 #include "engine/text_stream.h"
 #include "engine/model_impl.h"
-#include "kernels_cpu/conv_transpose_geometry.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace edgegan {
 

@@ -11,9 +11,10 @@
 
 #include "engine/text_stream.h"
 #include "engine/model_impl.h"
-#include "kernels_cpu/half.h"
-#include "kernels_cpu/conv2d.h"
-#include "kernels_cpu/conv_transpose_geometry.h"
+#include "kernels_cpu/common/half.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cpu/common/conv_geometry.h"
 
 namespace edgegan {
 namespace {
@@ -212,8 +213,8 @@ class Validator {
   void check_conv_transpose(const fb::ConvTranspose2D& op, const std::string& where) {
     // Transposed convolutions may have negative pads (ONNX output_shape asks for extra output).
     const TensorDesc& x = check_conv_params(op, -kMaxPad, where);
-    cpu::DeconvAxis h{x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), 0};
-    cpu::DeconvAxis w{x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), 0};
+    cpu::ConvAxis h{x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), 0};
+    cpu::ConvAxis w{x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), 0};
     // The output length also absorbs output_padding, so it is read from the output tensor and
     // must lie within [length without output_padding, that + max(stride, dilation) - 1] (PyTorch's rule).
     TensorDesc& y = define(op.output(), where);
@@ -223,18 +224,18 @@ class Validator {
     h.out = y.dims[1];
     w.out = y.dims[2];
     for (const auto* axis : {&h, &w}) {
-      const int64_t base = cpu::deconv_output_length(axis->in, axis->kernel, axis->stride, axis->dilation, axis->pad_begin, axis->pad_end, 0);
+      const int64_t base = cpu::conv_transpose_output_length(axis->in, axis->kernel, axis->stride, axis->dilation, axis->pad_begin, axis->pad_end, 0);
       const int64_t max_output_padding = std::max(axis->stride, axis->dilation) - 1;
       if (axis->out < base || axis->out > base + max_output_padding)
         fail(where, "output length " + std::to_string(axis->out) + " does not follow from input " + std::to_string(axis->in) +
                         ", kernel, stride and pads (expected " + std::to_string(base) + " + output_padding, output_padding < max(stride, dilation))");
     }
-    check_axis_phases(op.axis_phases_h(), cpu::split_deconv_axis(h), where + " (height phases)");
-    check_axis_phases(op.axis_phases_w(), cpu::split_deconv_axis(w), where + " (width phases)");
+    check_axis_phases(op.axis_phases_h(), cpu::split_conv_transpose_axis(h), where + " (height phases)");
+    check_axis_phases(op.axis_phases_w(), cpu::split_conv_transpose_axis(w), where + " (width phases)");
     const auto* phases = op.phases();
     if (!phases || phases->size() != static_cast<uint32_t>(op.stride_h() * op.stride_w()))
       fail(where, "must store stride_h*stride_w = " + std::to_string(op.stride_h() * op.stride_w()) + " phases");
-    const auto ph = cpu::split_deconv_axis(h), pw = cpu::split_deconv_axis(w);
+    const auto ph = cpu::split_conv_transpose_axis(h), pw = cpu::split_conv_transpose_axis(w);
     int fp16_phases = 0, stored_phases = 0;
     for (uint32_t i = 0; i < phases->size(); ++i) {
       const auto* p = phases->Get(i);

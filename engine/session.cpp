@@ -83,8 +83,8 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
 
   {
     // Limits are checked on a dry plan (nothing allocated), then the real one is built.
-    check_limits(s.m(), build_session_plan(s.m(), options.deconv_algo, options.batch, s.threads, nullptr), options, s.model->weight_bytes());
-    s.plan = build_session_plan(s.m(), options.deconv_algo, options.batch, s.threads, &s.tracker);
+    check_limits(s.m(), build_session_plan(s.m(), options.conv_transpose_algo, options.batch, s.threads, nullptr), options, s.model->weight_bytes());
+    s.plan = build_session_plan(s.m(), options.conv_transpose_algo, options.batch, s.threads, &s.tracker);
     s.arena = TrackedBuffer(s.tracker, s.plan.arena_bytes);
     s.tensor_ptr.resize(s.plan.tensor_buffer.size());
     for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)

@@ -16,7 +16,7 @@ int session_threads(int requested) {
 #endif
 }
 
-SessionPlan build_session_plan(const Model::Impl& m, DeconvAlgo algo, int64_t batch, int threads, MemoryTracker* tracker) {
+SessionPlan build_session_plan(const Model::Impl& m, ConvTransposeAlgo algo, int64_t batch, int threads, MemoryTracker* tracker) {
   SessionPlan plan;
   const auto& ops = *m.root->ops();
   const int n_ops = static_cast<int>(ops.size());

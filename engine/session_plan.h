@@ -26,7 +26,7 @@ struct SessionPlan {
 
 // `tracker` receives the kernels' weight copies; nullptr plans without making them.
 // `threads` is the session's resolved thread count (session_threads).
-SessionPlan build_session_plan(const Model::Impl& model, DeconvAlgo algo, int64_t batch, int threads, MemoryTracker* tracker);
+SessionPlan build_session_plan(const Model::Impl& model, ConvTransposeAlgo algo, int64_t batch, int threads, MemoryTracker* tracker);
 
 // The threads a session with SessionOptions::threads == `requested` runs on: that
 // number, or for 0 OpenMP's default (all cores); 1 in builds without OpenMP.

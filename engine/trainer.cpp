@@ -13,15 +13,24 @@
 #include "edgegan/io.h"
 #include "engine/input_binding.h"
 #include "engine/model_impl.h"
-#include "kernels_cpu/half.h"
+#include "kernels_cpu/common/half.h"
 #include "engine/ops/op_kernel.h"  // to_cpu(Activation)
-#include "kernels_cpu/conv2d.h"
-#include "kernels_cpu/conv2d_backward.h"
-#include "kernels_cpu/conv_transpose.h"
-#include "kernels_cpu/conv_transpose_backward.h"
-#include "kernels_cpu/dense.h"
-#include "kernels_cpu/tensor_ops.h"
-#include "kernels_cpu/training_ops.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv2d/conv2d_backward.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
+#include "kernels_cpu/dense/dense.h"
+#include "kernels_cpu/channel_affine/channel_affine.h"
+#include "kernels_cpu/concat/concat.h"
+#include "kernels_cpu/elementwise/elementwise.h"
+#include "kernels_cpu/embedding/embedding.h"
+#include "kernels_cpu/reshape/reshape.h"
+#include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/loss/loss.h"
+#include "kernels_cpu/optimizer/optimizer.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
+#include "kernels_cpu/common/epilogue.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace edgegan {
 namespace {
@@ -47,7 +56,7 @@ struct TrainOp {
   int bias = -1;             // bias or affine shift param
   cpu::Activation activation = cpu::Activation::kNone;
   float alpha = 0.01f;
-  cpu::DeconvShape deconv;
+  cpu::ConvShape deconv;
   int64_t panel_columns = 0;  // ConvTranspose2D: the file's weight panel width (0: plain)
   cpu::ConvShape conv;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows/dim; affine channels
@@ -119,10 +128,10 @@ struct Trainer::Impl {
   }
   const float* value_of(int param) const { return param >= 0 ? params[static_cast<size_t>(param)].value.data() : nullptr; }
 
-  cpu::SplitDeconvWeights split_of(const TrainOp& op) const {
-    cpu::SplitDeconvWeights w;
-    w.phases_h = cpu::split_deconv_axis(op.deconv.h);
-    w.phases_w = cpu::split_deconv_axis(op.deconv.w);
+  cpu::ConvTranspose2DWeights split_of(const TrainOp& op) const {
+    cpu::ConvTranspose2DWeights w;
+    w.phases_h = cpu::split_conv_transpose_axis(op.deconv.h);
+    w.phases_w = cpu::split_conv_transpose_axis(op.deconv.w);
     for (int p : op.weights) w.sub_kernels.push_back(value_of(p));
     w.panel_columns = op.panel_columns;
     return w;
@@ -285,7 +294,7 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
   };
   switch (op.kind) {
     case fb::OpKind_ConvTranspose2D: {
-      const cpu::SplitDeconvWeights w = split_of(op);
+      const cpu::ConvTranspose2DWeights w = split_of(op);
       const int64_t pixels = batch * op.deconv.h.out * op.deconv.w.out;
       if (parameter_gradients && op.bias >= 0) {
         tmp.assign(static_cast<size_t>(op.deconv.out_channels), 0.f);
@@ -306,17 +315,17 @@ void Trainer::Impl::run_backward(const TrainOp& op) {
       const float* x = values[static_cast<size_t>(op.inputs[0])].data();
       const bool want_dx = gradient_wanted[static_cast<size_t>(op.inputs[0])];
       float* dx = want_dx ? input_grad_target(0) : nullptr;
-      if (options.deconv_backward == DeconvBackward::kZeroInsert) {
+      if (options.conv_transpose_backward == ConvTransposeBackward::kZeroInsert) {
         // The baseline: full kernel assembled from the phases, gradient of the full kernel
         // scattered back into them.
-        const cpu::DeconvShape& s = op.deconv;
+        const cpu::ConvShape& s = op.deconv;
         std::vector<float> full(static_cast<size_t>(s.h.kernel * s.w.kernel * s.in_channels * s.out_channels)), dfull(full.size());
-        cpu::assemble_full_deconv_kernel(s, w, cpu::FullKernelLayout::kTapsFirst, full.data());
+        cpu::assemble_conv_transpose2d_full_kernel(s, w, cpu::FullKernelLayout::kTapsFirst, full.data());
         grow(workspace, std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(s),
                                  cpu::conv_transpose2d_zero_insert_backward_weights_workspace(s)));
         if (parameter_gradients) {
           cpu::conv_transpose2d_zero_insert_backward_weights(s, x, g.data(), dfull.data(), workspace.data(), threads);
-          cpu::scatter_full_deconv_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr, w.panel_columns);
+          cpu::scatter_conv_transpose2d_full_kernel(s, w.phases_h, w.phases_w, dfull.data(), dsub_ptr, w.panel_columns);
         }
         if (want_dx) cpu::conv_transpose2d_zero_insert_backward_input(s, full.data(), g.data(), dx, workspace.data(), threads);
       } else {

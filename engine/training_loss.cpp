@@ -1,6 +1,6 @@
 // The public loss entry point (edgegan/trainer.h) over the loss kernels.
 #include "edgegan/trainer.h"
-#include "kernels_cpu/training_ops.h"
+#include "kernels_cpu/loss/loss.h"
 
 namespace edgegan {
 

@@ -8,18 +8,18 @@
 namespace edgegan::testing {
 namespace {
 
-struct DeconvLayer {
+struct ConvTransposeLayer {
   int cin, cout, kernel, pad, output_padding;
 };
 
-std::string stride2_generator(int in_channels, int in_size, const std::vector<DeconvLayer>& layers, unsigned seed) {
+std::string stride2_generator(int in_channels, int in_size, const std::vector<ConvTransposeLayer>& layers, unsigned seed) {
   OnnxBuilder b;
   b.input("x", {-1, in_channels, in_size, in_size}).output("image");
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> d(-0.05f, 0.05f);
   std::string x = "x";
   for (size_t i = 0; i < layers.size(); ++i) {
-    const DeconvLayer& l = layers[i];
+    const ConvTransposeLayer& l = layers[i];
     std::vector<float> w(static_cast<size_t>(l.cin) * l.cout * l.kernel * l.kernel), bias(static_cast<size_t>(l.cout));
     for (auto& v : w) v = d(rng);
     for (auto& v : bias) v = d(rng);

@@ -1,5 +1,5 @@
 #include "engine/ops/op_kernel.h"
-#include "kernels_cpu/tensor_ops.h"
+#include "kernels_cpu/channel_affine/channel_affine.h"
 
 namespace edgegan {
 namespace {

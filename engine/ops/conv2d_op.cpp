@@ -1,6 +1,7 @@
 #include "engine/ops/op_kernel.h"
-#include "kernels_cpu/conv2d.h"
-#include "kernels_cpu/conv_transpose_geometry.h"  // saturating_product
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"  // saturating_product
 
 namespace edgegan {
 namespace {

@@ -1,6 +1,7 @@
 #include "engine/ops/op_kernel.h"
-#include "kernels_cpu/conv_transpose_geometry.h"  // saturating_product
-#include "kernels_cpu/dense.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"  // saturating_product
+#include "kernels_cpu/dense/dense.h"
+#include "kernels_cpu/common/conv_geometry.h"
 
 namespace edgegan {
 namespace {

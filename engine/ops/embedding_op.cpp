@@ -1,5 +1,5 @@
 #include "engine/ops/op_kernel.h"
-#include "kernels_cpu/tensor_ops.h"
+#include "kernels_cpu/embedding/embedding.h"
 
 namespace edgegan {
 namespace {

@@ -21,7 +21,7 @@ cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep
   return e;
 }
 
-cpu::DeconvShape deconv_shape_of(const Model::Impl& m, const schema::ConvTranspose2D& op, int64_t batch) {
+cpu::ConvShape deconv_shape_of(const Model::Impl& m, const schema::ConvTranspose2D& op, int64_t batch) {
   const TensorDesc& x = m.tensors[static_cast<size_t>(op.input())];
   const TensorDesc& y = m.tensors[static_cast<size_t>(op.output())];
   return {batch, op.in_channels(), op.out_channels(),
@@ -37,7 +37,7 @@ cpu::ConvShape conv_shape_of(const Model::Impl& m, const schema::Conv2D& op, int
           {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]}};
 }
 
-std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, DeconvAlgo algo, int64_t batch, int threads,
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& m, const schema::Op& op, ConvTransposeAlgo algo, int64_t batch, int threads,
                                         MemoryTracker* tracker) {
   switch (op.kind_type()) {
     case schema::OpKind_ConvTranspose2D: return make_conv_transpose2d(m, *op.kind_as_ConvTranspose2D(), algo, batch, threads, tracker);

@@ -8,9 +8,9 @@
 
 #include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
-#include "kernels_cpu/conv2d.h"
-#include "kernels_cpu/conv_transpose_geometry.h"
-#include "kernels_cpu/epilogue.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan {
 
@@ -41,13 +41,13 @@ class OpKernel {
 // Builds the CPU kernel for one validated op, for runs at `threads` threads (its
 // workspace may depend on them). Weight copies are allocated through `tracker`; with
 // nullptr the kernel is built for planning only and must not be run.
-std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, DeconvAlgo algo, int64_t batch, int threads,
+std::unique_ptr<OpKernel> create_cpu_op(const Model::Impl& model, const schema::Op& op, ConvTransposeAlgo algo, int64_t batch, int threads,
                                         MemoryTracker* tracker);
 
 cpu::Epilogue make_epilogue(const Model::Impl& model, const schema::Epilogue* ep);
 
 // Kernel geometry of a validated op at a batch size (shared by the op kernels and the Trainer).
-cpu::DeconvShape deconv_shape_of(const Model::Impl& model, const schema::ConvTranspose2D& op, int64_t batch);
+cpu::ConvShape deconv_shape_of(const Model::Impl& model, const schema::ConvTranspose2D& op, int64_t batch);
 cpu::ConvShape conv_shape_of(const Model::Impl& model, const schema::Conv2D& op, int64_t batch);
 cpu::Activation to_cpu(schema::Activation a);
 
@@ -65,7 +65,7 @@ struct ConcatLayout {
 ConcatLayout concat_layout(const Model::Impl& model, const schema::Concat& op, int64_t batch);
 
 // One factory per op kind (each in its own file).
-std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, DeconvAlgo, int64_t batch,
+std::unique_ptr<OpKernel> make_conv_transpose2d(const Model::Impl&, const schema::ConvTranspose2D&, ConvTransposeAlgo, int64_t batch,
                                                 int threads, MemoryTracker* tracker);
 std::unique_ptr<OpKernel> make_conv2d(const Model::Impl&, const schema::Conv2D&, int64_t batch);
 std::unique_ptr<OpKernel> make_dense(const Model::Impl&, const schema::Dense&, int64_t batch);

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "engine/ops/op_kernel.h"
-#include "kernels_cpu/tensor_ops.h"
+#include "kernels_cpu/reshape/reshape.h"
 
 namespace edgegan {
 

@@ -7,10 +7,12 @@
 
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
-#include "kernels_cpu/conv2d.h"
-#include "kernels_cpu/conv_transpose.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
+#include "kernels_cpu/conv2d/conv2d_reference.h"
 
 namespace edgegan {
 namespace {
@@ -68,7 +70,7 @@ TEST(Converter, FoldsBatchNormIntoConvTransposeExactly) {
   Session s(model, {.batch = 2});
   const auto x = random_floats(rng, 2 * 3 * 4 * cin);  // NHWC
   const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, 3, 4, cin}, x, {}}})[0];
-  cpu::DeconvShape shape{2, cin, cout, {3, k, 2, 1, 1, 1, 6}, {4, k, 2, 1, 1, 1, 8}};
+  cpu::ConvShape shape{2, cin, cout, {3, k, 2, 1, 1, 1, 6}, {4, k, 2, 1, 1, 1, 8}};
   std::vector<float> ref(y.f32.size());
   cpu::Epilogue ep{bias.data(), cpu::Activation::kNone, 0};
   cpu::conv_transpose2d_reference(shape, x.data(), w.data(), ref.data(), ep);
@@ -140,7 +142,7 @@ TEST(Converter, OutputPaddingMayReachTheDilation) {
   Session s(model, {.batch = 1});
   const auto x = random_floats(rng, 4 * 4 * 2);
   const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {1, 4, 4, 2}, x, {}}})[0];
-  cpu::DeconvShape shape{1, 2, 3, {4, 3, 1, 3, 0, 0, 12}, {4, 3, 1, 3, 0, 0, 11}};
+  cpu::ConvShape shape{1, 2, 3, {4, 3, 1, 3, 0, 0, 12}, {4, 3, 1, 3, 0, 0, 11}};
   std::vector<float> ref(y.f32.size());
   cpu::conv_transpose2d_reference(shape, x.data(), w.data(), ref.data(), {});
   EXPECT_LE(max_abs_diff(y.f32, ref), 1e-5f);
@@ -164,7 +166,7 @@ struct ErrorCase {
   std::vector<std::string> expected;  // every string must appear in the message
 };
 
-void deconv_model(OnnxBuilder& b, const std::function<void(onnx::NodeProto&)>& attrs) {
+void conv_transpose_model(OnnxBuilder& b, const std::function<void(onnx::NodeProto&)>& attrs) {
   b.input("x", {-1, 2, 3, 3}).output("y").floats("W", {2, 2, 3, 3}, std::vector<float>(36, 0.1f));
   auto& n = b.node("ConvTranspose", "up1", {"x", "W"}, {"y"});
   OnnxBuilder::attr(n, "strides", std::vector<int64_t>{2, 2});
@@ -177,17 +179,17 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 4}).output("y");
          b.node("Softmax", "probabilities", {"x"}, {"y"});
        }, {"probabilities", "Softmax", "not supported"}},
-      {"grouped deconv", [](OnnxBuilder& b) { deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{2}); }); },
+      {"grouped deconv", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{2}); }); },
        {"up1", "ConvTranspose", "'group' = 2"}},
-      {"unknown attribute", [](OnnxBuilder& b) { deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "fancy", int64_t{1}); }); },
+      {"unknown attribute", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "fancy", int64_t{1}); }); },
        {"up1", "ConvTranspose", "'fancy'"}},
-      {"bad auto_pad", [](OnnxBuilder& b) { deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_MIDDLE")); }); },
+      {"bad auto_pad", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_MIDDLE")); }); },
        {"up1", "'auto_pad'", "SAME_MIDDLE"}},
       {"output_padding too large", [](OnnxBuilder& b) {
-         deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "output_padding", std::vector<int64_t>{2, 0}); });
+         conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "output_padding", std::vector<int64_t>{2, 0}); });
        }, {"up1", "'output_padding'"}},
       {"3-D deconv", [](OnnxBuilder& b) {
-         deconv_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{1, 1, 1}); });
+         conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{1, 1, 1}); });
        }, {"up1", "'dilations'", "2 values"}},
       {"run-time weights", [](OnnxBuilder& b) {
          b.input("x", {-1, 2, 3, 3}).input("w", {-1, 2, 3, 3}).output("y");

@@ -62,10 +62,10 @@ TEST_P(Golden, MatchesPyTorch) {
       if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
 
   std::vector<float> first_run;
-  for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im})
+  for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
     for (int threads : {1, 2}) {
       SCOPED_TRACE(std::string(to_string(algo)) + ", threads " + std::to_string(threads));
-      Session session(model, {.threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .deconv_algo = algo});
+      Session session(model, {.threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
       const std::vector<Tensor> outputs = session.run(inputs);
       for (const Tensor& out : outputs) {
         const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
@@ -75,7 +75,7 @@ TEST_P(Golden, MatchesPyTorch) {
         EXPECT_LE(max_abs_diff(got.f32, want->f32), 1e-4f) << out.name;
       }
       // Same ISA path, any thread count: bit-identical.
-      if (algo == DeconvAlgo::kSplit) {
+      if (algo == ConvTransposeAlgo::kSplit) {
         if (first_run.empty()) first_run = outputs[0].f32;
         else EXPECT_EQ(outputs[0].f32, first_run);
       }
@@ -105,9 +105,9 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   for (Tensor& t : inputs)
     for (const InputInfo& info : model->inputs())
       if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
-  for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert}) {
+  for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert}) {
     SCOPED_TRACE(to_string(algo));
-    Session session(model, {.threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .deconv_algo = algo});
+    Session session(model, {.threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
     for (const Tensor& out : session.run(inputs)) {
       const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
       ASSERT_NE(want, expected.end()) << out.name;

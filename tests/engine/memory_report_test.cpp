@@ -9,8 +9,9 @@
 #include "edgegan/edgegan.h"
 #include "edgegan/report.h"
 #include "engine/session_plan.h"
-#include "kernels_cpu/gemm_microkernel.h"
-#include "kernels_cpu/pixel_lanes_microkernel.h"
+#include "kernels_cpu/dot/dot_ukernel.h"
+#include "kernels_cpu/gemm/gemm_ukernel.h"
+#include "kernels_cpu/pixel_lanes/pixel_lanes_ukernel.h"
 #include "tests/benchmark_models.h"
 #include "tests/test_util.h"
 
@@ -60,7 +61,7 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
         // pixel-lanes head's weights once more, in that kernel's order (the same count of
         // floats), and each Winograd layer's transformed filters: 9 matrices per phase
         // where the sub-kernels have 4 (kernel = 2 * stride), so 9/4 of the kernel.
-        const bool lanes = cpu::pixel_lanes_microkernel().run != nullptr, dot = cpu::dot_microkernel().run != nullptr;
+        const bool lanes = cpu::pixel_lanes_ukernel().run != nullptr, dot = cpu::dot_ukernel().run != nullptr;
         uint64_t session_weight_bytes = 0, peak = 0;
         for (const LayerMemory& l : r.layers)
           if (l.kind == "ConvTranspose2D") {
@@ -93,7 +94,7 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
 
 TEST(MemoryReport, PlansNeverOverlapLiveBuffers) {
   for (const auto& [name, model] : models())
-    for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im})
+    for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
       for (int batch : {1, 3, 16}) {
         const SessionPlan plan = build_session_plan(model->impl(), algo, batch, 2, nullptr);
         EXPECT_FALSE(any_live_buffers_overlap(plan.buffers)) << name << " " << to_string(algo) << " batch " << batch;
@@ -102,10 +103,10 @@ TEST(MemoryReport, PlansNeverOverlapLiveBuffers) {
 
 TEST(MemoryReport, SessionAllocatesExactlyWhatTheReportSays) {
   for (const auto& [name, model] : models())
-    for (DeconvAlgo algo : {DeconvAlgo::kSplit, DeconvAlgo::kZeroInsert, DeconvAlgo::kCol2im})
+    for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
       for (int batch : {1, 16}) {
         SCOPED_TRACE(name + " " + to_string(algo) + " batch " + std::to_string(batch));
-        const SessionOptions options{.threads = 1, .batch = batch, .deconv_algo = algo};
+        const SessionOptions options{.threads = 1, .batch = batch, .conv_transpose_algo = algo};
         const MemoryReport r = memory_report(model, options);
         Session s(model, options);
         EXPECT_EQ(s.measured_allocation_bytes(), r.totals.session_bytes);
@@ -141,7 +142,7 @@ TEST(MemoryReport, LayersAddUpAndShowTheSplitSaving) {
 
 TEST(MemoryReport, JsonIsValidAndRoundTrips) {
   for (const auto& [name, model] : models()) {
-    const MemoryReport r = memory_report(model, {.batch = 4, .deconv_algo = DeconvAlgo::kCol2im}, name);
+    const MemoryReport r = memory_report(model, {.batch = 4, .conv_transpose_algo = ConvTransposeAlgo::kCol2im}, name);
     const std::string json = r.to_json();
     const MemoryReport back = MemoryReport::from_json(json);
     EXPECT_TRUE(back == r) << name;

@@ -109,13 +109,13 @@ std::vector<uint8_t> mutated(const std::function<void(schema::ModelT&)>& mutate)
   return out;
 }
 
-schema::ConvTranspose2DT& first_deconv(schema::ModelT& m) {
+schema::ConvTranspose2DT& first_conv_transpose(schema::ModelT& m) {
   for (auto& op : m.ops)
     if (auto* c = op->kind.AsConvTranspose2D()) return *c;
   throw std::runtime_error("no deconv");
 }
 
-schema::ConvTranspose2DT& strided_deconv(schema::ModelT& m) {
+schema::ConvTranspose2DT& strided_conv_transpose(schema::ModelT& m) {
   for (auto& op : m.ops)
     if (auto* c = op->kind.AsConvTranspose2D(); c && c->phases.size() > 1) return *c;
   throw std::runtime_error("no strided deconv");
@@ -143,17 +143,17 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
       {"buffer misaligned", [](schema::ModelT& m) { m.buffers.back()->offset += 4; }, "aligned"},
       {"buffer size huge", [](schema::ModelT& m) { m.buffers[1]->size = ~uint64_t{0} - 8; }, "outside the file"},
       {"sentinel not empty", [](schema::ModelT& m) { m.buffers[0]->size = 64; }, "sentinel"},
-      {"stride zero", [](schema::ModelT& m) { first_deconv(m).stride_h = 0; }, "stride_h = 0"},
-      {"kernel huge", [](schema::ModelT& m) { first_deconv(m).kernel_w = 100000; }, "kernel_w"},
-      {"phase taps altered", [](schema::ModelT& m) { first_deconv(m).axis_phases_h[0]->taps[0] += 1; }, "does not match the split"},
-      {"phase missing", [](schema::ModelT& m) { first_deconv(m).phases.pop_back(); }, "phases"},
+      {"stride zero", [](schema::ModelT& m) { first_conv_transpose(m).stride_h = 0; }, "stride_h = 0"},
+      {"kernel huge", [](schema::ModelT& m) { first_conv_transpose(m).kernel_w = 100000; }, "kernel_w"},
+      {"phase taps altered", [](schema::ModelT& m) { first_conv_transpose(m).axis_phases_h[0]->taps[0] += 1; }, "does not match the split"},
+      {"phase missing", [](schema::ModelT& m) { first_conv_transpose(m).phases.pop_back(); }, "phases"},
       {"wrong weight size", [](schema::ModelT& m) {
-         auto& c = first_deconv(m);
+         auto& c = first_conv_transpose(m);
          c.phases[0]->weights = c.phases[1]->weights == c.phases[0]->weights ? 1 : c.epilogue->bias;
        }, "bytes, the op needs"},
-      {"channel mismatch", [](schema::ModelT& m) { first_deconv(m).in_channels += 1; }, "channels"},
+      {"channel mismatch", [](schema::ModelT& m) { first_conv_transpose(m).in_channels += 1; }, "channels"},
       {"output shape inconsistent", [](schema::ModelT& m) {
-         auto& c = first_deconv(m);
+         auto& c = first_conv_transpose(m);
          m.tensors[static_cast<size_t>(c.output)]->dims[1] += 5;
        }, "does not follow"},
       {"used before produced", [](schema::ModelT& m) { std::swap(m.ops.front(), m.ops.back()); }, "before it is produced"},
@@ -163,16 +163,16 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
          for (auto& in : m.inputs)
            if (in->role == schema::InputRole_Label) m.tensors[static_cast<size_t>(in->tensor)]->dtype = schema::DType_Float32;
        }, "int64"},
-      {"unknown activation", [](schema::ModelT& m) { first_deconv(m).epilogue->activation = static_cast<schema::Activation>(42); }, "activation"},
-      {"non-finite slope", [](schema::ModelT& m) { first_deconv(m).epilogue->alpha = NAN; }, "not finite"},
+      {"unknown activation", [](schema::ModelT& m) { first_conv_transpose(m).epilogue->activation = static_cast<schema::Activation>(42); }, "activation"},
+      {"non-finite slope", [](schema::ModelT& m) { first_conv_transpose(m).epilogue->alpha = NAN; }, "not finite"},
       {"weights of an unknown dtype", [](schema::ModelT& m) { m.buffers[1]->dtype = schema::DType_Int64; }, "float32 or float16"},
       {"float16 bias", [](schema::ModelT& m) {
-         auto& bias = *m.buffers[first_deconv(m).epilogue->bias];
+         auto& bias = *m.buffers[first_conv_transpose(m).epilogue->bias];
          bias.dtype = schema::DType_Float16;
          bias.size /= 2;
        }, "only transposed-convolution weights may be"},
       {"float16 and float32 sub-kernels mixed", [](schema::ModelT& m) {
-         auto& sub = *m.buffers[strided_deconv(m).phases.back()->weights];
+         auto& sub = *m.buffers[strided_conv_transpose(m).phases.back()->weights];
          sub.dtype = schema::DType_Float16;
          sub.size /= 2;
        }, "mixes float16 and float32"},

@@ -165,7 +165,7 @@ TEST(Trainer, ZeroInsertionBackwardGivesTheSplitGradients) {
     std::mt19937 rng(11);
     const std::vector<Tensor> inputs = random_inputs(*model, 3, rng);
     Trainer split(model, {.batch = 3, .threads = 2});
-    Trainer zero(model, {.batch = 3, .threads = 2, .deconv_backward = DeconvBackward::kZeroInsert});
+    Trainer zero(model, {.batch = 3, .threads = 2, .conv_transpose_backward = ConvTransposeBackward::kZeroInsert});
     const std::vector<Tensor> out = split.forward(inputs);
     ASSERT_EQ(zero.forward(inputs)[0].f32, out[0].f32);  // the option changes only the backward pass
     std::vector<Tensor> weights;
@@ -173,13 +173,13 @@ TEST(Trainer, ZeroInsertionBackwardGivesTheSplitGradients) {
     const std::vector<Tensor> dx_split = split.backward(weights), dx_zero = zero.backward(weights);
     std::vector<Parameter> ps = split.parameters(), pz = zero.parameters();
     ASSERT_EQ(ps.size(), pz.size());
-    int deconv_params = 0;
+    int conv_transpose_params = 0;
     for (size_t p = 0; p < ps.size(); ++p) {
       ASSERT_EQ(ps[p].gradient->size(), pz[p].gradient->size()) << ps[p].name;
       EXPECT_LE(testing::max_abs_diff(*ps[p].gradient, *pz[p].gradient), 1e-5f) << ps[p].name;
-      if (ps[p].name.find("phase") != std::string::npos) ++deconv_params;
+      if (ps[p].name.find("phase") != std::string::npos) ++conv_transpose_params;
     }
-    EXPECT_GT(deconv_params, 0);
+    EXPECT_GT(conv_transpose_params, 0);
     for (size_t k = 0; k < inputs.size(); ++k) EXPECT_LE(testing::max_abs_diff(dx_split[k].f32, dx_zero[k].f32), 1e-5f) << inputs[k].name;
   }
 }

@@ -28,10 +28,10 @@ enum class DType { kFloat32, kInt64 };
 enum class Layout { kRowMajor, kNHWC };  // rank-4 activations are NHWC; the rest row-major
 enum class Backend { kCpu, kCuda };
 // How transposed convolutions run. kSplit is the product; the others are baselines.
-enum class DeconvAlgo { kSplit, kZeroInsert, kCol2im };
+enum class ConvTransposeAlgo { kSplit, kZeroInsert, kCol2im };
 
-const char* to_string(DeconvAlgo algo);
-DeconvAlgo deconv_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
+const char* to_string(ConvTransposeAlgo algo);
+ConvTransposeAlgo conv_transpose_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
 
 // The CPU kernel family this process runs: "avx512", "avx2" or "scalar" on x86-64
 // (chosen from CPUID), "neon" on AArch64, unless the environment variable
@@ -39,7 +39,7 @@ DeconvAlgo deconv_algo_from_string(const std::string& name);  // "split" | "zero
 // if EDGEGAN_ISA names a family that is unknown or this CPU cannot run.
 std::string cpu_kernel_family();
 // The GEMM micro-kernel of that family, e.g. "gemm_ukernel_8x32__avx512".
-std::string cpu_gemm_microkernel();
+std::string cpu_gemm_ukernel();
 
 // A host tensor in the engine's storage layout. For rank 4 and kNHWC, shape is
 // [N, H, W, C]. Exactly one of f32 / i64 holds data, as dtype says.
@@ -140,7 +140,7 @@ struct SessionOptions {
   Backend backend = Backend::kCpu;
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
-  DeconvAlgo deconv_algo = DeconvAlgo::kSplit;
+  ConvTransposeAlgo conv_transpose_algo = ConvTransposeAlgo::kSplit;
   // A session whose model would hold more than this (arena + weight copies + the
   // mapped weights, MemoryReport::total_bytes) is refused before anything is
   // allocated: a hostile or mistaken model cannot make an edge device swap or be

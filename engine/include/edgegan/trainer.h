@@ -29,7 +29,7 @@ enum class Optimizer { kSgd, kAdam };
 // conv of dY with the phase sub-kernels, dW per phase tap, no inserted zero touched.
 // kZeroInsert: the baseline a zero-insertion engine runs (the full kernel over the
 // zero-dilated input, every product with an inserted zero computed); same gradients.
-enum class DeconvBackward { kSplit, kZeroInsert };
+enum class ConvTransposeBackward { kSplit, kZeroInsert };
 
 struct TrainerOptions {
   int batch = 1;
@@ -40,7 +40,7 @@ struct TrainerOptions {
   float beta1 = 0.5f, beta2 = 0.999f;   // Adam (the DCGAN setting)
   float eps = 1e-8f;                    // Adam
   float weight_decay = 0.f;
-  DeconvBackward deconv_backward = DeconvBackward::kSplit;
+  ConvTransposeBackward conv_transpose_backward = ConvTransposeBackward::kSplit;
   // Ops (indices as `edgegan inspect` lists them) whose parameters stay fixed; gradients still
   // flow through them to earlier ops. E.g. adapt only a generator's first layer to new data.
   std::vector<int> frozen_ops = {};

@@ -1,0 +1,20 @@
+// Per-channel affine map, a BatchNorm that had no producer to fold into:
+// y = act(x * scale[c] + shift[c]) over `pixels` pixels of `channels` (NHWC or rows).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels_cpu/activation/activation.h"
+
+namespace edgegan::cpu {
+
+// In place allowed (y == x).
+void channel_affine(int64_t pixels, int64_t channels, const float* scale, const float* shift, const float* x, float* y,
+                    Activation activation, float alpha);
+
+// From dy (the activation's gradient already applied): dx += dy * scale[c] and, when
+// dscale/dshift are given, dscale[c] += sum dy * x, dshift[c] += sum dy (all accumulated).
+void channel_affine_backward(int64_t pixels, int64_t channels, const float* scale, const float* x, const float* dy, float* dx,
+                             float* dscale, float* dshift);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,65 @@
+#include "kernels_cpu/common/epilogue.h"
+
+#include <algorithm>
+
+#include "kernels_cpu/activation/activation_functors.h"
+
+namespace edgegan::cpu {
+
+namespace {
+
+template <typename F>
+void store_rows(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias, F f) {
+  for (int64_t p = 0; p < count; ++p) {
+    const float* a = acc + p * channels;
+    float* y = rows[p];
+    if (bias) {
+      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c] + bias[c]);
+    } else {
+      for (int64_t c = 0; c < channels; ++c) y[c] = f(a[c]);
+    }
+  }
+}
+
+// The RGB heads' pixels have 1-4 channels: std::copy of 3 floats per pixel would be a
+// memmove call each, so those widths are unrolled.
+template <int C>
+void fill_fixed(float* y, int64_t count, int64_t pixel_stride, const float* bias) {
+  float v[C];
+  for (int c = 0; c < C; ++c) v[c] = bias ? bias[c] : 0.f;
+  for (int64_t p = 0; p < count; ++p)
+#pragma GCC unroll 4
+    for (int c = 0; c < C; ++c) y[p * pixel_stride + c] = v[c];
+}
+
+}  // namespace
+
+
+void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* bias) {
+  switch (channels) {
+    case 1: return fill_fixed<1>(y, count, pixel_stride, bias);
+    case 2: return fill_fixed<2>(y, count, pixel_stride, bias);
+    case 3: return fill_fixed<3>(y, count, pixel_stride, bias);
+    case 4: return fill_fixed<4>(y, count, pixel_stride, bias);
+    default:
+      for (int64_t p = 0; p < count; ++p) {
+        float* row = y + p * pixel_stride;
+        if (bias) std::copy(bias, bias + channels, row);
+        else std::fill(row, row + channels, 0.f);
+      }
+  }
+}
+
+void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
+                         Activation activation, float alpha) {
+  with_activation(activation, alpha, [&](auto f) { store_rows(acc, count, channels, rows, bias, f); });
+}
+
+
+void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db) {
+  std::fill(db, db + channels, 0.f);
+  for (int64_t p = 0; p < pixels; ++p)
+    for (int64_t c = 0; c < channels; ++c) db[c] += dy[p * channels + c];
+}
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,116 @@
+// Gathering kernel taps into contiguous panels, so that the backward kernels run one
+// large GEMM per panel instead of one GEMM per image row (whose K or M is a row width
+// of 4..64 pixels, too small for the GEMM to amortise packing the other operand).
+//
+// A grid of rows p = (n, a, b) over [N][A][B]; tap t reads source pixel
+// (n, a*stride_a + tap[t].h, b*stride_b + tap[t].w) of src [N][H][W][C], or zeros
+// where that pixel lies outside the source (padding: such rows multiply zeros, which
+// only happens at image borders; inserted zeros are never formed).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/common/epilogue.h"
+
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+namespace edgegan::cpu {
+
+struct TapOffset {
+  int64_t h = 0, w = 0;
+};
+
+struct TapGrid {
+  int64_t batch = 1, rows = 0, cols = 0;        // N, A, B
+  int64_t stride_h = 1, stride_w = 1;           // source step per grid row / column
+  int64_t src_h = 0, src_w = 0, channels = 0;   // source [N][H][W][C]
+  int64_t pixels() const { return batch * rows * cols; }
+};
+
+// col[(p - p0)][t][c] for p in [p0, p1), t in [0, ntaps): row stride ntaps*C.
+inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* taps, int64_t ntaps, int64_t p0, int64_t p1, float* col) {
+  const int64_t c = g.channels, row_len = ntaps * c;
+  const size_t bytes = static_cast<size_t>(c) * sizeof(float);
+  int64_t n = p0 / (g.rows * g.cols), a = (p0 / g.cols) % g.rows, b = p0 % g.cols;
+  for (int64_t p = p0; p < p1; ++p) {
+    float* dst = col + (p - p0) * row_len;
+    const float* image = src + n * g.src_h * g.src_w * c;
+    for (int64_t t = 0; t < ntaps; ++t, dst += c) {
+      const int64_t h = a * g.stride_h + taps[t].h, w = b * g.stride_w + taps[t].w;
+      if (h < 0 || h >= g.src_h || w < 0 || w >= g.src_w) std::memset(dst, 0, bytes);
+      else std::memcpy(dst, image + (h * g.src_w + w) * c, bytes);
+    }
+    if (++b == g.cols) {
+      b = 0;
+      if (++a == g.rows) a = 0, ++n;
+    }
+  }
+}
+
+// A convolution's taps in [kh][kw] order (its packed weights' order): tap (kh, kw) of
+// output pixel (oh, ow) reads input (oh*stride + h, ow*stride + w).
+inline std::vector<TapOffset> conv_tap_offsets(const ConvShape& s) {
+  std::vector<TapOffset> taps;
+  for (int64_t kh = 0; kh < s.h.kernel; ++kh)
+    for (int64_t kw = 0; kw < s.w.kernel; ++kw) taps.push_back({kh * s.h.dilation - s.h.pad_begin, kw * s.w.dilation - s.w.pad_begin});
+  return taps;
+}
+
+// Taps per task when a task's GEMM is taps*channels wide: enough taps for 32 columns,
+// then spread evenly over the tasks that makes (3 channels: 8+8 taps, not 11+5, whose
+// 33 columns would cost a second, almost empty register panel).
+inline int64_t taps_per_task(int64_t taps, int64_t channels) {
+  const int64_t want = std::clamp<int64_t>((32 + channels - 1) / channels, 1, taps), tasks = (taps + want - 1) / want;
+  return (taps + tasks - 1) / tasks;
+}
+
+// Rows per panel: about `budget` floats of gathered data, at least `lo`, at most `hi`.
+inline int64_t panel_rows(int64_t row_floats, int64_t budget = int64_t{1} << 17, int64_t lo = 32, int64_t hi = 1024) {
+  return std::clamp(budget / std::max<int64_t>(1, row_floats), lo, hi);
+}
+
+// The OpenMP thread's index inside a parallel region (0 outside one or without OpenMP),
+// to pick its slice of scratch allocated before the region.
+inline int thread_index() {
+#ifdef _OPENMP
+  return omp_get_thread_num();
+#else
+  return 0;
+#endif
+}
+
+// Two GEMM drivers over gathered taps. accumulate_tap_outer_products is the weight
+// gradient of the split and the zero-insertion transposed-conv backward alike (they
+// differ only in the grid and taps they hand in); gemm_over_gathered_taps is the
+// zero-insertion baseline's input gradient and the trimmed conv's path for few input
+// channels (conv2d_trimmed.h).
+//
+// out[p][0..Cout_k) = epilogue(sum over taps t of src(p, t) · kernel_t), for every grid
+// pixel p: per panel of pixels, all taps gathered into one row, then one GEMM with the
+// kernel laid out [taps][C][Cout_k] (a conv's packed weights; or built once per call,
+// e.g. FullKernelLayout::kTapsFirstTransposed); out rows are contiguous (overwritten).
+// At most `max_rows` pixels per panel (tasks); the panel split never changes a result.
+void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
+                             int64_t out_channels, float* out, int threads, const Epilogue& epilogue = {},
+                             int64_t max_rows = int64_t{1} << 20);
+
+// dst [channels][pixels] = src [pixels][channels] transposed, split over threads.
+void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float* dst, int threads);
+
+// slices[t] [Cin][C] (overwritten) = sum over grid pixels p of a[p]ᵀ · src(p, t): a
+// ([pixels][Cin]) is transposed once per call, src gathered per tap and panel. With few
+// channels C a task takes several taps (N = taps*C) and scatters its result at the end.
+// Each slice is written in PanelLayout(Cin, C, slice_panel): the layout of the weights
+// it is the gradient of (0: plain [Cin][C]).
+// Tasks own their slices; results do not depend on the thread count.
+void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
+                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads,
+                                   int64_t slice_panel = 0);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,171 @@
+#include "kernels_cpu/conv2d/conv2d_backward.h"
+
+#include <algorithm>
+
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
+#include "kernels_cpu/gemm/gemm.h"
+#include "kernels_cpu/common/tap_gather.h"
+#include "kernels_cpu/common/epilogue.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+
+namespace edgegan::cpu {
+
+void conv2d_backward_reference(const ConvShape& s, const float* x, const float* w, const float* dy, float* dx, float* dw, float* db) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  if (dx) std::fill(dx, dx + s.batch * s.h.in * s.w.in * cin, 0.f);
+  if (dw) std::fill(dw, dw + cout * cin * s.h.kernel * s.w.kernel, 0.f);
+  if (db) bias_backward(s.batch * s.h.out * s.w.out, cout, dy, db);
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t oh = 0; oh < s.h.out; ++oh)
+      for (int64_t ow = 0; ow < s.w.out; ++ow)
+        for (int64_t kh = 0; kh < s.h.kernel; ++kh)
+          for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+            const int64_t ih = oh * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
+            const int64_t iw = ow * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
+            if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
+            const float* g = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
+            for (int64_t co = 0; co < cout; ++co)
+              for (int64_t ci = 0; ci < cin; ++ci) {
+                const int64_t wi = ((co * cin + ci) * s.h.kernel + kh) * s.w.kernel + kw;
+                const int64_t xi = ((n * s.h.in + ih) * s.w.in + iw) * cin + ci;
+                if (dx) dx[xi] += g[co] * w[wi];
+                if (dw) dw[wi] += x[xi] * g[co];
+              }
+          }
+}
+
+namespace {
+
+// The transposed conv that maps dY to dX: reads the conv's output, writes its input.
+ConvShape input_gradient_shape(const ConvShape& s) {
+  ConvShape g;
+  g.batch = s.batch;
+  g.in_channels = s.out_channels;  // the transposed conv reads dY ...
+  g.out_channels = s.in_channels;  // ... and writes dX
+  auto axis = [](const ConvAxis& a) {
+    ConvAxis d{a.out, a.kernel, a.stride, a.dilation, a.pad_begin, 0, a.in};
+    // Whatever pad_end makes the output length the conv's input length (it may be
+    // negative: rows the conv never read get zero gradient).
+    d.pad_end = (a.out - 1) * a.stride - a.pad_begin + a.dilation * (a.kernel - 1) + 1 - a.in;
+    return d;
+  };
+  g.h = axis(s.h);
+  g.w = axis(s.w);
+  return g;
+}
+
+}  // namespace
+
+int64_t conv2d_backward_input_workspace(const ConvShape& s) {
+  return s.in_channels * s.out_channels * s.h.kernel * s.w.kernel;
+}
+
+ConvInputGradient make_conv2d_input_gradient(const ConvShape& s, const float* packed, float* storage) {
+  ConvInputGradient g;
+  g.shape = input_gradient_shape(s);
+  g.split.phases_h = split_conv_transpose_axis(g.shape.h);
+  g.split.phases_w = split_conv_transpose_axis(g.shape.w);
+  // Sub-kernel tap [C_in = Cout][C_out = Cin] is the conv's tap [Cin][Cout] transposed (no flip).
+  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel;
+  float* dst = storage;
+  for (const AxisPhase& ph : g.split.phases_h)
+    for (const AxisPhase& pw : g.split.phases_w) {
+      g.split.sub_kernels.push_back(ph.taps.empty() || pw.taps.empty() ? nullptr : dst);
+      for (int64_t th : ph.taps)
+        for (int64_t tw : pw.taps) {
+          transpose_matrix(cin, cout, packed + (th * kw + tw) * cin * cout, cout, dst, cin);
+          dst += cin * cout;
+        }
+    }
+  return g;
+}
+
+// dX is the split transposed conv's forward pass over dY (no bias, no activation): per
+// phase of dX, per tap, an indirect GEMM over the dY pixels the tap reads, written
+// straight into the phase's strided dX pixels.
+void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float* dx, int threads) {
+  conv_transpose2d_split(plan.shape, plan.split, dy, dx, Epilogue{}, threads);
+}
+
+namespace {
+
+// For few input channels (an image, e.g. a discriminator's first conv), where the phase
+// GEMMs would be Cin wide: col = dY · Wᵀ per panel of output pixels ([taps][Cin] per
+// pixel, one GEMM with N = taps*Cin), added into dX (col2im). One task per image, which
+// owns that image's dX.
+void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const float* dy, float* dx, float* packed_t,
+                                  int threads) {
+  threads = std::max(1, threads);
+  const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel, n_cols = s.h.kernel * kw * cin;
+  const int64_t image_in = s.h.in * s.w.in * cin, image_pixels = s.h.out * s.w.out, rows = panel_rows(n_cols);
+  std::fill(dx, dx + s.batch * image_in, 0.f);
+  std::vector<float> scratch(static_cast<size_t>(threads * rows * n_cols));
+  // packed is [taps*Cin][Cout]; each panel multiplies by its transpose: transpose once.
+  transpose_matrix(n_cols, cout, packed, cout, packed_t, n_cols);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t n = 0; n < s.batch; ++n) {
+    float* col = scratch.data() + thread_index() * rows * n_cols;
+    float* image = dx + n * image_in;
+    for (int64_t p0 = 0; p0 < image_pixels; p0 += rows) {
+      const int64_t m = std::min(image_pixels, p0 + rows) - p0;
+      std::fill(col, col + m * n_cols, 0.f);
+      gemm_accumulate(m, n_cols, cout, dy + (n * image_pixels + p0) * cout, cout, packed_t, n_cols, col, n_cols);
+      for (int64_t r = 0; r < m; ++r) {
+        const int64_t oh = (p0 + r) / s.w.out, ow = (p0 + r) % s.w.out;
+        for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
+          const int64_t ih = oh * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
+          if (ih < 0 || ih >= s.h.in) continue;
+          for (int64_t k = 0; k < kw; ++k) {
+            const int64_t iw = ow * s.w.stride - s.w.pad_begin + k * s.w.dilation;
+            if (iw < 0 || iw >= s.w.in) continue;
+            const float* src = col + r * n_cols + (kh * kw + k) * cin;
+            float* dst = image + (ih * s.w.in + iw) * cin;
+            for (int64_t c = 0; c < cin; ++c) dst[c] += src[c];
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void conv2d_backward_input(const ConvShape& shape, const float* packed, const float* dy, float* dx, float* workspace, int threads) {
+  if (shape.in_channels < 16) return conv2d_backward_input_col2im(shape, packed, dy, dx, workspace, threads);
+  conv2d_backward_input(make_conv2d_input_gradient(shape, packed, workspace), dy, dx, threads);
+}
+
+// dW per tap = inputᵀ · dY over the output pixels. Both are pixel-major and the product
+// reduces over pixels, so dY is transposed once per call (dYᵀ [Cout][pixels]) and each
+// tap group computes its slice transposed, dWᵀ = dYᵀ · X_taps, with plain GEMMs: per
+// panel of output pixels the input pixels of a group of consecutive taps are gathered
+// (zeros where a tap reads padding). Groups span enough taps for a GEMM about 32
+// columns wide when Cin is small. Each task transposes its slice back at the end.
+void conv2d_backward_weights(const ConvShape& s, const float* x, const float* dy, float* dw, int threads) {
+  threads = std::max(1, threads);
+  const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel;
+  const std::vector<TapOffset> taps = conv_tap_offsets(s);
+  const int64_t group = taps_per_task(taps_n, cin), groups = (taps_n + group - 1) / group;
+  const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
+  const int64_t rows = panel_rows(group * cin), pixels = grid.pixels();
+  std::vector<float> dy_t(static_cast<size_t>(cout * pixels));
+  transpose_pixels(pixels, cout, dy, dy_t.data(), threads);
+  const int64_t per_thread = rows * group * cin + cout * group * cin;
+  std::vector<float> scratch(static_cast<size_t>(threads * per_thread));
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t gi = 0; gi < groups; ++gi) {
+    const int64_t t0 = gi * group, nt = std::min(taps_n, t0 + group) - t0, m = nt * cin;
+    float* col = scratch.data() + thread_index() * per_thread;
+    float* grad_t = col + rows * group * cin;  // [Cout][nt*Cin]
+    std::fill(grad_t, grad_t + cout * m, 0.f);
+    for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
+      const int64_t p1 = std::min(pixels, p0 + rows);
+      gather_taps(grid, x, taps.data() + t0, nt, p0, p1, col);
+      gemm_accumulate(cout, m, p1 - p0, dy_t.data() + p0, pixels, col, m, grad_t, m);
+    }
+    transpose_matrix(cout, m, grad_t, m, dw + t0 * cin * cout, cout);
+  }
+}
+
+}  // namespace edgegan::cpu

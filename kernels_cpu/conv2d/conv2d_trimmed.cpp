@@ -1,0 +1,81 @@
+#include <algorithm>
+#include <array>
+#include <vector>
+
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/gemm/gemm.h"
+#include "kernels_cpu/common/tap_gather.h"
+#include "kernels_cpu/activation/activation.h"
+
+namespace edgegan::cpu {
+namespace {
+
+// Output pixels per task, at most: the task's C block (rows x Cout) and A rows (rows x
+// Cin) stay in L2 while every tap's weights stream past them once.
+constexpr int64_t kMaxBlockRows = 256;
+int64_t block_rows(int64_t cin, int64_t cout) {
+  return std::clamp<int64_t>((int64_t{1} << 16) / std::max(cin, cout), 16, kMaxBlockRows) / 8 * 8;
+}
+
+// Depth of one indirect GEMM: a 256-deep slice of a 32-wide weight panel is 32 KiB (L1).
+constexpr int64_t kDepthBlock = 256;
+
+}  // namespace
+
+// Per block of output pixels (any rows, any images): for each tap, the pixels whose input
+// pixel lies inside the image form one indirect GEMM (A rows read in place, C rows the
+// block's outputs, depth Cin). Taps reading padding are left out, never multiplied, and
+// the block's M is its whole pixel count, not one image row's.
+// Few input channels (an image): per-tap GEMMs would be Cin deep, too shallow to amortise
+// loading and storing C, so blocks gather all taps per pixel (zeros where a tap reads
+// padding: border pixels only) for one GEMM of depth taps*Cin (gemm_over_gathered_taps).
+void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, float* y,
+                    const Epilogue& ep, int threads) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  const std::vector<TapOffset> taps = conv_tap_offsets(s);
+  if (cin < 16) {
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
+    const int64_t k = static_cast<int64_t>(taps.size()) * cin;
+    return gemm_over_gathered_taps(grid, x, taps, packed, cout, y, threads, ep, block_rows(k, cout));
+  }
+  // At least two blocks per thread where the map allows, so a small map (a 4x4x512 input
+  // gradient: 256 pixels) keeps every thread busy. Block size never changes a result: each
+  // output row's sums run in the same order whatever rows share its block.
+  const int64_t pixels = s.batch * s.h.out * s.w.out;
+  const int64_t per_thread = (pixels + 2 * threads - 1) / (2 * threads);
+  const int64_t rows = std::max<int64_t>(16, std::min(block_rows(cin, cout), (per_thread + 7) / 8 * 8)), blocks = (pixels + rows - 1) / rows;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;
+    float* out = y + p0 * cout;
+    fill_bias(out, m, cout, cout, ep.bias);
+    // Per pixel of the block, once: its image and the input position of tap offset (0, 0).
+    std::array<int64_t, kMaxBlockRows> img, ih0, iw0;
+    for (int64_t i = 0; i < m; ++i) {
+      const int64_t p = p0 + i;
+      img[static_cast<size_t>(i)] = p / (s.h.out * s.w.out);
+      ih0[static_cast<size_t>(i)] = (p / s.w.out) % s.h.out * s.h.stride;
+      iw0[static_cast<size_t>(i)] = p % s.w.out * s.w.stride;
+    }
+    std::array<const float*, kMaxBlockRows> a_rows;
+    std::array<float*, kMaxBlockRows> c_rows;
+    for (size_t t = 0; t < taps.size(); ++t) {
+      int64_t valid = 0;
+      for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
+        const int64_t ih = ih0[i] + taps[t].h, iw = iw0[i] + taps[t].w;
+        if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
+        a_rows[static_cast<size_t>(valid)] = x + ((img[i] * s.h.in + ih) * s.w.in + iw) * cin;
+        c_rows[static_cast<size_t>(valid++)] = out + static_cast<int64_t>(i) * cout;
+      }
+      const float* w = packed + static_cast<int64_t>(t) * cin * cout;
+      for (int64_t k0 = 0; k0 < cin; k0 += kDepthBlock) {
+        if (k0 > 0)
+          for (int64_t i = 0; i < valid; ++i) a_rows[static_cast<size_t>(i)] += kDepthBlock;
+        gemm_accumulate_rows(valid, cout, std::min(kDepthBlock, cin - k0), a_rows.data(), w + k0 * cout, cout, c_rows.data());
+      }
+    }
+    apply_activation(out, m, cout, cout, ep.activation, ep.alpha);
+  }
+}
+
+}  // namespace edgegan::cpu

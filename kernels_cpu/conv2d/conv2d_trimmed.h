@@ -1,0 +1,17 @@
+// 2-D convolution, NHWC: y[N, out_h, out_w, Cout] = conv(x) + bias, then activation.
+// Per block of output pixels and tap, one indirect GEMM over the pixels whose input
+// pixel is inside the image (read in place); taps that would read padding are
+// trimmed, never multiplied. With Cin < 16 (an image) the block gathers all taps per
+// pixel instead (zeros at borders) so the GEMM is taps*Cin deep.
+// Weights [kh][kw][Cin][Cout] (pack_conv2d_weights, conv2d_reference.h).
+#pragma once
+
+#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/common/epilogue.h"
+
+namespace edgegan::cpu {
+
+void conv2d_trimmed(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue,
+                    int threads);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,84 @@
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
+
+#include <algorithm>
+
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "kernels_cpu/common/tap_gather.h"
+#include "kernels_cpu/common/epilogue.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+
+namespace edgegan::cpu {
+
+void conv_transpose2d_backward_reference(const ConvShape& s, const float* x, const float* w, const float* dy, float* dx,
+                                         float* dw, float* db) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  if (dx) std::fill(dx, dx + s.batch * s.h.in * s.w.in * cin, 0.f);
+  if (dw) std::fill(dw, dw + cin * cout * s.h.kernel * s.w.kernel, 0.f);
+  if (db) bias_backward(s.batch * s.h.out * s.w.out, cout, dy, db);
+  for (int64_t n = 0; n < s.batch; ++n)
+    for (int64_t ih = 0; ih < s.h.in; ++ih)
+      for (int64_t iw = 0; iw < s.w.in; ++iw)
+        for (int64_t kh = 0; kh < s.h.kernel; ++kh)
+          for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+            const int64_t oh = ih * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
+            const int64_t ow = iw * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
+            if (oh < 0 || oh >= s.h.out || ow < 0 || ow >= s.w.out) continue;
+            const float* g = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
+            const float* xp = x + ((n * s.h.in + ih) * s.w.in + iw) * cin;
+            for (int64_t ci = 0; ci < cin; ++ci)
+              for (int64_t co = 0; co < cout; ++co) {
+                const int64_t wi = ((ci * cout + co) * s.h.kernel + kh) * s.w.kernel + kw;
+                if (dx) dx[((n * s.h.in + ih) * s.w.in + iw) * cin + ci] += g[co] * w[wi];
+                if (dw) dw[wi] += xp[ci] * g[co];
+              }
+          }
+}
+
+// dX is the strided convolution of dY: input pixel i reads, through full-kernel tap t,
+// the output pixel o = i*stride - pad_begin + t*dilation (none of them an inserted
+// zero). That is a convolution with dY as its input and dX as its output, whose packed
+// weights [kh][kw][Cout][Cin] are the full kernel with each tap transposed.
+int64_t conv_transpose2d_backward_input_workspace(const ConvShape& s) {
+  return s.in_channels * s.out_channels * s.h.kernel * s.w.kernel;
+}
+
+void conv_transpose2d_backward_input(const ConvShape& s, const ConvTranspose2DWeights& w, const float* dy, float* dx, float* workspace,
+                                     int threads) {
+  assemble_conv_transpose2d_full_kernel(s, w, FullKernelLayout::kTapsFirstTransposed, workspace);
+  auto axis = [](const ConvAxis& a) {
+    // Output position i reads input i*stride - pad_begin + t*dilation; the trimmed conv
+    // reads only positions inside dY, so pad_end plays no part beyond fixing the length.
+    ConvAxis c{a.out, a.kernel, a.stride, a.dilation, a.pad_begin, 0, a.in};
+    c.pad_end = (a.in - 1) * a.stride - a.pad_begin + a.dilation * (a.kernel - 1) + 1 - a.out;
+    return c;
+  };
+  const ConvShape conv{s.batch, s.out_channels, s.in_channels, axis(s.h), axis(s.w)};
+  conv2d_trimmed(conv, workspace, dy, dx, Epilogue{}, threads);
+}
+
+// dW of one tap = sum over input pixels i of x[i]ᵀ · dY[o(i, tap)]: x read in place in
+// panels of pixels, the tap's dY pixels gathered (zeros where o falls outside the
+// output); K = a panel per GEMM.
+void conv_transpose2d_backward_weights(const ConvShape& s, const std::vector<AxisPhase>& phases_h,
+                                       const std::vector<AxisPhase>& phases_w, const float* x, const float* dy,
+                                       const std::vector<float*>& d_sub, int threads, int64_t panel_columns) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  // Every tap of every phase: where it reads dY, and its [Cin][Cout] slice of the phase's sub-kernel.
+  std::vector<TapOffset> taps;
+  std::vector<float*> slices;
+  for (size_t ph = 0; ph < phases_h.size(); ++ph)
+    for (size_t pw = 0; pw < phases_w.size(); ++pw) {
+      const int64_t th_n = static_cast<int64_t>(phases_h[ph].taps.size()), tw_n = static_cast<int64_t>(phases_w[pw].taps.size());
+      for (int64_t th = 0; th < th_n; ++th)
+        for (int64_t tw = 0; tw < tw_n; ++tw) {
+          taps.push_back({phases_h[ph].taps[static_cast<size_t>(th)] * s.h.dilation - s.h.pad_begin,
+                          phases_w[pw].taps[static_cast<size_t>(tw)] * s.w.dilation - s.w.pad_begin});
+          slices.push_back(d_sub[ph * phases_w.size() + pw] + (th * tw_n + tw) * cin * cout);
+        }
+    }
+  const TapGrid grid{s.batch, s.h.in, s.w.in, s.h.stride, s.w.stride, s.h.out, s.w.out, cout};
+  accumulate_tap_outer_products(grid, x, cin, dy, taps, slices, threads, panel_columns);
+}
+
+}  // namespace edgegan::cpu

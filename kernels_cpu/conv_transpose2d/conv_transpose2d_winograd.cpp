@@ -1,0 +1,280 @@
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_winograd.h"
+
+#include <algorithm>
+#include <array>
+
+#include "kernels_cpu/gemm/gemm.h"
+#include "kernels_cpu/common/half.h"
+#include "kernels_cpu/conv_transpose2d/output_prefetch.h"
+#include "kernels_cpu/common/tap_gather.h"
+#include "kernels_cpu/common/task_runs.h"
+#include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/conv_geometry.h"
+
+// The two transforms are element-wise loops over channels: on x86 GCC builds them
+// twice, for AVX-512 and for baseline x86-64, and picks one at load time (an ifunc),
+// the rest of the file staying baseline. Elsewhere (AArch64: NEON is baseline) once.
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EDGEGAN_SIMD_CLONES __attribute__((target_clones("avx512f", "default")))
+#else
+#define EDGEGAN_SIMD_CLONES
+#endif
+// Their loops read and write through several row pointers that never overlap; without
+// this GCC kept them scalar (128x128x64: 10.7 ms, against 8.0 ms vectorised, before the
+// AVX-512 clones).
+#if defined(__clang__)
+#define EDGEGAN_NO_ALIAS_LOOP _Pragma("clang loop vectorize(assume_safety)")
+#else
+#define EDGEGAN_NO_ALIAS_LOOP _Pragma("GCC ivdep")
+#endif
+
+namespace edgegan::cpu {
+namespace {
+
+constexpr int64_t kElements = 9;    // F(2x2, 2x2): a 3x3 transformed window
+constexpr int64_t kWindows = 16;    // windows per task: two rows of the 8-row micro-kernel
+constexpr int64_t kColBlock = 64;   // output channels per product: two 32-column weight panels
+
+// Windows along one axis: window j reads inputs q0 + 2j - 1 .. q0 + 2j + 1 and gives
+// every phase its outputs at q = q0 + 2j and q0 + 2j + 1 (those inside the phase).
+struct WindowAxis {
+  int64_t q0 = 0, count = 0;
+};
+
+WindowAxis window_axis(const std::vector<AxisPhase>& phases) {
+  int64_t lo = INT64_MAX, hi = INT64_MIN;
+  for (const AxisPhase& p : phases)
+    if (p.q_end > p.q_begin) lo = std::min(lo, p.q_begin), hi = std::max(hi, p.q_end);
+  if (hi <= lo) return {};
+  return {lo, (hi - lo + 1) / 2};
+}
+
+int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
+
+// One thread's scratch: the task's transformed windows [9][kWindows][Cin], one phase's
+// products [9][kWindows][kColBlock], and a row of zeros (the input outside the image;
+// the products' starting sums), max(Cin, kColBlock) long.
+int64_t thread_floats(const ConvShape& s) {
+  return round_up16(kElements * kWindows * s.in_channels) + kElements * kWindows * kColBlock + round_up16(std::max(s.in_channels, kColBlock));
+}
+
+// v[e][c] (e = 3a + b, e_stride floats apart) = (Bᵀ d B)[a][b] for the window
+// d[3r + col] (row r along h), per channel: Bᵀ = [[1,-1,0],[0,1,0],[0,-1,1]].
+EDGEGAN_SIMD_CLONES void input_transform(const float* const* d, int64_t cin, float* v, int64_t e_stride) {
+  const float *__restrict d00 = d[0], *__restrict d01 = d[1], *__restrict d02 = d[2];
+  const float *__restrict d10 = d[3], *__restrict d11 = d[4], *__restrict d12 = d[5];
+  const float *__restrict d20 = d[6], *__restrict d21 = d[7], *__restrict d22 = d[8];
+  float *__restrict v0 = v, *__restrict v1 = v + e_stride, *__restrict v2 = v + 2 * e_stride;
+  float *__restrict v3 = v + 3 * e_stride, *__restrict v4 = v + 4 * e_stride, *__restrict v5 = v + 5 * e_stride;
+  float *__restrict v6 = v + 6 * e_stride, *__restrict v7 = v + 7 * e_stride, *__restrict v8 = v + 8 * e_stride;
+EDGEGAN_NO_ALIAS_LOOP
+  for (int64_t c = 0; c < cin; ++c) {
+    const float r00 = d00[c] - d10[c], r01 = d01[c] - d11[c], r02 = d02[c] - d12[c];  // row 0 - row 1
+    const float r10 = d10[c], r11 = d11[c], r12 = d12[c];
+    const float r20 = d20[c] - d10[c], r21 = d21[c] - d11[c], r22 = d22[c] - d12[c];  // row 2 - row 1
+    v0[c] = r00 - r01, v1[c] = r01, v2[c] = r02 - r01;
+    v3[c] = r10 - r11, v4[c] = r11, v5[c] = r12 - r11;
+    v6[c] = r20 - r21, v7[c] = r21, v8[c] = r22 - r21;
+  }
+}
+
+// One window's outputs for one phase: out[2a + b] (nullptr: outside the phase) =
+// f((Aᵀ m A)[a][b] + bias) with Aᵀ = [[1,1,0],[0,1,1]]; m[e] is element e's row of
+// products (width channels).
+template <typename F>
+inline void output_transform_with(const float* const* m, int64_t width, float* const* out, const float* bias, F f) {
+  const float *__restrict m0 = m[0], *__restrict m1 = m[1], *__restrict m2 = m[2], *__restrict m3 = m[3], *__restrict m4 = m[4];
+  const float *__restrict m5 = m[5], *__restrict m6 = m[6], *__restrict m7 = m[7], *__restrict m8 = m[8];
+  if (out[0] && out[1] && out[2] && out[3]) {  // an interior window: all four in one pass
+    float *__restrict o0 = out[0], *__restrict o1 = out[1], *__restrict o2 = out[2], *__restrict o3 = out[3];
+    if (bias) {
+      const float* __restrict bs = bias;
+EDGEGAN_NO_ALIAS_LOOP
+      for (int64_t c = 0; c < width; ++c) {
+        const float r0 = m0[c] + m3[c], r1 = m1[c] + m4[c], r2 = m2[c] + m5[c];
+        const float s0 = m3[c] + m6[c], s1 = m4[c] + m7[c], s2 = m5[c] + m8[c];
+        o0[c] = f((r0 + r1) + bs[c]), o1[c] = f((r1 + r2) + bs[c]), o2[c] = f((s0 + s1) + bs[c]), o3[c] = f((s1 + s2) + bs[c]);
+      }
+    } else {
+EDGEGAN_NO_ALIAS_LOOP
+      for (int64_t c = 0; c < width; ++c) {
+        const float r0 = m0[c] + m3[c], r1 = m1[c] + m4[c], r2 = m2[c] + m5[c];
+        const float s0 = m3[c] + m6[c], s1 = m4[c] + m7[c], s2 = m5[c] + m8[c];
+        o0[c] = f((r0 + r1) + 0.f), o1[c] = f((r1 + r2) + 0.f), o2[c] = f((s0 + s1) + 0.f), o3[c] = f((s1 + s2) + 0.f);
+      }
+    }
+    return;
+  }
+  // A border window: the outputs inside the phase, each the same sums as above.
+  for (int a = 0; a < 2; ++a)
+    for (int b = 0; b < 2; ++b) {
+      float* __restrict o = out[2 * a + b];
+      if (!o) continue;
+      const float *__restrict t0 = m[3 * a + b], *__restrict t1 = m[3 * a + b + 1];
+      const float *__restrict u0 = m[3 * (a + 1) + b], *__restrict u1 = m[3 * (a + 1) + b + 1];
+EDGEGAN_NO_ALIAS_LOOP
+      for (int64_t c = 0; c < width; ++c) o[c] = f(((t0[c] + u0[c]) + (t1[c] + u1[c])) + (bias ? bias[c] : 0.f));
+    }
+}
+
+// The same for the activations the AVX-512 clone can inline (kNone, kRelu, kLeakyRelu);
+// returns false for the others, which the caller stores without activation and then
+// activates.
+EDGEGAN_SIMD_CLONES bool output_transform(const float* const* m, int64_t width, float* const* out, const float* bias,
+                                          Activation activation, float alpha) {
+  switch (activation) {
+    case Activation::kNone: output_transform_with(m, width, out, bias, [](float v) { return v; }); return true;
+    case Activation::kRelu: output_transform_with(m, width, out, bias, [](float v) { return v > 0.f ? v : 0.f; }); return true;
+    case Activation::kLeakyRelu:
+      output_transform_with(m, width, out, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; });
+      return true;
+    default: output_transform_with(m, width, out, bias, [](float v) { return v; }); return false;
+  }
+}
+
+}  // namespace
+
+bool conv_transpose2d_winograd_applies(const ConvShape& s, const ConvTranspose2DWeights& wts) {
+  if (s.h.dilation != 1 || s.w.dilation != 1 || s.in_channels < 1 || s.out_channels < 1) return false;
+  auto two_taps = [](const std::vector<AxisPhase>& phases) {
+    if (phases.empty()) return false;
+    for (const AxisPhase& p : phases)
+      if (p.offsets.size() != 2 || p.offsets[0] != 0 || p.offsets[1] != 1) return false;
+    return true;
+  };
+  return two_taps(wts.phases_h) && two_taps(wts.phases_w);
+}
+
+// Where it pays, measured against the split path (interleaved calls, AVX-512, batch 1
+// unless noted; time of split / time of Winograd, 1 thread / 2 threads):
+//   128x128x64->64 1.41 / 1.40      64x64x128->64 1.40-1.47 / 1.40
+//   32x32x64->32   1.38 / 1.22      16x16x128->64 1.19 / 0.95, at batch 16 1.24
+//   8x8x256->128   0.87 / 0.54, at batch 16 0.92      4x4x512->256 0.48 / 0.30
+// It needs windows to share each transformed filter panel (few windows leave two
+// threads a task or two each), and filters that stay in L2 (1 MiB per core here): each
+// task streams all of them, and they are 9/4 the size of the sub-kernels.
+constexpr int64_t kMinWindows = 256;
+constexpr int64_t kMaxTransformedBytes = int64_t{2} << 20;
+
+bool conv_transpose2d_winograd_pays(const ConvShape& s, const ConvTranspose2DWeights& wts) {
+  if (!conv_transpose2d_winograd_applies(s, wts) || s.in_channels < 16 || s.out_channels < 16) return false;
+  const int64_t windows = saturating_product({s.batch, window_axis(wts.phases_h).count, window_axis(wts.phases_w).count});
+  return windows >= kMinWindows && conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes;
+}
+
+int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& s) {
+  return saturating_product({s.h.stride, s.w.stride, kElements, s.in_channels, s.out_channels});
+}
+
+void pack_conv_transpose2d_winograd_weights(const ConvShape& s, const ConvTranspose2DWeights& wts, float* out) {
+  const int64_t matrix = s.in_channels * s.out_channels, phases = s.h.stride * s.w.stride;
+  for (int64_t phase = 0; phase < phases; ++phase) {
+    // h[i][j]: the 2x2 sub-kernel in window order: tap index 1 (input offset 1) reads the
+    // window's first input, so it is h0.
+    auto h = [&](int i, int j, int64_t idx) -> float {
+      const int64_t tap = (1 - i) * 2 + (1 - j);
+      return wts.fp16() ? half_to_float(wts.sub_kernels_f16[static_cast<size_t>(phase)][tap * matrix + idx])
+                        : wts.sub_kernels[static_cast<size_t>(phase)][tap * matrix + idx];
+    };
+    float* u = out + phase * kElements * matrix;
+    // The layout inside a matrix is the sub-kernels' (column panels): element-wise.
+    for (int64_t idx = 0; idx < matrix; ++idx) {
+      const float h00 = h(0, 0, idx), h01 = h(0, 1, idx), h10 = h(1, 0, idx), h11 = h(1, 1, idx);
+      const float g[3][2] = {{h00, h01}, {h00 + h10, h01 + h11}, {h10, h11}};  // G h, G = [[1,0],[1,1],[0,1]]
+      for (int a = 0; a < 3; ++a) {
+        u[(3 * a + 0) * matrix + idx] = g[a][0];
+        u[(3 * a + 1) * matrix + idx] = g[a][0] + g[a][1];
+        u[(3 * a + 2) * matrix + idx] = g[a][1];
+      }
+    }
+  }
+}
+
+int64_t conv_transpose2d_winograd_workspace(const ConvShape& s, int threads) {
+  return saturating_product({std::max(1, threads), thread_floats(s)});
+}
+
+void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* transformed, const float* x,
+                               float* y, const Epilogue& ep, int threads, float* workspace) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
+  const WindowAxis ah = window_axis(wts.phases_h), aw = window_axis(wts.phases_w);
+  const int64_t per_image = ah.count * aw.count, windows = s.batch * per_image;
+  const int64_t tasks = (windows + kWindows - 1) / kWindows, matrix = cin * cout;
+  const PanelLayout layout = wts.tap_layout(s);
+  const int64_t per_thread = thread_floats(s);
+  const bool prefetch_output = output_misses_caches(s);
+  TaskRuns runs(tasks, std::max(1, threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    float* v = workspace + thread_index() * per_thread;
+    float* m = v + round_up16(kElements * kWindows * cin);
+    float* zeros = m + kElements * kWindows * kColBlock;
+    std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
+    const int64_t e_stride = kWindows * cin;
+    std::array<const float*, kWindows> a_rows, zero_rows;
+    std::array<float*, kWindows> c_rows;
+    zero_rows.fill(zeros);
+    for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
+      const int64_t w0 = task * kWindows, count = std::min(kWindows, windows - w0);
+      // Input transform of the task's windows.
+      std::array<int64_t, kWindows> img, jh, jw;
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t w = w0 + i;
+        img[static_cast<size_t>(i)] = w / per_image, jh[static_cast<size_t>(i)] = w % per_image / aw.count,
+        jw[static_cast<size_t>(i)] = w % aw.count;
+        std::array<const float*, 9> d;
+        for (int r = 0; r < 3; ++r)
+          for (int col = 0; col < 3; ++col) {
+            const int64_t ih = ah.q0 + 2 * jh[static_cast<size_t>(i)] - 1 + r, iw = aw.q0 + 2 * jw[static_cast<size_t>(i)] - 1 + col;
+            const bool inside = ih >= 0 && ih < s.h.in && iw >= 0 && iw < s.w.in;
+            d[static_cast<size_t>(3 * r + col)] = inside ? x + ((img[static_cast<size_t>(i)] * s.h.in + ih) * s.w.in + iw) * cin : zeros;
+          }
+        input_transform(d.data(), cin, v + i * cin, e_stride);
+      }
+      for (int64_t phase = 0; phase < phases; ++phase) {
+        const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
+        const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
+        if (ph.q_end <= ph.q_begin || pw.q_end <= pw.q_begin) continue;
+        const float* u = transformed + phase * kElements * matrix;
+        for (int64_t j0 = 0; j0 < cout; j0 += kColBlock) {
+          const int64_t width = std::min(kColBlock, cout - j0);
+          // Each window's four outputs in this phase (nullptr: outside it), their lines asked
+          // for now to arrive while the products run (output_prefetch.h).
+          std::array<std::array<float*, 4>, kWindows> out{};
+          for (int64_t i = 0; i < count; ++i)
+            for (int a = 0; a < 2; ++a)
+              for (int b = 0; b < 2; ++b) {
+                const int64_t qh = ah.q0 + 2 * jh[static_cast<size_t>(i)] + a, qw = aw.q0 + 2 * jw[static_cast<size_t>(i)] + b;
+                if (qh < ph.q_begin || qh >= ph.q_end || qw < pw.q_begin || qw >= pw.q_end) continue;
+                float* o = y + ((img[static_cast<size_t>(i)] * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(qw, s.w)) * cout + j0;
+                out[static_cast<size_t>(i)][static_cast<size_t>(2 * a + b)] = o;
+                if (prefetch_output) prefetch_output_row(o, width);
+              }
+          // Products into m, each started from a row of zeros: no clearing pass where the
+          // family has the fused store.
+          for (int64_t e = 0; e < kElements; ++e) {
+            for (int64_t i = 0; i < count; ++i) a_rows[static_cast<size_t>(i)] = v + e * e_stride + i * cin;
+            // One weight panel at a time, as the split path reads them.
+            for (int64_t n0 = j0; n0 < j0 + width;) {
+              const int64_t n = std::min(j0 + width, layout.panel_end(n0)) - n0;
+              for (int64_t i = 0; i < count; ++i) c_rows[static_cast<size_t>(i)] = m + (e * count + i) * width + (n0 - j0);
+              const float* b = u + e * matrix + layout.index(0, n0);
+              gemm_store_rows(count, n, cin, a_rows.data(), b, layout.width(n0), zero_rows.data(), c_rows.data(), Epilogue{});
+              n0 += n;
+            }
+          }
+          // Output transform, straight to the phase's strided output pixels.
+          for (int64_t i = 0; i < count; ++i) {
+            std::array<const float*, 9> mr;
+            for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * count + i) * width;
+            if (!output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha))
+              for (float* o : out[static_cast<size_t>(i)])
+                if (o) apply_activation(o, 1, width, width, ep.activation, ep.alpha);
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace edgegan::cpu

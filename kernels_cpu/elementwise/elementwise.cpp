@@ -1,0 +1,9 @@
+#include "kernels_cpu/elementwise/elementwise.h"
+
+namespace edgegan::cpu {
+
+void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha) {
+  for (int64_t i = 0; i < count; ++i) y[i] = activate(x[i], activation, alpha);
+}
+
+}  // namespace edgegan::cpu
