@@ -12,6 +12,9 @@ namespace edgegan {
 // For each graph input (in model order), the caller's tensor for it.
 std::vector<const Tensor*> bind_inputs(const Model::Impl& model, int64_t batch, const std::vector<Tensor>& inputs,
                                        const char* caller);
+// The same into `bound` (resized to the model's input count: no allocation once it has been).
+void bind_inputs(const Model::Impl& model, int64_t batch, const std::vector<Tensor>& inputs, const char* caller,
+                 std::vector<const Tensor*>& bound);
 
 std::string shape_text(const std::vector<int64_t>& dims);
 

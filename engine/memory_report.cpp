@@ -33,12 +33,15 @@ struct PlannedModel {
   AlgorithmTotals totals;
 };
 
-PlannedModel plan_model(const Model& model, ConvTransposeAlgo algo, int64_t batch, int threads) {
+PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTransposeAlgo algo, int64_t batch, int threads) {
   const Model::Impl& m = model.impl();
   PlannedModel p;
-  p.plan = build_session_plan(m, algo, batch, threads, /*tracker=*/nullptr);
+  PlanOptions options;
+  options.batch = batch;
+  options.threads = threads;
+  options.conv_transpose_algo = algo;
+  p.plan = build_session_plan(m, backend, options, m, /*tracker=*/nullptr);
   const std::vector<OpInfo> infos = model.ops();
-  const auto& ops = *m.root->ops();
   auto tensor_bytes = [&](int t) {
     const TensorDesc& d = m.tensors[static_cast<size_t>(t)];
     return static_cast<uint64_t>(batch) * static_cast<uint64_t>(d.per_sample) * d.element_size();
@@ -51,7 +54,6 @@ PlannedModel plan_model(const Model& model, ConvTransposeAlgo algo, int64_t batc
   AlgorithmTotals& t = p.totals;
   t.algorithm = to_string(algo);
   for (size_t i = 0; i < infos.size(); ++i) {
-    const auto* op = ops.Get(static_cast<uint32_t>(i));
     const OpKernel& k = *p.plan.kernels[i];
     LayerMemory l;
     l.index = static_cast<int>(i);
@@ -62,20 +64,19 @@ PlannedModel plan_model(const Model& model, ConvTransposeAlgo algo, int64_t batc
     l.output_shape = with_batch(infos[i].output_dims[0]);
     l.macs = k.macs();
     l.weight_bytes = infos[i].weight_bytes;
-    for (int in : op_inputs(*op)) l.input_bytes += tensor_bytes(in);
-    const int out = op_output(*op);
+    for (int in : p.plan.op_inputs[i]) l.input_bytes += tensor_bytes(in);
+    const int out = p.plan.op_output[i];
     l.output_bytes = tensor_bytes(out);
     l.workspace_bytes = k.workspace_bytes();
     const PlannedBuffer& ob = p.plan.buffers[static_cast<size_t>(p.plan.tensor_buffer[static_cast<size_t>(out)])];
     l.output_offset = ob.offset;
     l.output_buffer_bytes = ob.size;
-    for (int in : op_inputs(*op))
+    for (int in : p.plan.op_inputs[i])
       if (p.plan.tensor_buffer[static_cast<size_t>(in)] == p.plan.tensor_buffer[static_cast<size_t>(out)]) l.output_shares_input = true;
     const int ws = p.plan.workspace_buffer[i];
     if (ws >= 0) l.workspace_offset = static_cast<int64_t>(p.plan.buffers[static_cast<size_t>(ws)].offset);
     if (!k.output_aliases_input()) {
-      const uint64_t weights_read = l.kind == "Embedding" ? l.output_bytes : l.weight_bytes;
-      l.traffic_bytes = l.input_bytes + l.output_bytes + weights_read + 2 * l.workspace_bytes;
+      l.traffic_bytes = l.input_bytes + l.output_bytes + k.weight_bytes_read(l.weight_bytes) + 2 * l.workspace_bytes;
     }
     t.macs += l.macs;
     t.traffic_bytes += l.traffic_bytes;
@@ -200,17 +201,18 @@ MemoryReport memory_report(const std::shared_ptr<const Model>& model, const Sess
 namespace {
 MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, const SessionOptions& options, const std::string& name) {
   if (!model) throw Error("report: no model");
-  if (options.backend == Backend::kCuda) throw Error("report: the CUDA backend is not available in this build yet; report the CPU backend");
+  const ComputeBackend& backend = compute_backend(options.backend, "report");
   if (options.batch < 1 || options.batch > (1 << 16)) throw Error("report: batch " + std::to_string(options.batch) + " is outside 1..65536");
   MemoryReport r;
   r.model = name;
+  r.backend = backend.name();
   r.algorithm = to_string(options.conv_transpose_algo);
   r.batch = options.batch;
   r.threads = session_threads(options.threads);
   r.file_bytes = model->file_bytes();
   r.weight_bytes = model->weight_bytes();
   std::vector<PlannedModel> planned;
-  for (ConvTransposeAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, algo, options.batch, r.threads));
+  for (ConvTransposeAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads));
   const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.conv_transpose_algo) - std::begin(kAlgorithms));
   r.layers = planned[chosen].layers;
   for (size_t i = 0; i < r.layers.size(); ++i) {

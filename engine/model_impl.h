@@ -31,7 +31,17 @@ struct TensorDesc {
   bool storage_is_logical() const { return layout != Layout::kNHWC || dims[3] == 1 || dims[1] * dims[2] == 1; }
 };
 
-struct Model::Impl {
+// Where a session's kernels read an op's weight buffers: in place from the model
+// file (inference), or from a Trainer's float copies, which change every step.
+class WeightSource {
+ public:
+  virtual ~WeightSource() = default;
+  virtual const float* f32(uint32_t buffer) const = 0;       // nullptr for buffer 0
+  virtual const uint16_t* f16(uint32_t buffer) const = 0;    // for is_f16 buffers
+  virtual bool is_f16(uint32_t buffer) const = 0;
+};
+
+struct Model::Impl final : WeightSource {
   std::unique_ptr<MappedFile> mapping;   // set by load()
   std::unique_ptr<uint8_t, void (*)(void*)> owned{nullptr, &std::free};  // from_bytes(): 64-B aligned copy
   const uint8_t* file = nullptr;
@@ -48,9 +58,9 @@ struct Model::Impl {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string producer, source_sha256;
 
-  const float* f32(uint32_t buffer) const;     // nullptr for buffer 0; the buffer must be float32
-  const uint16_t* f16(uint32_t buffer) const;  // nullptr for buffer 0; the buffer must be float16
-  bool is_f16(uint32_t buffer) const;          // fp16 weights (`edgegan-convert --weights fp16`)
+  const float* f32(uint32_t buffer) const override;     // nullptr for buffer 0; the buffer must be float32
+  const uint16_t* f16(uint32_t buffer) const override;  // nullptr for buffer 0; the buffer must be float16
+  bool is_f16(uint32_t buffer) const override;          // fp16 weights (`edgegan-convert --weights fp16`)
   uint64_t buffer_bytes(uint32_t buffer) const;
   uint64_t buffer_elements(uint32_t buffer) const;
   std::vector<float> widened(uint32_t buffer) const;  // a float copy, whatever the stored precision
@@ -62,10 +72,3 @@ void validate_model(Model::Impl& impl);
 
 }  // namespace edgegan
 
-namespace edgegan {
-
-// The tensors an op reads and the one it writes (validated indices).
-std::vector<int> op_inputs(const schema::Op& op);
-int op_output(const schema::Op& op);
-
-}  // namespace edgegan

@@ -4,9 +4,10 @@
 #include <cstring>
 #include <sstream>
 
-#include "engine/text_stream.h"
+#include "engine/executor.h"
 #include "engine/input_binding.h"
 #include "engine/session_plan.h"
+#include "engine/text_stream.h"
 
 namespace edgegan {
 
@@ -16,10 +17,9 @@ struct Session::Impl {
   std::shared_ptr<const Model> model;
   SessionOptions options;
   int threads = 1;
+  const ComputeBackend* backend = nullptr;
   MemoryTracker tracker;  // declared before everything it accounts for
-  SessionPlan plan;
-  TrackedBuffer arena;
-  std::vector<uint8_t*> tensor_ptr;
+  std::unique_ptr<Executor> executor;
 
   const Model::Impl& m() const { return model->impl(); }
 };
@@ -29,10 +29,7 @@ namespace {
 // Refuses a plan over the memory or compute limit, naming what dominates it.
 void check_limits(const Model::Impl& m, const SessionPlan& plan, const SessionOptions& options, uint64_t mapped_weights) {
   const auto& ops = *m.root->ops();
-  auto op_name = [&](size_t i) {
-    const auto* op = ops.Get(static_cast<uint32_t>(i));
-    return "op " + std::to_string(i) + (op->name() ? " '" + op->name()->str() + "'" : std::string());
-  };
+  auto op_name = [&](size_t i) { return op_label(*ops.Get(static_cast<uint32_t>(i)), static_cast<int>(i)); };
   const uint64_t total = plan.arena_bytes > UINT64_MAX / 2 ? UINT64_MAX : plan.arena_bytes + plan.session_weight_bytes + mapped_weights;
   if (total > options.memory_limit_bytes) {
     // The largest single buffer says where the memory goes.
@@ -69,8 +66,6 @@ void check_limits(const Model::Impl& m, const SessionPlan& plan, const SessionOp
 // A function-try-block, so that even the Impl allocation's failure becomes an Error.
 Session::Session(std::shared_ptr<const Model> model, const SessionOptions& options) try : impl_(std::make_unique<Impl>()) {
   if (!model) throw Error("session: no model");
-  if (options.backend == Backend::kCuda)
-    throw Error("session: the CUDA backend is not available in this build yet; use the CPU backend");
   if (options.batch < 1 || options.batch > kMaxBatch)
     throw Error("session: batch " + std::to_string(options.batch) + " is outside 1.." + std::to_string(kMaxBatch));
   if (options.threads < 0 || options.threads > 1024)
@@ -81,15 +76,15 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   s.options = options;
   s.threads = session_threads(options.threads);
 
-  {
-    // Limits are checked on a dry plan (nothing allocated), then the real one is built.
-    check_limits(s.m(), build_session_plan(s.m(), options.conv_transpose_algo, options.batch, s.threads, nullptr), options, s.model->weight_bytes());
-    s.plan = build_session_plan(s.m(), options.conv_transpose_algo, options.batch, s.threads, &s.tracker);
-    s.arena = TrackedBuffer(s.tracker, s.plan.arena_bytes);
-    s.tensor_ptr.resize(s.plan.tensor_buffer.size());
-    for (size_t t = 0; t < s.plan.tensor_buffer.size(); ++t)
-      s.tensor_ptr[t] = s.arena.data() + s.plan.buffers[static_cast<size_t>(s.plan.tensor_buffer[t])].offset;
-  }
+  s.backend = &compute_backend(options.backend, "session");
+  PlanOptions plan_options;
+  plan_options.batch = options.batch;
+  plan_options.threads = s.threads;
+  plan_options.conv_transpose_algo = options.conv_transpose_algo;
+  // Limits are checked on a dry plan (nothing allocated), then the real one is built.
+  check_limits(s.m(), build_session_plan(s.m(), *s.backend, plan_options, s.m(), nullptr), options, s.model->weight_bytes());
+  s.executor = std::make_unique<Executor>(s.m(), *s.backend, build_session_plan(s.m(), *s.backend, plan_options, s.m(), &s.tracker), s.tracker,
+                                          s.threads);
 } catch (const std::bad_alloc&) {
   throw Error("session: out of memory while preparing the model");
 }
@@ -100,8 +95,8 @@ int Session::batch() const { return impl_->options.batch; }
 int Session::threads() const { return impl_->threads; }
 const SessionOptions& Session::options() const { return impl_->options; }
 const Model& Session::model() const { return *impl_->model; }
-uint64_t Session::arena_bytes() const { return impl_->plan.arena_bytes; }
-uint64_t Session::session_weight_bytes() const { return impl_->plan.session_weight_bytes; }
+uint64_t Session::arena_bytes() const { return impl_->executor->plan().arena_bytes; }
+uint64_t Session::session_weight_bytes() const { return impl_->executor->plan().session_weight_bytes; }
 uint64_t Session::measured_allocation_bytes() const { return impl_->tracker.current_bytes(); }
 
 
@@ -124,35 +119,8 @@ std::vector<Tensor> Session::run_profiled(const std::vector<Tensor>& inputs, std
 std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs, std::vector<OpTiming>* timings) {
   Impl& s = *impl_;
   const Model::Impl& m = s.m();
-  const std::vector<const Tensor*> bound = bind_inputs(m, s.options.batch, inputs, "run");
-  for (size_t i = 0; i < m.inputs.size(); ++i) {
-    const Tensor& given = *bound[i];
-    uint8_t* dst = s.tensor_ptr[static_cast<size_t>(m.input_tensors[i])];
-    const size_t count = static_cast<size_t>(given.elements());
-    if (given.dtype == DType::kInt64) std::memcpy(dst, given.i64.data(), count * 8);
-    else std::memcpy(dst, given.f32.data(), count * 4);
-  }
-
-  RunContext ctx;
-  ctx.tensors = &s.tensor_ptr;
-  ctx.batch = s.options.batch;
-  ctx.threads = s.threads;
-  if (timings) timings->assign(s.plan.kernels.size(), OpTiming{});
-  for (size_t i = 0; i < s.plan.kernels.size(); ++i) {
-    const int ws = s.plan.workspace_buffer[i];
-    ctx.workspace = ws >= 0 ? s.arena.data() + s.plan.buffers[static_cast<size_t>(ws)].offset : nullptr;
-    const auto start = std::chrono::steady_clock::now();
-    s.plan.kernels[i]->run(ctx);
-    if (timings) {
-      OpTiming& t = (*timings)[i];
-      t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      const auto* op = m.root->ops()->Get(static_cast<uint32_t>(i));
-      t.name = op->name() ? op->name()->str() : "op " + std::to_string(i);
-      t.kernel = s.plan.kernels[i]->kernel_name();
-      t.macs = s.plan.kernels[i]->macs();
-    }
-  }
-
+  s.executor->write_inputs(bind_inputs(m, s.options.batch, inputs, "run"));
+  s.executor->forward(timings);
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     const OutputInfo& info = m.outputs[i];
@@ -162,8 +130,8 @@ std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs, std:
     t.layout = info.layout;
     t.shape = info.dims;
     t.shape[0] = s.options.batch;
-    const float* src = reinterpret_cast<const float*>(s.tensor_ptr[static_cast<size_t>(m.output_tensors[i])]);
-    t.f32.assign(src, src + t.elements());
+    t.f32.resize(s.executor->output_floats(i));
+    s.executor->read_output(i, t.f32.data());
     outputs.push_back(std::move(t));
   }
   return outputs;

@@ -16,25 +16,77 @@ int session_threads(int requested) {
 #endif
 }
 
-SessionPlan build_session_plan(const Model::Impl& m, ConvTransposeAlgo algo, int64_t batch, int threads, MemoryTracker* tracker) {
+namespace {
+
+// Backward runs the ops in reverse and, within an op, its inputs in order. The first
+// gradient written into a tensor overwrites (no pass clears gradients up front); every
+// later one adds. A graph output's gradient is seeded by the caller, so every op adds.
+std::vector<std::vector<char>> gradient_accumulation(const Model::Impl& m, const std::vector<std::vector<int>>& op_inputs) {
+  std::vector<char> written(m.tensors.size(), 0);
+  for (int t : m.output_tensors) written[static_cast<size_t>(t)] = 1;
+  std::vector<std::vector<char>> accumulate(op_inputs.size());
+  for (size_t i = op_inputs.size(); i-- > 0;) {
+    for (int t : op_inputs[i]) {
+      accumulate[i].push_back(written[static_cast<size_t>(t)]);
+      written[static_cast<size_t>(t)] = 1;
+    }
+  }
+  return accumulate;
+}
+
+}  // namespace
+
+SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backend, const PlanOptions& options, const WeightSource& weights,
+                               MemoryTracker* tracker) {
   SessionPlan plan;
+  plan.batch = options.batch;
   const auto& ops = *m.root->ops();
   const int n_ops = static_cast<int>(ops.size());
   const size_t n_tensors = m.tensors.size();
-  for (const auto* op : ops) {
-    plan.kernels.push_back(create_cpu_op(m, *op, algo, batch, threads, tracker));
+  for (int i = 0; i < n_ops; ++i) {
+    const schema::Op& op = *ops.Get(static_cast<uint32_t>(i));
+    const OpDef& def = op_def(op);
+    plan.op_inputs.push_back(def.inputs(op));
+    plan.op_output.push_back(def.output(op));
+  }
+  if (options.training) plan.accumulate = gradient_accumulation(m, plan.op_inputs);
+  for (int i = 0; i < n_ops; ++i) {
+    const schema::Op& op = *ops.Get(static_cast<uint32_t>(i));
+    const OpDef& def = op_def(op);
+    if (!backend.supports(def))
+      throw Error("session: the " + std::string(backend.name()) + " backend has no " + def.name() + " kernel (" + op_label(op, i) + ")");
+    KernelArgs args{m, op, weights};
+    args.batch = options.batch;
+    args.threads = options.threads;
+    args.conv_transpose_algo = options.conv_transpose_algo;
+    args.tracker = tracker;
+    args.training = options.training;
+    args.zero_insert_backward = options.zero_insert_backward;
+    if (options.training) args.accumulate_input = plan.accumulate[static_cast<size_t>(i)];
+    plan.kernels.push_back(backend.create_kernel(def, args));
     plan.session_weight_bytes += plan.kernels.back()->repacked_weight_bytes();
   }
   auto tensor_bytes = [&](int t) {
     const TensorDesc& d = m.tensors[static_cast<size_t>(t)];
-    return static_cast<uint64_t>(batch) * static_cast<uint64_t>(d.per_sample) * d.element_size();
+    return static_cast<uint64_t>(options.batch) * static_cast<uint64_t>(d.per_sample) * d.element_size();
   };
+  // Steps: op i runs forward at step i; in a training plan its backward runs at step
+  // 2n-1-i, and step 2n is the caller reading the input gradients.
+  auto backward_step = [&](int op) { return 2 * n_ops - 1 - op; };
 
-  // Last step at which each tensor is read; graph outputs live to the end.
+  // Last step at which each tensor's value is read.
   std::vector<int> last_use(n_tensors, -1);
   for (int i = 0; i < n_ops; ++i)
-    for (int t : op_inputs(*ops.Get(static_cast<uint32_t>(i)))) last_use[static_cast<size_t>(t)] = i;
-  for (int t : m.output_tensors) last_use[static_cast<size_t>(t)] = n_ops - 1;
+    for (int t : plan.op_inputs[static_cast<size_t>(i)]) {
+      int& last = last_use[static_cast<size_t>(t)];
+      last = std::max(last, options.training ? backward_step(i) : i);  // backward reads the inputs again
+    }
+  for (int t : m.output_tensors) last_use[static_cast<size_t>(t)] = std::max(last_use[static_cast<size_t>(t)], n_ops - 1);
+  if (options.training)  // an op's backward reads its own output (the activation's gradient)
+    for (int i = 0; i < n_ops; ++i) {
+      int& last = last_use[static_cast<size_t>(plan.op_output[static_cast<size_t>(i)])];
+      last = std::max(last, backward_step(i));
+    }
 
   auto& buffers = plan.buffers;
   plan.tensor_buffer.assign(n_tensors, -1);
@@ -48,14 +100,13 @@ SessionPlan build_session_plan(const Model::Impl& m, ConvTransposeAlgo algo, int
   plan.workspace_buffer.assign(static_cast<size_t>(n_ops), -1);
   for (int i = 0; i < n_ops; ++i) {
     const OpKernel& k = *plan.kernels[static_cast<size_t>(i)];
-    const auto* op = ops.Get(static_cast<uint32_t>(i));
-    const int out = op_output(*op);
+    const int out = plan.op_output[static_cast<size_t>(i)];
     const int out_last = last_use[static_cast<size_t>(out)];
     int shared = -1;
     if (k.output_aliases_input()) {
-      shared = plan.tensor_buffer[static_cast<size_t>(op_inputs(*op)[0])];
-    } else if (k.works_in_place()) {
-      // Overwrite the input only if nothing reads it after this op.
+      shared = plan.tensor_buffer[static_cast<size_t>(plan.op_inputs[static_cast<size_t>(i)][0])];
+    } else if (k.works_in_place() && !options.training) {
+      // Overwrite the input only if nothing reads it after this op (training keeps every value).
       const int b = plan.tensor_buffer[static_cast<size_t>(k.in_place_input())];
       if (buffers[static_cast<size_t>(b)].last_step <= i) shared = b;
     }
@@ -68,6 +119,32 @@ SessionPlan build_session_plan(const Model::Impl& m, ConvTransposeAlgo algo, int
     }
     // Scratch is requested here, before the first run, so the arena holds it.
     if (k.workspace_bytes() > 0) plan.workspace_buffer[static_cast<size_t>(i)] = new_buffer(k.workspace_bytes(), i, i);
+  }
+
+  if (options.training) {
+    // A float tensor's gradient lives from the backward step of its last reader (or the
+    // start of backward, for a graph output or a tensor nobody reads) to its producer's
+    // backward step (or the end, for a graph input, whose gradient the caller reads).
+    std::vector<int> first(n_tensors, n_ops), last(n_tensors, 2 * n_ops), readers(n_tensors, 0);
+    for (int i = 0; i < n_ops; ++i)
+      for (int t : plan.op_inputs[static_cast<size_t>(i)]) {
+        ++readers[static_cast<size_t>(t)];
+        first[static_cast<size_t>(t)] = std::min(first[static_cast<size_t>(t)], backward_step(i));
+      }
+    for (int i = 0; i < n_ops; ++i) last[static_cast<size_t>(plan.op_output[static_cast<size_t>(i)])] = backward_step(i);
+    for (int t : m.output_tensors) first[static_cast<size_t>(t)] = n_ops;
+    plan.gradient_buffer.assign(n_tensors, -1);
+    for (size_t t = 0; t < n_tensors; ++t) {
+      if (m.tensors[t].dtype != DType::kFloat32) continue;
+      plan.gradient_buffer[t] = new_buffer(tensor_bytes(static_cast<int>(t)), first[t], last[t]);
+      const bool output = std::find(m.output_tensors.begin(), m.output_tensors.end(), static_cast<int>(t)) != m.output_tensors.end();
+      if (readers[t] == 0 && !output) plan.unwritten_gradients.push_back(static_cast<int>(t));
+    }
+    plan.backward_workspace_buffer.assign(static_cast<size_t>(n_ops), -1);
+    for (int i = 0; i < n_ops; ++i) {
+      const uint64_t bytes = plan.kernels[static_cast<size_t>(i)]->backward_workspace_bytes();
+      if (bytes > 0) plan.backward_workspace_buffer[static_cast<size_t>(i)] = new_buffer(bytes, backward_step(i), backward_step(i));
+    }
   }
   plan.arena_bytes = plan_arena(buffers, kWeightAlignment);
   return plan;

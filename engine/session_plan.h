@@ -1,32 +1,54 @@
-// How a session will run a model at a given batch and algorithm: one kernel per
-// op, and the arena plan (every tensor's and every workspace's buffer, offset
-// and lifetime). Sessions execute it; memory reports are computed from it, for
-// every algorithm, without allocating the arena — so the report's numbers are
-// the session's numbers.
+// How a session runs a model: one kernel per op from its backend, and the arena plan
+// (every tensor's and every scratch's buffer, offset and lifetime). Sessions execute
+// it; memory reports are computed from it without allocating the arena, so the
+// report's numbers are the session's numbers. A Trainer runs the same plan built for
+// training: the same kernels, every value kept until its backward reads it, and each
+// tensor's gradient and each op's backward scratch planned into the same arena.
 #pragma once
 
 #include <memory>
 #include <vector>
 
+#include "engine/backend/backend.h"
 #include "engine/memory_planner.h"
 #include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
-#include "engine/ops/op_kernel.h"
+#include "engine/ops/op_def.h"
 
 namespace edgegan {
 
+struct PlanOptions {
+  int64_t batch = 1;
+  int threads = 1;  // resolved (session_threads)
+  ConvTransposeAlgo conv_transpose_algo = ConvTransposeAlgo::kSplit;
+  bool training = false;
+  bool zero_insert_backward = false;  // training: the transposed convolutions' backward baseline
+};
+
 struct SessionPlan {
+  int64_t batch = 1;
   std::vector<std::unique_ptr<OpKernel>> kernels;
+  std::vector<std::vector<int>> op_inputs;  // per op, the tensors it reads (OpDef::inputs)
+  std::vector<int> op_output;               // per op, the tensor it writes
   std::vector<PlannedBuffer> buffers;
   std::vector<int> tensor_buffer;     // buffer of every tensor
   std::vector<int> workspace_buffer;  // buffer of every op's scratch, -1 for none
   uint64_t arena_bytes = 0;
-  uint64_t session_weight_bytes = 0;  // weight copies the kernels own (baselines only)
+  uint64_t session_weight_bytes = 0;  // weight copies the kernels own
+
+  // ---- training plans only
+  std::vector<int> gradient_buffer;            // per tensor, -1 where no gradient flows (int64 tensors)
+  std::vector<int> backward_workspace_buffer;  // per op, -1 for none
+  std::vector<std::vector<char>> accumulate;   // per op and input: add to a gradient another reader wrote
+  std::vector<int> unwritten_gradients;        // float tensors no op writes a gradient into (zeroed per pass)
 };
 
-// `tracker` receives the kernels' weight copies; nullptr plans without making them.
-// `threads` is the session's resolved thread count (session_threads).
-SessionPlan build_session_plan(const Model::Impl& model, ConvTransposeAlgo algo, int64_t batch, int threads, MemoryTracker* tracker);
+// Builds every kernel through `backend` (refusing, with the op named, a model with an
+// op it lacks) and plans the arena. `weights` are what the kernels read (the model
+// itself, or a Trainer's copies); `tracker` receives the kernels' weight copies, and
+// nullptr plans without making them.
+SessionPlan build_session_plan(const Model::Impl& model, const ComputeBackend& backend, const PlanOptions& options,
+                               const WeightSource& weights, MemoryTracker* tracker);
 
 // The threads a session with SessionOptions::threads == `requested` runs on: that
 // number, or for 0 OpenMP's default (all cores); 1 in builds without OpenMP.

@@ -20,7 +20,7 @@ void channel_affine_backward(int64_t pixels, int64_t channels, const float* scal
         dscale[c] += dy[i] * x[i];
         dshift[c] += dy[i];
       }
-      dx[i] += dy[i] * scale[c];
+      if (dx) dx[i] += dy[i] * scale[c];
     }
 }
 

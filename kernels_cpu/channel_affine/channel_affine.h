@@ -12,8 +12,8 @@ namespace edgegan::cpu {
 void channel_affine(int64_t pixels, int64_t channels, const float* scale, const float* shift, const float* x, float* y,
                     Activation activation, float alpha);
 
-// From dy (the activation's gradient already applied): dx += dy * scale[c] and, when
-// dscale/dshift are given, dscale[c] += sum dy * x, dshift[c] += sum dy (all accumulated).
+// From dy (the activation's gradient already applied): dx += dy * scale[c] (dx may be
+// null) and, when dscale/dshift are given, dscale[c] += sum dy * x, dshift[c] += sum dy (all accumulated).
 void channel_affine_backward(int64_t pixels, int64_t channels, const float* scale, const float* x, const float* dy, float* dx,
                              float* dscale, float* dshift);
 

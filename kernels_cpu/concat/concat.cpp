@@ -16,7 +16,7 @@ void concat(int64_t outer, const std::vector<const float*>& inputs, const std::v
 void concat_backward(int64_t outer, const float* dy, int inputs, const int64_t* chunks, float* const* dinputs) {
   for (int64_t o = 0; o < outer; ++o)
     for (int i = 0; i < inputs; ++i) {
-      std::copy(dy, dy + chunks[i], dinputs[i] + o * chunks[i]);
+      if (dinputs[i]) std::copy(dy, dy + chunks[i], dinputs[i] + o * chunks[i]);
       dy += chunks[i];
     }
 }

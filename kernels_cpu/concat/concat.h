@@ -10,7 +10,7 @@ namespace edgegan::cpu {
 
 void concat(int64_t outer, const std::vector<const float*>& inputs, const std::vector<int64_t>& chunks, float* y);
 
-// Scatters dy's chunks back to each input's gradient (overwritten).
+// Scatters dy's chunks back to each input's gradient (overwritten; null entries are skipped).
 void concat_backward(int64_t outer, const float* dy, int inputs, const int64_t* chunks, float* const* dinputs);
 
 }  // namespace edgegan::cpu

@@ -93,12 +93,23 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
 }
 
 TEST(MemoryReport, PlansNeverOverlapLiveBuffers) {
+  // Inference plans for every algorithm, and the training plan (values kept for
+  // backward, gradients and backward scratch in the same arena).
+  const ComputeBackend& cpu = compute_backend(Backend::kCpu, "test");
   for (const auto& [name, model] : models())
     for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
-      for (int batch : {1, 3, 16}) {
-        const SessionPlan plan = build_session_plan(model->impl(), algo, batch, 2, nullptr);
-        EXPECT_FALSE(any_live_buffers_overlap(plan.buffers)) << name << " " << to_string(algo) << " batch " << batch;
-      }
+      for (bool training : {false, true})
+        for (int batch : {1, 3, 16}) {
+          if (training && algo != ConvTransposeAlgo::kSplit) continue;
+          PlanOptions options;
+          options.batch = batch;
+          options.threads = 2;
+          options.conv_transpose_algo = algo;
+          options.training = training;
+          const SessionPlan plan = build_session_plan(model->impl(), cpu, options, model->impl(), nullptr);
+          EXPECT_FALSE(any_live_buffers_overlap(plan.buffers)) << name << " " << to_string(algo) << " batch " << batch << " training " << training;
+          EXPECT_GE(plan.arena_bytes, arena_lower_bound(plan.buffers));
+        }
 }
 
 TEST(MemoryReport, SessionAllocatesExactlyWhatTheReportSays) {

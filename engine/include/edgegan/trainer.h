@@ -55,17 +55,22 @@ struct Parameter {
   bool trainable = true;  // false for TrainerOptions::frozen_ops
 };
 
-// Bytes a Trainer holds (edgegan report --training).
+// Bytes a Trainer holds (edgegan report --training). The activations, their gradients,
+// the labels and the kernels' scratch share one arena, planned like a Session's (a
+// buffer is reused once nothing reads it any more); the first four fields are what each
+// needs on its own, `arena` what they take together, allocated once.
 struct TrainingMemory {
-  int64_t activations = 0;           // every tensor of the forward pass, kept for backward
-  int64_t activation_gradients = 0;  // one gradient per activation
+  int64_t activations = 0;           // every float tensor of the forward pass, kept for backward
+  int64_t activation_gradients = 0;  // one gradient per float tensor
   int64_t labels = 0;                // int64 inputs
+  int64_t scratch = 0;               // the kernels' forward and backward scratch
+  int64_t arena = 0;                 // all four in one planned arena
   int64_t parameters = 0;            // the trainer's own copies of the weights
   int64_t parameter_gradients = 0;
   int64_t optimizer_state = 0;       // Adam: 2 per trainable weight, SGD with momentum: 1, frozen: 0
-  int64_t scratch = 0;               // backward temporaries (planned: an upper bound)
+  int64_t weight_copies = 0;         // filters the kernels transform (Winograd, pixel lanes), redone after each step
   int64_t mapped_weights = 0;        // the model file's weights, memory-mapped
-  int64_t total() const;
+  int64_t total() const;             // arena + parameters + gradients + optimizer state + weight copies + mapped weights
 };
 
 class Trainer {
@@ -77,11 +82,17 @@ class Trainer {
   Trainer& operator=(const Trainer&) = delete;
 
   // Runs the model, keeping every activation for backward(). Inputs as for Session::run.
+  // It runs the same kernels on the same kind of plan as a Session (the Winograd form
+  // and the pixel-lanes path where inference takes them), in an arena allocated once.
   std::vector<Tensor> forward(const std::vector<Tensor>& inputs);
+  // The same into `outputs`, whose tensors are reused: once they have the outputs'
+  // shapes, a training loop over these *_into calls allocates nothing.
+  void forward_into(const std::vector<Tensor>& inputs, std::vector<Tensor>& outputs);
   // Back-propagates d(loss)/d(output) for every output (same order and shapes as
   // forward() returned), adding to the parameter gradients. Returns d(loss)/d(input)
   // for every float input (empty tensors for label inputs), e.g. to chain D into G.
   std::vector<Tensor> backward(const std::vector<Tensor>& output_gradients);
+  void backward_into(const std::vector<Tensor>& output_gradients, std::vector<Tensor>& input_gradients);
   // As backward(), for the parameter gradients only: the ops reading the model's inputs
   // skip their input-gradient kernels (e.g. D's passes on real and generated images,
   // whose image gradients nobody reads).
@@ -89,6 +100,7 @@ class Trainer {
   // As backward(), for the input gradients only: parameter gradients are neither computed
   // nor changed (e.g. D's pass when training G through it).
   std::vector<Tensor> input_gradients(const std::vector<Tensor>& output_gradients);
+  void input_gradients_into(const std::vector<Tensor>& output_gradients, std::vector<Tensor>& input_gradients);
   // Optimizer update from the accumulated gradients, then clears them.
   void step();
   void zero_grad();
@@ -99,9 +111,11 @@ class Trainer {
   const Model& model() const;
   int batch() const;
 
-  // Measured: the capacity of every buffer held now (after forward/backward/step it equals
-  // training_memory(), scratch aside, which is planned as an upper bound).
+  // Measured: the bytes of every buffer held now (the arena as allocated); equals training_memory().
   TrainingMemory memory() const;
+  // Bytes allocated for the model since construction, counted at each allocation (the
+  // arena and the kernels' weight copies); constant after construction.
+  uint64_t measured_allocation_bytes() const;
 
   // Writes the model with the current weights to `path` (atomically; never over an input).
   void save(const std::string& path, const std::string& source_path = "") const;
@@ -136,5 +150,19 @@ struct GanLosses {
 // The trainers must have the same batch; D's image input must take G's output shape, and D
 // must give one logit per sample. Throws edgegan::Error naming the mismatch.
 GanLosses gan_step(Trainer& generator, Trainer& discriminator, const GanBatch& batch);
+
+// gan_step as an object that keeps its tensors between steps: after the first step,
+// a step allocates nothing (what an on-device fine-tuning loop wants).
+class GanStep {
+ public:
+  GanStep(Trainer& generator, Trainer& discriminator);  // checks the pair
+  GanLosses run(const GanBatch& batch);
+
+ private:
+  Trainer& g_;
+  Trainer& d_;
+  std::vector<Tensor> g_inputs_, g_outputs_, d_inputs_, d_outputs_, d_gradient_, d_input_gradients_, g_gradient_, g_input_gradients_;
+  std::vector<float> ones_, zeros_;
+};
 
 }  // namespace edgegan

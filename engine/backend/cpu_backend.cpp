@@ -1,0 +1,44 @@
+// The CPU backend: every op's CPU kernel (OpDef::create_cpu_kernel), host memory.
+#include <cstring>
+
+#include "engine/backend/backend.h"
+
+namespace edgegan {
+namespace {
+
+class HostBuffer final : public DeviceBuffer {
+ public:
+  HostBuffer(MemoryTracker& tracker, uint64_t bytes) : buffer_(tracker, bytes) {}
+  uint8_t* data() override { return buffer_.data(); }
+  uint64_t size() const override { return buffer_.size(); }
+
+ private:
+  TrackedBuffer buffer_;
+};
+
+class CpuBackend final : public ComputeBackend {
+ public:
+  Backend kind() const override { return Backend::kCpu; }
+  const char* name() const override { return "cpu"; }
+  bool supports(const OpDef&) const override { return true; }
+  std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override { return op.create_cpu_kernel(args); }
+  std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const override {
+    return std::make_unique<HostBuffer>(tracker, bytes);
+  }
+  void copy_to_device(uint8_t* device, const void* host, size_t bytes) const override {
+    if (bytes) std::memcpy(device, host, bytes);
+  }
+  void copy_to_host(void* host, const uint8_t* device, size_t bytes) const override {
+    if (bytes) std::memcpy(host, device, bytes);
+  }
+  void synchronize() const override {}
+};
+
+}  // namespace
+
+const ComputeBackend* cpu_backend() {
+  static const CpuBackend backend;
+  return &backend;
+}
+
+}  // namespace edgegan

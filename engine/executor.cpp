@@ -1,0 +1,104 @@
+#include "engine/executor.h"
+
+#include <chrono>
+#include <cstring>
+
+namespace edgegan {
+
+Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, SessionPlan plan, MemoryTracker& tracker, int threads)
+    : m_(model), backend_(backend), plan_(std::move(plan)), batch_(plan_.batch), threads_(threads) {
+  arena_ = backend_.allocate(plan_.arena_bytes, tracker);
+  values_.resize(plan_.tensor_buffer.size());
+  for (size_t t = 0; t < values_.size(); ++t) values_[t] = address(plan_.tensor_buffer[t]);
+  gradients_.assign(values_.size(), nullptr);
+  for (size_t t = 0; t < plan_.gradient_buffer.size(); ++t) gradients_[t] = address(plan_.gradient_buffer[t]);
+  want_input_.resize(plan_.kernels.size());
+  for (size_t i = 0; i < plan_.kernels.size(); ++i) want_input_[i].assign(plan_.op_inputs[i].size(), 1);
+}
+
+uint64_t Executor::tensor_bytes(int t) const {
+  const TensorDesc& d = m_.tensors[static_cast<size_t>(t)];
+  return static_cast<uint64_t>(batch_) * static_cast<uint64_t>(d.per_sample) * d.element_size();
+}
+
+void Executor::write_inputs(const std::vector<const Tensor*>& bound) {
+  for (size_t i = 0; i < m_.inputs.size(); ++i) {
+    const Tensor& given = *bound[i];
+    const int t = m_.input_tensors[i];
+    const void* src = given.dtype == DType::kInt64 ? static_cast<const void*>(given.i64.data()) : static_cast<const void*>(given.f32.data());
+    backend_.copy_to_device(values_[static_cast<size_t>(t)], src, tensor_bytes(t));
+  }
+}
+
+void Executor::forward(std::vector<OpTiming>* timings) {
+  RunContext ctx;
+  ctx.tensors = &values_;
+  ctx.batch = batch_;
+  ctx.threads = threads_;
+  if (timings) timings->assign(plan_.kernels.size(), OpTiming{});
+  const auto& ops = *m_.root->ops();
+  for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+    ctx.workspace = address(plan_.workspace_buffer[i]);
+    const auto start = std::chrono::steady_clock::now();
+    plan_.kernels[i]->run(ctx);
+    if (timings) {
+      backend_.synchronize();
+      OpTiming& t = (*timings)[i];
+      t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const auto* op = ops.Get(static_cast<uint32_t>(i));
+      t.name = op->name() ? op->name()->str() : "op " + std::to_string(i);
+      t.kernel = plan_.kernels[i]->kernel_name();
+      t.macs = plan_.kernels[i]->macs();
+    }
+  }
+  backend_.synchronize();
+}
+
+uint64_t Executor::output_floats(size_t i) const { return tensor_bytes(m_.output_tensors[i]) / 4; }
+
+void Executor::read_output(size_t i, float* host) const {
+  const int t = m_.output_tensors[i];
+  backend_.copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
+}
+
+void Executor::write_output_gradient(size_t i, const float* host, bool add) {
+  const int t = m_.output_tensors[i];
+  float* g = reinterpret_cast<float*>(gradients_[static_cast<size_t>(t)]);
+  if (!add) {
+    backend_.copy_to_device(gradients_[static_cast<size_t>(t)], host, tensor_bytes(t));
+    return;
+  }
+  const int64_t n = static_cast<int64_t>(tensor_bytes(t) / 4);  // a tensor listed as two outputs (host memory: CPU plans)
+  for (int64_t k = 0; k < n; ++k) g[k] += host[k];
+}
+
+void Executor::backward(const std::vector<char>& want_gradient, const std::vector<std::vector<float*>>& parameter_gradients) {
+  for (int t : plan_.unwritten_gradients) {
+    float* g = reinterpret_cast<float*>(gradients_[static_cast<size_t>(t)]);
+    std::fill(g, g + tensor_bytes(t) / 4, 0.f);
+  }
+  BackwardContext b;
+  b.ctx.tensors = &values_;
+  b.ctx.batch = batch_;
+  b.ctx.threads = threads_;
+  b.gradients = &gradients_;
+  for (size_t i = plan_.kernels.size(); i-- > 0;) {
+    std::vector<char>& want = want_input_[i];
+    for (size_t k = 0; k < want.size(); ++k) {
+      const int t = plan_.op_inputs[i][k];
+      want[k] = gradients_[static_cast<size_t>(t)] != nullptr && want_gradient[static_cast<size_t>(t)];
+    }
+    b.ctx.workspace = address(plan_.backward_workspace_buffer[i]);
+    b.want_input = &want;
+    b.accumulate_input = &plan_.accumulate[i];
+    b.parameter_gradients = parameter_gradients.empty() ? &no_parameters_ : &parameter_gradients[i];
+    plan_.kernels[i]->backward(b);
+  }
+  backend_.synchronize();
+}
+
+void Executor::read_gradient(int t, float* host) const { backend_.copy_to_host(host, gradients_[static_cast<size_t>(t)], tensor_bytes(t)); }
+
+void Executor::weights_changed(int op) { plan_.kernels[static_cast<size_t>(op)]->weights_changed(); }
+
+}  // namespace edgegan

@@ -1,0 +1,103 @@
+// Conv2D: NHWC convolution, weights [kh][kw][Cin][Cout], bias and activation in the epilogue.
+#include "engine/ops/op_def.h"
+#include "engine/ops/op_kernel_util.h"
+#include "engine/ops/op_text.h"
+#include "engine/ops/op_validator.h"
+#include "kernels_cpu/conv2d/conv2d_backward.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+
+namespace edgegan {
+namespace {
+
+class Conv2DKernel final : public OpKernel {
+ public:
+  Conv2DKernel(const KernelArgs& a, const schema::Conv2D& op)
+      : input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)), weights_(a.weights.f32(op.weights())),
+        weight_floats_(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels), epilogue_(a.epilogue(op.epilogue())) {
+    scratch_.take(weight_floats_);        // dW
+    scratch_.take(shape_.out_channels);   // db
+    scratch_.take(cpu::conv2d_backward_input_workspace(shape_));
+    if (a.accumulates(0)) scratch_.take(input_floats());
+  }
+  const char* kernel_name() const override { return "conv2d_trimmed"; }
+  uint64_t macs() const override {  // trimmed: only taps that read inside the input
+    return static_cast<uint64_t>(cpu::saturating_product({shape_.batch, shape_.in_channels, shape_.out_channels,
+                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.h)),
+                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.w))}));
+  }
+  void run(const RunContext& ctx) override { cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads); }
+  uint64_t backward_workspace_bytes() const override { return scratch_.bytes(); }
+  void backward(const BackwardContext& b) override {
+    const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
+    float* g = b.grad(output_);
+    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    ScratchLayout scratch(b.ctx.workspace);
+    float* dw = scratch.take(weight_floats_);
+    float* db = scratch.take(shape_.out_channels);
+    float* transposed = scratch.take(cpu::conv2d_backward_input_workspace(shape_));
+    if (b.wants_parameters()) {
+      if (b.parameter_gradient(1)) {
+        cpu::bias_backward(pixels, shape_.out_channels, g, db);
+        add_into(b.parameter_gradient(1), db, shape_.out_channels);
+      }
+      cpu::conv2d_backward_weights(shape_, b.ctx.f32(input_), g, dw, b.ctx.threads);
+      add_into(b.parameter_gradient(0), dw, weight_floats_);
+    }
+    if (!b.wants(0)) return;
+    // From the current weights (they change every step): their transposed view is rebuilt in the scratch.
+    float* dx = input_gradient_target(b, input_, 0, b.accumulates(0) ? scratch.take(input_floats()) : nullptr);
+    cpu::conv2d_backward_input(shape_, weights_, g, dx, transposed, b.ctx.threads);
+    finish_input_gradient(b, input_, 0, dx, input_floats());
+  }
+
+ private:
+  int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
+  int input_, output_;
+  cpu::ConvShape shape_;
+  const float* weights_;
+  int64_t weight_floats_;
+  cpu::Epilogue epilogue_;
+  ScratchLayout scratch_;  // sizes only
+};
+
+class Conv2DDef final : public OpDef {
+ public:
+  const char* name() const override { return "Conv2D"; }
+  std::vector<int> inputs(const schema::Op& op) const override { return {op.kind_as_Conv2D()->input()}; }
+  int output(const schema::Op& op) const override { return op.kind_as_Conv2D()->output(); }
+  void validate(const schema::Op& o, OpValidator& v) const override {
+    const auto& op = *o.kind_as_Conv2D();
+    const TensorDesc& x = v.check_conv_params(op, 0);
+    const int64_t oh = cpu::conv_output_length(x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
+    const int64_t ow = cpu::conv_output_length(x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
+    if (oh < 1 || ow < 1) v.fail("the kernel does not fit the padded input");
+    TensorDesc& y = v.define(op.output());
+    v.expect_float(y);
+    if (y.layout != Layout::kNHWC) v.fail("output must be NHWC");
+    v.expect_dims(y, {-1, oh, ow, op.out_channels()}, "output");
+    v.expect_buffer(op.weights(), static_cast<uint64_t>(op.kernel_h()) * op.kernel_w() * op.in_channels() * op.out_channels(), "weights", false);
+    v.check_epilogue(op.epilogue(), op.out_channels());
+  }
+  void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
+    const auto& c = *o.kind_as_Conv2D();
+    info.attributes = conv_text(c);
+    info.weight_bytes = m.buffer_bytes(c.weights()) + (c.epilogue() ? m.buffer_bytes(c.epilogue()->bias()) : 0);
+  }
+  std::vector<ParameterSlot> parameters(const schema::Op& o) const override {
+    const auto& c = *o.kind_as_Conv2D();
+    return {{"weights", c.weights()}, {"bias", c.epilogue() ? c.epilogue()->bias() : 0u}};
+  }
+  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
+    return std::make_unique<Conv2DKernel>(a, *a.op.kind_as_Conv2D());
+  }
+};
+
+}  // namespace
+
+template <>
+const OpDef& op_definition<schema::OpKind_Conv2D>() {
+  static const Conv2DDef def;
+  return def;
+}
+
+}  // namespace edgegan

@@ -1,0 +1,348 @@
+// ConvTranspose2D, stored split into stride_h*stride_w phases. The product runs the
+// split kernel on the sub-kernels mapped from the file (in the Winograd form or, for
+// 1-3 channel heads, the pixel-lanes path where they pay, on filters transformed
+// once here); the zero-insertion and col2im baselines reassemble the full kernel
+// once here (never per run) and need a workspace. Backward: dX as the strided
+// convolution of dY with the sub-kernels, dW per phase tap (or the zero-insertion
+// baseline, for comparison).
+#include <algorithm>
+
+#include "engine/ops/op_def.h"
+#include "engine/ops/op_kernel_util.h"
+#include "engine/ops/op_text.h"
+#include "engine/ops/op_validator.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_col2im.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_pixel_lanes.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_winograd.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_zero_insert.h"
+
+namespace edgegan {
+namespace {
+
+class ConvTranspose2DKernel final : public OpKernel {
+ public:
+  ConvTranspose2DKernel(const KernelArgs& a, const schema::ConvTranspose2D& op)
+      : algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), epilogue_(a.epilogue(op.epilogue())), shape_(a.conv_shape(op)),
+        zero_insert_backward_(a.zero_insert_backward) {
+    weights_.phases_h = cpu::split_conv_transpose_axis(shape_.h);
+    weights_.phases_w = cpu::split_conv_transpose_axis(shape_.w);
+    weights_.panel_columns = op.weight_panel_columns();
+    // fp16 weights (all phases or none: the converter writes one precision per op) are
+    // read in place by the split kernel.
+    const bool fp16 = std::any_of(op.phases()->begin(), op.phases()->end(), [&](const auto* p) { return a.weights.is_f16(p->weights()); });
+    for (const auto* p : *op.phases()) {
+      if (fp16) weights_.sub_kernels_f16.push_back(a.weights.f16(p->weights()));
+      else weights_.sub_kernels.push_back(a.weights.f32(p->weights()));
+      phase_floats_.push_back(p->weights() ? static_cast<int64_t>(a.model.buffer_elements(p->weights())) : 0);
+    }
+    if (algo_ == ConvTransposeAlgo::kSplit) {
+      // Planned here once, for every run (not ok: the head, if it is one, takes the dot
+      // path). Heads on the pixel-lanes path read their weights in that kernel's order:
+      // packed here (a few KiB per head).
+      lanes_plan_ = cpu::plan_pixel_lanes(shape_, weights_.phases_h, weights_.phases_w);
+      if (!cpu::pixel_lanes_available(lanes_plan_)) lanes_plan_ = {};
+      weights_.pixel_lanes_plan = &lanes_plan_;
+      if (lanes_plan_.ok && a.tracker) {
+        lanes_weights_ = TrackedBuffer(*a.tracker, static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4);
+        weights_.pixel_lanes = lanes_weights_.floats();
+      }
+      // k = 2*stride layers with enough output for it run in the Winograd form, on
+      // filters transformed here (9/4 of the float sub-kernels).
+      winograd_ = cpu::conv_transpose2d_winograd_pays(shape_, weights_);
+      if (winograd_ && a.tracker) {
+        winograd_weights_ = TrackedBuffer(*a.tracker, static_cast<uint64_t>(cpu::conv_transpose2d_winograd_weight_floats(shape_)) * 4);
+        weights_.winograd = winograd_weights_.floats();
+      }
+      // Scratch for the heads (each thread's rows of transposed input, or the
+      // transposed sub-kernels) and the Winograd form (each thread's transformed
+      // windows and products), planned for the session's threads.
+      split_workspace_floats_ = winograd_ ? cpu::conv_transpose2d_winograd_workspace(shape_, a.threads)
+                                          : cpu::conv_transpose2d_split_workspace(shape_, weights_, a.threads);
+    } else if (a.tracker) {
+      // The baselines take float: fp16 phases are widened for the one-off assembly.
+      if (fp16)
+        for (const auto* p : *op.phases()) widened_.push_back(a.model.widened(p->weights()));
+      full_kernel_ = TrackedBuffer(*a.tracker, repacked_weight_bytes());
+    }
+    if (a.tracker) weights_changed();
+    if (a.training) plan_backward(a);
+  }
+
+  // Copies made from the weights: the heads' packed weights, the Winograd filters or
+  // the baselines' full kernel.
+  void weights_changed() override {
+    if (lanes_weights_.data()) cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
+    if (winograd_weights_.data()) cpu::pack_conv_transpose2d_winograd_weights(shape_, weights_, winograd_weights_.floats());
+    if (full_kernel_.data()) {
+      cpu::ConvTranspose2DWeights source = weights_;
+      if (!widened_.empty()) {
+        source.sub_kernels_f16.clear();
+        for (const auto& w : widened_) source.sub_kernels.push_back(w.empty() ? nullptr : w.data());
+      }
+      cpu::assemble_conv_transpose2d_full_kernel(shape_, source,
+                                                 algo_ == ConvTransposeAlgo::kZeroInsert ? cpu::FullKernelLayout::kTapsFirst
+                                                                                         : cpu::FullKernelLayout::kChannelsFirst,
+                                                 full_kernel_.floats());
+    }
+  }
+
+  const char* kernel_name() const override {
+    switch (algo_) {
+      case ConvTransposeAlgo::kZeroInsert: return "conv_transpose2d_zero_insert";
+      case ConvTransposeAlgo::kCol2im: return "conv_transpose2d_col2im";
+      case ConvTransposeAlgo::kSplit: break;
+    }
+    return winograd_ ? "conv_transpose2d_split_winograd" : "conv_transpose2d_split";
+  }
+
+  uint64_t workspace_bytes() const override {
+    switch (algo_) {
+      case ConvTransposeAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;  // < 2^64
+      case ConvTransposeAlgo::kCol2im: return static_cast<uint64_t>(cpu::conv_transpose2d_col2im_workspace(shape_)) * 4;
+      case ConvTransposeAlgo::kSplit: break;
+    }
+    return static_cast<uint64_t>(split_workspace_floats_) * 4;
+  }
+
+  // The baselines need the whole kernel in one piece, rebuilt once from the phases;
+  // split heads on the pixel-lanes path, their weights in that kernel's order; split
+  // layers in the Winograd form, their transformed filters.
+  uint64_t repacked_weight_bytes() const override {
+    if (algo_ == ConvTransposeAlgo::kSplit)
+      return (lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0) +
+             (winograd_ ? static_cast<uint64_t>(cpu::conv_transpose2d_winograd_weight_floats(shape_)) * 4 : 0);
+    return static_cast<uint64_t>(full_kernel_floats()) * 4;
+  }
+
+  uint64_t macs() const override {
+    const auto& s = shape_;
+    switch (algo_) {
+      case ConvTransposeAlgo::kZeroInsert:  // every tap of every output, zeros included
+        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.out, s.w.out, s.h.kernel, s.w.kernel}));
+      case ConvTransposeAlgo::kCol2im:  // every tap of every input, including products that fall outside the output
+        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.in, s.w.in, s.h.kernel, s.w.kernel}));
+      case ConvTransposeAlgo::kSplit: break;
+    }
+    // only (input, tap) pairs that land inside the output
+    return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels,
+                                                          static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.h)),
+                                                          static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.w))}));
+  }
+
+  void run(const RunContext& ctx) override {
+    const float* x = ctx.f32(input_);
+    float* y = ctx.f32(output_);
+    float* ws = reinterpret_cast<float*>(ctx.workspace);
+    switch (algo_) {
+      case ConvTransposeAlgo::kZeroInsert: return cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
+      case ConvTransposeAlgo::kCol2im: return cpu::conv_transpose2d_col2im(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
+      case ConvTransposeAlgo::kSplit: break;
+    }
+    cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads, ws, split_workspace_floats_);
+  }
+
+  uint64_t backward_workspace_bytes() const override { return backward_scratch_.bytes(); }
+
+  void backward(const BackwardContext& b) override {
+    const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
+    float* g = b.grad(output_);
+    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    const bool params = b.wants_parameters();
+    const size_t bias_slot = phase_floats_.size();
+    ScratchLayout scratch(b.ctx.workspace);
+    float* db = scratch.take(shape_.out_channels);
+    if (params && b.parameter_gradient(bias_slot)) {
+      cpu::bias_backward(pixels, shape_.out_channels, g, db);
+      add_into(b.parameter_gradient(bias_slot), db, shape_.out_channels);
+    }
+    // The phases' weight gradients side by side in the scratch.
+    for (size_t p = 0; p < phase_floats_.size(); ++p) {
+      float* d = scratch.take(phase_floats_[p]);
+      d_sub_kernels_[p] = params && phase_floats_[p] > 0 ? d : nullptr;
+    }
+    const float* x = b.ctx.f32(input_);
+    float* dx_scratch = accumulate_dx_ ? scratch.take(input_floats()) : nullptr;
+    float* dx = b.wants(0) ? input_gradient_target(b, input_, 0, dx_scratch) : nullptr;
+    if (zero_insert_backward_) {
+      // The baseline: the full kernel assembled from the phases, the gradient of the
+      // full kernel scattered back into them.
+      float* full = scratch.take(full_kernel_floats());
+      float* d_full = scratch.take(full_kernel_floats());
+      float* ws = scratch.take(zero_insert_workspace_floats());
+      cpu::assemble_conv_transpose2d_full_kernel(shape_, weights_, cpu::FullKernelLayout::kTapsFirst, full);
+      if (params) {
+        cpu::conv_transpose2d_zero_insert_backward_weights(shape_, x, g, d_full, ws, b.ctx.threads);
+        cpu::scatter_conv_transpose2d_full_kernel(shape_, weights_.phases_h, weights_.phases_w, d_full, d_sub_kernels_, weights_.panel_columns);
+      }
+      if (dx) cpu::conv_transpose2d_zero_insert_backward_input(shape_, full, g, dx, ws, b.ctx.threads);
+    } else {
+      if (params)
+        cpu::conv_transpose2d_backward_weights(shape_, weights_.phases_h, weights_.phases_w, x, g, d_sub_kernels_, b.ctx.threads,
+                                               weights_.panel_columns);
+      if (dx) cpu::conv_transpose2d_backward_input(shape_, weights_, g, dx, scratch.take(cpu::conv_transpose2d_backward_input_workspace(shape_)),
+                                                   b.ctx.threads);
+    }
+    for (size_t p = 0; p < phase_floats_.size(); ++p)
+      if (d_sub_kernels_[p]) add_into(b.parameter_gradient(p), d_sub_kernels_[p], phase_floats_[p]);
+    if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
+  }
+
+ private:
+  int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
+  int64_t full_kernel_floats() const {
+    return cpu::saturating_product({shape_.h.kernel, shape_.w.kernel, shape_.in_channels, shape_.out_channels});
+  }
+  int64_t zero_insert_workspace_floats() const {
+    return std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(shape_),
+                    cpu::conv_transpose2d_zero_insert_backward_weights_workspace(shape_));
+  }
+  // Sizes the backward scratch, laid out as backward() takes it.
+  void plan_backward(const KernelArgs& a) {
+    accumulate_dx_ = a.accumulates(0);
+    d_sub_kernels_.assign(phase_floats_.size(), nullptr);
+    backward_scratch_.take(shape_.out_channels);
+    for (int64_t n : phase_floats_) backward_scratch_.take(n);
+    if (accumulate_dx_) backward_scratch_.take(input_floats());
+    if (zero_insert_backward_) {
+      backward_scratch_.take(full_kernel_floats());
+      backward_scratch_.take(full_kernel_floats());
+      backward_scratch_.take(zero_insert_workspace_floats());
+    } else {
+      backward_scratch_.take(cpu::conv_transpose2d_backward_input_workspace(shape_));
+    }
+  }
+
+  ConvTransposeAlgo algo_;
+  int input_, output_;
+  cpu::Epilogue epilogue_;
+  cpu::ConvShape shape_;
+  cpu::ConvTranspose2DWeights weights_;
+  std::vector<int64_t> phase_floats_;      // each phase's sub-kernel (0: tapless)
+  std::vector<std::vector<float>> widened_;  // baselines over fp16 weights: the phases in float
+  TrackedBuffer full_kernel_;              // baselines only
+  cpu::PixelLanesPlan lanes_plan_;         // ok: a head on the pixel-lanes path
+  TrackedBuffer lanes_weights_;
+  bool winograd_ = false;                  // split in the Winograd form (planned even without a tracker)
+  TrackedBuffer winograd_weights_;         // its transformed filters
+  int64_t split_workspace_floats_ = 0;
+  // Training.
+  bool zero_insert_backward_ = false;
+  bool accumulate_dx_ = false;
+  ScratchLayout backward_scratch_;         // sizes only
+  std::vector<float*> d_sub_kernels_;      // kept between calls so that backward allocates nothing
+};
+
+class ConvTranspose2DDef final : public OpDef {
+ public:
+  const char* name() const override { return "ConvTranspose2D"; }
+  std::vector<int> inputs(const schema::Op& op) const override { return {op.kind_as_ConvTranspose2D()->input()}; }
+  int output(const schema::Op& op) const override { return op.kind_as_ConvTranspose2D()->output(); }
+
+  void validate(const schema::Op& o, OpValidator& v) const override {
+    const auto& op = *o.kind_as_ConvTranspose2D();
+    // Transposed convolutions may have negative pads (ONNX output_shape asks for extra output).
+    const TensorDesc& x = v.check_conv_params(op, -kMaxPad);
+    cpu::ConvAxis h{x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), 0};
+    cpu::ConvAxis w{x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), 0};
+    // The output length also absorbs output_padding, so it is read from the output tensor and
+    // must lie within [length without output_padding, that + max(stride, dilation) - 1] (PyTorch's rule).
+    TensorDesc& y = v.define(op.output());
+    if (y.layout != Layout::kNHWC || y.dims.size() != 4) v.fail("output must be an NHWC image tensor");
+    v.expect_float(y);
+    if (y.dims[3] != op.out_channels())
+      v.fail("output has " + std::to_string(y.dims[3]) + " channels, the op produces " + std::to_string(op.out_channels()));
+    h.out = y.dims[1];
+    w.out = y.dims[2];
+    for (const auto* axis : {&h, &w}) {
+      const int64_t base = cpu::conv_transpose_output_length(axis->in, axis->kernel, axis->stride, axis->dilation, axis->pad_begin, axis->pad_end, 0);
+      const int64_t max_output_padding = std::max(axis->stride, axis->dilation) - 1;
+      if (axis->out < base || axis->out > base + max_output_padding)
+        v.fail("output length " + std::to_string(axis->out) + " does not follow from input " + std::to_string(axis->in) +
+               ", kernel, stride and pads (expected " + std::to_string(base) +
+               " + output_padding, output_padding < max(stride, dilation))");
+    }
+    const auto ph = cpu::split_conv_transpose_axis(h), pw = cpu::split_conv_transpose_axis(w);
+    check_axis_phases(v, op.axis_phases_h(), ph, " (height phases)");
+    check_axis_phases(v, op.axis_phases_w(), pw, " (width phases)");
+    const auto* phases = op.phases();
+    if (!phases || phases->size() != static_cast<uint32_t>(op.stride_h() * op.stride_w()))
+      v.fail("must store stride_h*stride_w = " + std::to_string(op.stride_h() * op.stride_w()) + " phases");
+    int fp16_phases = 0, stored_phases = 0;
+    const auto* buffers = v.model().root->buffers();
+    for (uint32_t i = 0; i < phases->size(); ++i) {
+      const auto* p = phases->Get(i);
+      OpValidator pv(v.model(), 0, v.where() + " phase " + std::to_string(i));
+      if (!p) pv.fail("null entry");
+      if (p->phase_h() != static_cast<int>(i / op.stride_w()) || p->phase_w() != static_cast<int>(i % op.stride_w()))
+        pv.fail("phases must be stored in row-major (phase_h, phase_w) order");
+      const uint64_t taps = ph[i / op.stride_w()].taps.size() * pw[i % op.stride_w()].taps.size();
+      pv.expect_buffer(p->weights(), taps * static_cast<uint64_t>(op.in_channels()) * static_cast<uint64_t>(op.out_channels()), "sub-kernel",
+                       false, /*fp16_allowed=*/true);
+      if (p->weights() != 0) {
+        ++stored_phases;
+        fp16_phases += buffers->Get(p->weights())->dtype() == schema::DType_Float16 ? 1 : 0;
+      }
+    }
+    if (fp16_phases != 0 && fp16_phases != stored_phases) v.fail("mixes float16 and float32 sub-kernels (one precision per op)");
+    v.check_epilogue(op.epilogue(), op.out_channels());
+  }
+
+  void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
+    const auto& c = *o.kind_as_ConvTranspose2D();
+    info.attributes = conv_text(c);
+    for (const auto* p : *c.phases()) {
+      PhaseInfo ph;
+      ph.phase_h = p->phase_h();
+      ph.phase_w = p->phase_w();
+      ph.taps_h = static_cast<int>(c.axis_phases_h()->Get(static_cast<uint32_t>(p->phase_h()))->taps()->size());
+      ph.taps_w = static_cast<int>(c.axis_phases_w()->Get(static_cast<uint32_t>(p->phase_w()))->taps()->size());
+      info.phases.push_back(ph);
+      info.weight_bytes += m.buffer_bytes(p->weights());
+      info.fp16_weights |= m.is_f16(p->weights());
+    }
+    if (c.epilogue()) info.weight_bytes += m.buffer_bytes(c.epilogue()->bias());
+    // One panel as wide as Cout is the plain layout: reported as 0.
+    info.weight_panel_columns =
+        static_cast<int64_t>(c.weight_panel_columns()) < c.out_channels() ? static_cast<int>(c.weight_panel_columns()) : 0;
+  }
+
+  std::vector<ParameterSlot> parameters(const schema::Op& o) const override {
+    const auto& c = *o.kind_as_ConvTranspose2D();
+    std::vector<ParameterSlot> slots;
+    for (const auto* p : *c.phases())
+      slots.push_back({"phase (" + std::to_string(p->phase_h()) + "," + std::to_string(p->phase_w()) + ") weights", p->weights()});
+    slots.push_back({"bias", c.epilogue() ? c.epilogue()->bias() : 0u});
+    return slots;
+  }
+
+  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
+    return std::make_unique<ConvTranspose2DKernel>(a, *a.op.kind_as_ConvTranspose2D());
+  }
+
+ private:
+  static void check_axis_phases(const OpValidator& v, const flatbuffers::Vector<flatbuffers::Offset<schema::AxisPhase>>* stored,
+                                const std::vector<cpu::AxisPhase>& expected, const char* axis) {
+    if (!stored || stored->size() != expected.size()) fail_validation(v.where() + axis, "must hold one entry per stride residue");
+    for (uint32_t r = 0; r < stored->size(); ++r) {
+      const auto* p = stored->Get(r);
+      const auto& e = expected[r];
+      bool same = p && p->residue() == static_cast<int>(e.residue) && p->taps() && p->offsets() && p->taps()->size() == e.taps.size() &&
+                  p->offsets()->size() == e.offsets.size();
+      for (uint32_t t = 0; same && t < e.taps.size(); ++t) same = p->taps()->Get(t) == e.taps[t] && p->offsets()->Get(t) == e.offsets[t];
+      if (!same) fail_validation(v.where() + axis, "residue " + std::to_string(r) + " does not match the split of its kernel/stride/dilation");
+    }
+  }
+};
+
+}  // namespace
+
+template <>
+const OpDef& op_definition<schema::OpKind_ConvTranspose2D>() {
+  static const ConvTranspose2DDef def;
+  return def;
+}
+
+}  // namespace edgegan

@@ -1,0 +1,67 @@
+// Elementwise: an activation that could not be fused into a producer, as its own pass.
+#include "engine/ops/op_def.h"
+#include "engine/ops/op_kernel_util.h"
+#include "engine/ops/op_text.h"
+#include "engine/ops/op_validator.h"
+#include "kernels_cpu/elementwise/elementwise.h"
+
+namespace edgegan {
+namespace {
+
+class ElementwiseKernel final : public OpKernel {
+ public:
+  ElementwiseKernel(const KernelArgs& a, const schema::Elementwise& op)
+      : input_(op.input()), output_(op.output()), count_(a.batch * a.tensor(op.input()).per_sample), activation_(to_cpu(op.activation())),
+        alpha_(op.alpha()) {}
+  const char* kernel_name() const override { return "elementwise_activation"; }
+  bool works_in_place() const override { return true; }
+  int in_place_input() const override { return input_; }
+  void run(const RunContext& ctx) override { cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_); }
+  void backward(const BackwardContext& b) override {
+    float* g = b.grad(output_);
+    cpu::activation_backward(count_, b.ctx.f32(output_), g, activation_, alpha_);
+    if (!b.wants(0)) return;
+    if (b.accumulates(0)) add_into(b.grad(input_), g, count_);
+    else std::copy(g, g + count_, b.grad(input_));
+  }
+
+ private:
+  int input_, output_;
+  int64_t count_;
+  cpu::Activation activation_;
+  float alpha_;
+};
+
+class ElementwiseDef final : public OpDef {
+ public:
+  const char* name() const override { return "Elementwise"; }
+  std::vector<int> inputs(const schema::Op& op) const override { return {op.kind_as_Elementwise()->input()}; }
+  int output(const schema::Op& op) const override { return op.kind_as_Elementwise()->output(); }
+  void validate(const schema::Op& o, OpValidator& v) const override {
+    const auto& op = *o.kind_as_Elementwise();
+    const TensorDesc& x = v.use(op.input(), "input");
+    const TensorDesc& y = v.define(op.output());
+    v.expect_float(x);
+    v.expect_float(y);
+    v.expect_dims(y, x.dims, "output");
+    if (y.layout != x.layout) v.fail("layout changes");
+    v.check_activation(op.activation(), op.alpha());
+  }
+  void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
+    info.attributes = activation_name(o.kind_as_Elementwise()->activation());
+  }
+  std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }
+  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
+    return std::make_unique<ElementwiseKernel>(a, *a.op.kind_as_Elementwise());
+  }
+};
+
+}  // namespace
+
+template <>
+const OpDef& op_definition<schema::OpKind_Elementwise>() {
+  static const ElementwiseDef def;
+  return def;
+}
+
+}  // namespace edgegan

@@ -1,0 +1,44 @@
+// Small pieces the op kernels share: where a gradient goes when it must be added to
+// one another reader already wrote, and the scratch layout of a backward pass.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+
+#include "engine/ops/op_def.h"
+
+namespace edgegan {
+
+// dst[i] += src[i]
+inline void add_into(float* dst, const float* src, int64_t count) {
+  for (int64_t i = 0; i < count; ++i) dst[i] += src[i];
+}
+
+// Carves consecutive 64-byte aligned float arrays out of an op's scratch; sized once
+// (bytes() of a dry run with base nullptr) and then laid out the same way every call.
+class ScratchLayout {
+ public:
+  explicit ScratchLayout(uint8_t* base = nullptr) : base_(base) {}
+  float* take(int64_t floats) {
+    float* p = base_ ? reinterpret_cast<float*>(base_ + used_) : nullptr;
+    used_ += (static_cast<uint64_t>(floats < 0 ? 0 : floats) * 4 + 63) / 64 * 64;
+    return p;
+  }
+  uint64_t bytes() const { return used_; }
+
+ private:
+  uint8_t* base_;
+  uint64_t used_ = 0;
+};
+
+// Input k's gradient as a kernel that overwrites its result should write it: straight
+// into the tensor's gradient when this op is the first to write it, else into
+// `scratch`, to be added by finish_input_gradient.
+inline float* input_gradient_target(const BackwardContext& b, int input_tensor, size_t k, float* scratch) {
+  return b.accumulates(k) ? scratch : b.grad(input_tensor);
+}
+inline void finish_input_gradient(const BackwardContext& b, int input_tensor, size_t k, const float* written, int64_t count) {
+  if (b.accumulates(k)) add_into(b.grad(input_tensor), written, count);
+}
+
+}  // namespace edgegan

@@ -1,0 +1,51 @@
+// Text pieces `inspect` and messages share across op definitions.
+#pragma once
+
+#include <string>
+
+#include "egan_generated.h"
+#include "engine/text_stream.h"
+
+namespace edgegan {
+
+inline const char* activation_name(schema::Activation a) {
+  switch (a) {
+    case schema::Activation_None: return "";
+    case schema::Activation_Relu: return "relu";
+    case schema::Activation_LeakyRelu: return "leaky_relu";
+    case schema::Activation_Tanh: return "tanh";
+    case schema::Activation_Sigmoid: return "sigmoid";
+  }
+  return "";
+}
+
+// " relu", " leaky_relu(0.2)" or "".
+inline std::string activation_text(schema::Activation a, float alpha) {
+  if (a == schema::Activation_None) return "";
+  std::string s = std::string(" ") + activation_name(a);
+  if (a == schema::Activation_LeakyRelu) {
+    auto os = text_stream();
+    os << "(" << alpha << ")";
+    s += os.str();
+  }
+  return s;
+}
+
+// " +bias relu" and the like.
+inline std::string epilogue_text(const schema::Epilogue* ep) {
+  if (!ep) return "";
+  return (ep->bias() ? std::string(" +bias") : std::string()) + activation_text(ep->activation(), ep->alpha());
+}
+
+// "k4x4 s2x2 pads(t,l,b,r) 1,1,1,1 +bias relu", for Conv2D and ConvTranspose2D alike.
+template <typename ConvOp>
+std::string conv_text(const ConvOp& c) {
+  auto os = text_stream();
+  os << "k" << c.kernel_h() << "x" << c.kernel_w() << " s" << c.stride_h() << "x" << c.stride_w() << " pads(t,l,b,r) " << c.pad_top()
+     << "," << c.pad_left() << "," << c.pad_bottom() << "," << c.pad_right();
+  if (c.dilation_h() != 1 || c.dilation_w() != 1) os << " dilation " << c.dilation_h() << "x" << c.dilation_w();
+  os << epilogue_text(c.epilogue());
+  return os.str();
+}
+
+}  // namespace edgegan

@@ -1,0 +1,90 @@
+#include "engine/ops/op_validator.h"
+
+#include <cmath>
+
+#include "engine/text_stream.h"
+
+namespace edgegan {
+
+void fail_validation(const std::string& where, const std::string& what) { throw Error("invalid model: " + where + ": " + what); }
+
+std::string dims_text(const std::vector<int64_t>& d) {
+  auto os = text_stream();
+  for (size_t i = 0; i < d.size(); ++i) os << (i ? "x" : "") << d[i];
+  return os.str();
+}
+
+OpValidator::OpValidator(Model::Impl& model, int op_index, std::string where) : m_(model), op_(op_index), where_(std::move(where)) {}
+
+bool OpValidator::is_graph_input(int index) const {
+  if (!m_.root->inputs()) return false;
+  for (const auto* in : *m_.root->inputs())
+    if (in && in->tensor() == index) return true;
+  return false;
+}
+
+const TensorDesc& OpValidator::tensor(int index, const char* role) const {
+  if (index < 0 || static_cast<size_t>(index) >= m_.tensors.size())
+    fail(std::string(role) + " tensor index " + std::to_string(index) + " is out of range");
+  return m_.tensors[static_cast<size_t>(index)];
+}
+
+const TensorDesc& OpValidator::use(int index, const char* role) {
+  const TensorDesc& t = tensor(index, role);
+  if (t.producer >= op_ || (t.producer < 0 && !is_graph_input(index)))
+    fail(std::string(role) + " tensor '" + t.name + "' is used before it is produced");
+  return t;
+}
+
+TensorDesc& OpValidator::define(int index) {
+  tensor(index, "output");
+  TensorDesc& t = m_.tensors[static_cast<size_t>(index)];
+  if (t.producer >= 0 || is_graph_input(index)) fail("output tensor '" + t.name + "' is produced twice");
+  t.producer = op_;
+  return t;
+}
+
+void OpValidator::expect_float(const TensorDesc& t) const {
+  if (t.dtype != DType::kFloat32) fail("tensor '" + t.name + "' must be float32");
+}
+
+void OpValidator::expect_dims(const TensorDesc& t, const std::vector<int64_t>& want, const char* role) const {
+  if (t.dims != want) fail(std::string(role) + " '" + t.name + "' has shape " + dims_text(t.dims) + ", the op needs " + dims_text(want));
+}
+
+void OpValidator::check_range(int64_t v, int64_t lo, int64_t hi, const char* what) const {
+  if (v < lo || v > hi) fail(std::string(what) + " = " + std::to_string(v) + " is outside " + std::to_string(lo) + ".." + std::to_string(hi));
+}
+
+int64_t OpValidator::checked_mul(int64_t a, int64_t b) const {
+  if (a < 0 || b < 0) fail("negative size");
+  if (a != 0 && b > kMaxElements / a) fail("size overflows the engine's limits");
+  return a * b;
+}
+
+void OpValidator::expect_buffer(uint32_t index, uint64_t elements, const char* role, bool optional, bool fp16_allowed) const {
+  const auto* buffers = m_.root->buffers();
+  if (index >= buffers->size()) fail(std::string(role) + " buffer index " + std::to_string(index) + " is out of range");
+  if (index == 0) {
+    if (optional || elements == 0) return;
+    fail(std::string(role) + " is missing");
+  }
+  const bool fp16 = buffers->Get(index)->dtype() == schema::DType_Float16;
+  if (fp16 && !fp16_allowed) fail(std::string(role) + " buffer is float16; only transposed-convolution weights may be");
+  const uint64_t want = elements * (fp16 ? 2 : 4);
+  if (buffers->Get(index)->size() != want)
+    fail(std::string(role) + " buffer has " + std::to_string(buffers->Get(index)->size()) + " bytes, the op needs " + std::to_string(want));
+}
+
+void OpValidator::check_activation(schema::Activation a, float alpha) const {
+  if (a < schema::Activation_MIN || a > schema::Activation_MAX) fail("unknown activation");
+  if (!std::isfinite(alpha)) fail("activation slope is not finite");
+}
+
+void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels) const {
+  if (!ep) return;
+  expect_buffer(ep->bias(), static_cast<uint64_t>(channels), "bias", true);
+  check_activation(ep->activation(), ep->alpha());
+}
+
+}  // namespace edgegan
