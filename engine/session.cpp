@@ -94,6 +94,11 @@ Session::~Session() = default;
 int Session::batch() const { return impl_->options.batch; }
 int Session::threads() const { return impl_->threads; }
 const SessionOptions& Session::options() const { return impl_->options; }
+std::vector<std::string> Session::kernel_names() const {
+  std::vector<std::string> names;
+  for (const auto& k : impl_->executor->plan().kernels) names.push_back(k->kernel_name());
+  return names;
+}
 const Model& Session::model() const { return *impl_->model; }
 uint64_t Session::arena_bytes() const { return impl_->executor->plan().arena_bytes; }
 uint64_t Session::session_weight_bytes() const { return impl_->executor->plan().session_weight_bytes; }

@@ -307,6 +307,11 @@ int64_t Trainer::parameter_count() const {
 int64_t Trainer::steps_taken() const { return impl_->steps; }
 const Model& Trainer::model() const { return *impl_->model; }
 int Trainer::batch() const { return static_cast<int>(impl_->batch); }
+std::vector<std::string> Trainer::kernel_names() const {
+  std::vector<std::string> names;
+  for (const auto& k : impl_->executor->plan().kernels) names.push_back(k->kernel_name());
+  return names;
+}
 uint64_t Trainer::measured_allocation_bytes() const { return impl_->tracker.current_bytes(); }
 
 void Trainer::save(const std::string& path, const std::string& source_path) const {

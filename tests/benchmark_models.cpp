@@ -36,7 +36,77 @@ std::string stride2_generator(int in_channels, int in_size, const std::vector<Co
   return b.bytes();
 }
 
+// A BatchNormalization with random statistics after `x`, its output `y`.
+void batch_norm(OnnxBuilder& b, const std::string& id, int channels, const std::string& x, const std::string& y, std::mt19937& rng) {
+  std::uniform_real_distribution<float> scale(0.5f, 1.5f), shift(-0.1f, 0.1f);
+  std::vector<float> gamma(static_cast<size_t>(channels)), beta(gamma.size()), mean(gamma.size()), var(gamma.size());
+  for (size_t c = 0; c < gamma.size(); ++c) gamma[c] = scale(rng), beta[c] = shift(rng), mean[c] = shift(rng), var[c] = scale(rng);
+  b.floats("bn_g" + id, {channels}, gamma).floats("bn_b" + id, {channels}, beta).floats("bn_m" + id, {channels}, mean).floats("bn_v" + id, {channels}, var);
+  b.node("BatchNormalization", "bn" + id, {x, "bn_g" + id, "bn_b" + id, "bn_m" + id, "bn_v" + id}, {y});
+}
+
+// DCGAN's init: weights N(0, 0.02).
+std::vector<float> dcgan_weights(size_t count, std::mt19937& rng) {
+  std::normal_distribution<float> d(0.f, 0.02f);
+  std::vector<float> w(count);
+  for (auto& v : w) v = d(rng);
+  return w;
+}
+
 }  // namespace
+
+std::string dcgan64_generator_onnx() {
+  OnnxBuilder b;
+  b.input("z", {-1, 100, 1, 1}).output("image");
+  std::mt19937 rng(64);
+  const int channels[] = {100, 512, 256, 128, 64, 3};
+  std::string x = "z";
+  for (int i = 0; i < 5; ++i) {
+    const std::string id = std::to_string(i);
+    const int cin = channels[i], cout = channels[i + 1];
+    b.floats("W" + id, {cin, cout, 4, 4}, dcgan_weights(static_cast<size_t>(cin) * cout * 16, rng));
+    auto& n = b.node("ConvTranspose", "convt" + id, {x, "W" + id}, {"t" + id});
+    OnnxBuilder::attr(n, "kernel_shape", std::vector<int64_t>{4, 4});
+    OnnxBuilder::attr(n, "strides", std::vector<int64_t>{i == 0 ? 1 : 2, i == 0 ? 1 : 2});
+    OnnxBuilder::attr(n, "pads", std::vector<int64_t>(4, i == 0 ? 0 : 1));
+    if (i == 4) {
+      b.node("Tanh", "tanh", {"t" + id}, {"image"});
+    } else {
+      batch_norm(b, id, cout, "t" + id, "n" + id, rng);
+      x = "a" + id;
+      b.node("Relu", "relu" + id, {"n" + id}, {x});
+    }
+  }
+  return b.bytes();
+}
+
+std::string dcgan64_discriminator_onnx() {
+  OnnxBuilder b;
+  b.input("image", {-1, 3, 64, 64}).output("logit");
+  std::mt19937 rng(65);
+  const int channels[] = {3, 64, 128, 256, 512, 1};
+  std::string x = "image";
+  for (int i = 0; i < 5; ++i) {
+    const std::string id = std::to_string(i);
+    const int cin = channels[i], cout = channels[i + 1];
+    const bool last = i == 4;
+    b.floats("W" + id, {cout, cin, 4, 4}, dcgan_weights(static_cast<size_t>(cin) * cout * 16, rng));
+    auto& n = b.node("Conv", "conv" + id, {x, "W" + id}, {last ? "logit" : "c" + id});
+    OnnxBuilder::attr(n, "kernel_shape", std::vector<int64_t>{4, 4});
+    OnnxBuilder::attr(n, "strides", std::vector<int64_t>{last ? 1 : 2, last ? 1 : 2});
+    OnnxBuilder::attr(n, "pads", std::vector<int64_t>(4, last ? 0 : 1));
+    if (last) break;
+    std::string pre = "c" + id;
+    if (i > 0) {
+      batch_norm(b, id, cout, pre, "n" + id, rng);
+      pre = "n" + id;
+    }
+    x = "a" + id;
+    auto& act = b.node("LeakyRelu", "lrelu" + id, {pre}, {x});
+    OnnxBuilder::attr(act, "alpha", 0.2f);
+  }
+  return b.bytes();
+}
 
 std::string huge2_dcgan_onnx() {
   return stride2_generator(1024, 4, {{1024, 512, 5, 2, 1}, {512, 256, 5, 2, 1}, {256, 128, 5, 2, 1}, {128, 3, 5, 2, 1}}, 1);

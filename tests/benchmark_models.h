@@ -11,4 +11,10 @@ namespace edgegan::testing {
 std::string huge2_dcgan_onnx();
 std::string huge2_cgan_onnx();
 
+// The DCGAN-64 of pytorch/examples (nz=100, ngf=ndf=64, 64x64x3, BatchNorm in eval
+// mode, D ending in one logit per sample) with random weights: what a training step
+// is measured and tested on.
+std::string dcgan64_generator_onnx();
+std::string dcgan64_discriminator_onnx();
+
 }  // namespace edgegan::testing

@@ -13,10 +13,15 @@ class Conv2DKernel final : public OpKernel {
  public:
   Conv2DKernel(const KernelArgs& a, const schema::Conv2D& op)
       : input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)), weights_(a.weights.f32(op.weights())),
-        weight_floats_(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels), epilogue_(a.epilogue(op.epilogue())) {
+        weight_floats_(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels), epilogue_(a.epilogue(op.epilogue())),
+        workspace_floats_(cpu::conv2d_trimmed_workspace(shape_, a.threads)) {
+    if (!a.training) return;
+    input_gradient_ = cpu::plan_conv2d_input_gradient(shape_);  // its geometry, once
+    weights_workspace_floats_ = cpu::conv2d_backward_weights_workspace(shape_, a.threads);
+    input_workspace_floats_ = cpu::conv2d_backward_input_workspace(shape_, a.threads);
     scratch_.take(weight_floats_);        // dW
     scratch_.take(shape_.out_channels);   // db
-    scratch_.take(cpu::conv2d_backward_input_workspace(shape_));
+    scratch_.take(std::max(weights_workspace_floats_, input_workspace_floats_));
     if (a.accumulates(0)) scratch_.take(input_floats());
   }
   const char* kernel_name() const override { return "conv2d_trimmed"; }
@@ -25,7 +30,10 @@ class Conv2DKernel final : public OpKernel {
                                                           static_cast<int64_t>(cpu::conv_useful_pairs(shape_.h)),
                                                           static_cast<int64_t>(cpu::conv_useful_pairs(shape_.w))}));
   }
-  void run(const RunContext& ctx) override { cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads); }
+  uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
+  void run(const RunContext& ctx) override {
+    cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, reinterpret_cast<float*>(ctx.workspace));
+  }
   uint64_t backward_workspace_bytes() const override { return scratch_.bytes(); }
   void backward(const BackwardContext& b) override {
     const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
@@ -34,19 +42,19 @@ class Conv2DKernel final : public OpKernel {
     ScratchLayout scratch(b.ctx.workspace);
     float* dw = scratch.take(weight_floats_);
     float* db = scratch.take(shape_.out_channels);
-    float* transposed = scratch.take(cpu::conv2d_backward_input_workspace(shape_));
+    float* kernel_scratch = scratch.take(std::max(weights_workspace_floats_, input_workspace_floats_));
     if (b.wants_parameters()) {
       if (b.parameter_gradient(1)) {
         cpu::bias_backward(pixels, shape_.out_channels, g, db);
         add_into(b.parameter_gradient(1), db, shape_.out_channels);
       }
-      cpu::conv2d_backward_weights(shape_, b.ctx.f32(input_), g, dw, b.ctx.threads);
+      cpu::conv2d_backward_weights(shape_, b.ctx.f32(input_), g, dw, b.ctx.threads, kernel_scratch);
       add_into(b.parameter_gradient(0), dw, weight_floats_);
     }
     if (!b.wants(0)) return;
     // From the current weights (they change every step): their transposed view is rebuilt in the scratch.
     float* dx = input_gradient_target(b, input_, 0, b.accumulates(0) ? scratch.take(input_floats()) : nullptr);
-    cpu::conv2d_backward_input(shape_, weights_, g, dx, transposed, b.ctx.threads);
+    cpu::conv2d_backward_input(input_gradient_, weights_, g, dx, kernel_scratch, input_workspace_floats_, b.ctx.threads);
     finish_input_gradient(b, input_, 0, dx, input_floats());
   }
 
@@ -57,6 +65,10 @@ class Conv2DKernel final : public OpKernel {
   const float* weights_;
   int64_t weight_floats_;
   cpu::Epilogue epilogue_;
+  int64_t workspace_floats_;  // forward: the few-channel path's gathered rows
+  // Training.
+  cpu::ConvInputGradient input_gradient_;
+  int64_t weights_workspace_floats_ = 0, input_workspace_floats_ = 0;
   ScratchLayout scratch_;  // sizes only
 };
 

@@ -165,13 +165,14 @@ class ConvTranspose2DKernel final : public OpKernel {
     }
     const float* x = b.ctx.f32(input_);
     float* dx_scratch = accumulate_dx_ ? scratch.take(input_floats()) : nullptr;
+    float* kernel_scratch = scratch.take(kernel_scratch_floats_);
     float* dx = b.wants(0) ? input_gradient_target(b, input_, 0, dx_scratch) : nullptr;
     if (zero_insert_backward_) {
       // The baseline: the full kernel assembled from the phases, the gradient of the
       // full kernel scattered back into them.
-      float* full = scratch.take(full_kernel_floats());
-      float* d_full = scratch.take(full_kernel_floats());
-      float* ws = scratch.take(zero_insert_workspace_floats());
+      float* full = kernel_scratch;
+      float* d_full = full + full_kernel_floats();
+      float* ws = d_full + full_kernel_floats();
       cpu::assemble_conv_transpose2d_full_kernel(shape_, weights_, cpu::FullKernelLayout::kTapsFirst, full);
       if (params) {
         cpu::conv_transpose2d_zero_insert_backward_weights(shape_, x, g, d_full, ws, b.ctx.threads);
@@ -181,9 +182,8 @@ class ConvTranspose2DKernel final : public OpKernel {
     } else {
       if (params)
         cpu::conv_transpose2d_backward_weights(shape_, weights_.phases_h, weights_.phases_w, x, g, d_sub_kernels_, b.ctx.threads,
-                                               weights_.panel_columns);
-      if (dx) cpu::conv_transpose2d_backward_input(shape_, weights_, g, dx, scratch.take(cpu::conv_transpose2d_backward_input_workspace(shape_)),
-                                                   b.ctx.threads);
+                                               weights_.panel_columns, kernel_scratch);
+      if (dx) cpu::conv_transpose2d_backward_input(shape_, weights_, g, dx, kernel_scratch, b.ctx.threads, kernel_scratch_floats_);
     }
     for (size_t p = 0; p < phase_floats_.size(); ++p)
       if (d_sub_kernels_[p]) add_into(b.parameter_gradient(p), d_sub_kernels_[p], phase_floats_[p]);
@@ -206,13 +206,13 @@ class ConvTranspose2DKernel final : public OpKernel {
     backward_scratch_.take(shape_.out_channels);
     for (int64_t n : phase_floats_) backward_scratch_.take(n);
     if (accumulate_dx_) backward_scratch_.take(input_floats());
-    if (zero_insert_backward_) {
-      backward_scratch_.take(full_kernel_floats());
-      backward_scratch_.take(full_kernel_floats());
-      backward_scratch_.take(zero_insert_workspace_floats());
-    } else {
-      backward_scratch_.take(cpu::conv_transpose2d_backward_input_workspace(shape_));
-    }
+    // The weight gradient's and then the input gradient's scratch, one after the other in one place.
+    kernel_scratch_floats_ = zero_insert_backward_
+                                 ? 2 * full_kernel_floats() + zero_insert_workspace_floats()
+                                 : std::max(cpu::conv_transpose2d_backward_weights_workspace(shape_, weights_.phases_h, weights_.phases_w, a.threads,
+                                                                                             weights_.panel_columns),
+                                            cpu::conv_transpose2d_backward_input_workspace(shape_, a.threads));
+    backward_scratch_.take(kernel_scratch_floats_);
   }
 
   ConvTransposeAlgo algo_;
@@ -231,6 +231,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   // Training.
   bool zero_insert_backward_ = false;
   bool accumulate_dx_ = false;
+  int64_t kernel_scratch_floats_ = 0;
   ScratchLayout backward_scratch_;         // sizes only
   std::vector<float*> d_sub_kernels_;      // kept between calls so that backward allocates nothing
 };

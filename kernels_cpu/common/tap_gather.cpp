@@ -1,22 +1,33 @@
 #include "kernels_cpu/common/tap_gather.h"
 
+#include <vector>
+
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/activation/activation.h"
 
 namespace edgegan::cpu {
 
-void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
-                             int64_t out_channels, float* out, int threads, const Epilogue& ep, int64_t max_rows) {
+int64_t gemm_over_gathered_taps_workspace(const TapGrid& grid, int64_t ntaps, int threads, int64_t max_rows) {
+  const int64_t k = ntaps * grid.channels;
+  return std::max(1, threads) * std::min(panel_rows(k), max_rows) * k;
+}
+
+void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOffset* taps, int64_t ntaps, const float* kernel,
+                             int64_t out_channels, float* out, int threads, const Epilogue& ep, int64_t max_rows, float* workspace) {
   threads = std::max(1, threads);
-  const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * grid.channels;
+  const int64_t k = ntaps * grid.channels;
   const int64_t rows = std::min(panel_rows(k), max_rows), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
-  std::vector<float> scratch(static_cast<size_t>(threads * rows * k));
+  std::vector<float> own;
+  if (!workspace) {
+    own.resize(static_cast<size_t>(gemm_over_gathered_taps_workspace(grid, ntaps, threads, max_rows)));
+    workspace = own.data();
+  }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t panel = 0; panel < panels; ++panel) {
     const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
-    float* col = scratch.data() + thread_index() * rows * k;
-    gather_taps(grid, src, taps.data(), ntaps, p0, p1, col);
+    float* col = workspace + thread_index() * rows * k;
+    gather_taps(grid, src, taps, ntaps, p0, p1, col);
     float* o = out + p0 * out_channels;
     fill_bias(o, p1 - p0, out_channels, out_channels, ep.bias);
     gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel, out_channels, o, out_channels);
@@ -37,41 +48,67 @@ void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float*
   }
 }
 
-void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
-                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads,
-                                   int64_t slice_panel) {
+namespace {
+
+// Taps per task (independent of the thread count, so results are too), rows per panel,
+// and each thread's scratch: its gathered panel and, unless its product goes straight
+// into one plain [Cin][C] slice, that product.
+struct OuterProductTiling {
+  int64_t group, tasks, rows, per_thread;
+  OuterProductTiling(int64_t cin, int64_t c, int64_t taps_n, int64_t slice_panel) {
+    const bool plain = PanelLayout(cin, c, slice_panel).panel == c;
+    group = taps_per_task(taps_n, c);
+    tasks = (taps_n + group - 1) / group;
+    rows = panel_rows(group * c);
+    per_thread = rows * group * c + (group == 1 && plain ? 0 : cin * group * c);
+  }
+};
+
+}  // namespace
+
+int64_t accumulate_tap_outer_products_workspace(const TapGrid& grid, int64_t a_channels, int64_t ntaps, int threads, int64_t slice_panel) {
+  if (ntaps == 0) return 0;
+  const OuterProductTiling t(a_channels, grid.channels, ntaps, slice_panel);
+  return a_channels * grid.pixels() + std::max(1, threads) * t.per_thread;
+}
+
+void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src, const TapOffset* taps,
+                                   int64_t taps_n, float* const* slices, int threads, int64_t slice_panel, float* workspace) {
   threads = std::max(1, threads);
-  const int64_t cin = a_channels, c = grid.channels, taps_n = static_cast<int64_t>(taps.size());
+  const int64_t cin = a_channels, c = grid.channels;
   if (taps_n == 0) return;
   const PanelLayout layout(cin, c, slice_panel);
   const bool plain = layout.panel == c;
-  // Taps per task: independent of the thread count, so results are too.
-  const int64_t group = taps_per_task(taps_n, c), tasks = (taps_n + group - 1) / group;
-  const int64_t rows = panel_rows(group * c), pixels = grid.pixels();
+  const OuterProductTiling tiling(cin, c, taps_n, slice_panel);
+  const int64_t group = tiling.group, tasks = tiling.tasks, rows = tiling.rows, per_thread = tiling.per_thread, pixels = grid.pixels();
+  std::vector<float> own;
+  if (!workspace) {
+    own.resize(static_cast<size_t>(accumulate_tap_outer_products_workspace(grid, a_channels, taps_n, threads, slice_panel)));
+    workspace = own.data();
+  }
   // A task's product goes straight into its slice when that is one plain [Cin][C]
   // matrix; otherwise into scratch, scattered at the end.
-  const int64_t per_thread = rows * group * c + (group == 1 && plain ? 0 : cin * group * c);
-  std::vector<float> a_t(static_cast<size_t>(cin * pixels));
-  transpose_pixels(pixels, cin, a, a_t.data(), threads);
-  std::vector<float> scratch(static_cast<size_t>(threads * per_thread));
+  float* a_t = workspace;
+  float* scratch = workspace + cin * pixels;
+  transpose_pixels(pixels, cin, a, a_t, threads);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t t0 = task * group, nt = std::min(taps_n, t0 + group) - t0, n = nt * c;
-    float* col = scratch.data() + thread_index() * per_thread;
+    float* col = scratch + thread_index() * per_thread;
     const bool in_place = nt == 1 && plain;
-    float* grad = in_place ? slices[static_cast<size_t>(t0)] : col + rows * group * c;  // [Cin][nt][C]
+    float* grad = in_place ? slices[t0] : col + rows * group * c;  // [Cin][nt][C]
     std::fill(grad, grad + cin * n, 0.f);
     for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
       const int64_t p1 = std::min(pixels, p0 + rows);
-      gather_taps(grid, src, taps.data() + t0, nt, p0, p1, col);
-      gemm_accumulate(cin, n, p1 - p0, a_t.data() + p0, pixels, col, n, grad, n);
+      gather_taps(grid, src, taps + t0, nt, p0, p1, col);
+      gemm_accumulate(cin, n, p1 - p0, a_t + p0, pixels, col, n, grad, n);
     }
     if (!in_place)
       for (int64_t j = 0; j < nt; ++j)
         for (int64_t ci = 0; ci < cin; ++ci)
           for (int64_t q0 = 0; q0 < c; q0 += layout.panel)  // one contiguous run per panel
             std::copy(grad + ci * n + j * c + q0, grad + ci * n + j * c + q0 + layout.width(q0),
-                      slices[static_cast<size_t>(t0 + j)] + layout.index(ci, q0));
+                      slices[t0 + j] + layout.index(ci, q0));
   }
 }
 

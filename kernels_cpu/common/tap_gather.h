@@ -13,7 +13,8 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/common/inline_array.h"
 #include "kernels_cpu/common/epilogue.h"
 
 #ifdef _OPENMP
@@ -55,10 +56,13 @@ inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* tap
 
 // A convolution's taps in [kh][kw] order (its packed weights' order): tap (kh, kw) of
 // output pixel (oh, ow) reads input (oh*stride + h, ow*stride + w).
-inline std::vector<TapOffset> conv_tap_offsets(const ConvShape& s) {
-  std::vector<TapOffset> taps;
+// Kernels up to 11x11 keep theirs without a heap allocation.
+using TapList = InlineArray<TapOffset, 128>;
+inline TapList conv_tap_offsets(const ConvShape& s) {
+  TapList taps(static_cast<size_t>(s.h.kernel * s.w.kernel));
   for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-    for (int64_t kw = 0; kw < s.w.kernel; ++kw) taps.push_back({kh * s.h.dilation - s.h.pad_begin, kw * s.w.dilation - s.w.pad_begin});
+    for (int64_t kw = 0; kw < s.w.kernel; ++kw)
+      taps[static_cast<size_t>(kh * s.w.kernel + kw)] = {kh * s.h.dilation - s.h.pad_begin, kw * s.w.dilation - s.w.pad_begin};
   return taps;
 }
 
@@ -96,9 +100,11 @@ inline int thread_index() {
 // kernel laid out [taps][C][Cout_k] (a conv's packed weights; or built once per call,
 // e.g. FullKernelLayout::kTapsFirstTransposed); out rows are contiguous (overwritten).
 // At most `max_rows` pixels per panel (tasks); the panel split never changes a result.
-void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const std::vector<TapOffset>& taps, const float* kernel,
+// `workspace` holds gemm_over_gathered_taps_workspace floats (nullptr: allocated per call).
+int64_t gemm_over_gathered_taps_workspace(const TapGrid& grid, int64_t ntaps, int threads, int64_t max_rows = int64_t{1} << 20);
+void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOffset* taps, int64_t ntaps, const float* kernel,
                              int64_t out_channels, float* out, int threads, const Epilogue& epilogue = {},
-                             int64_t max_rows = int64_t{1} << 20);
+                             int64_t max_rows = int64_t{1} << 20, float* workspace = nullptr);
 
 // dst [channels][pixels] = src [pixels][channels] transposed, split over threads.
 void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float* dst, int threads);
@@ -108,9 +114,10 @@ void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float*
 // channels C a task takes several taps (N = taps*C) and scatters its result at the end.
 // Each slice is written in PanelLayout(Cin, C, slice_panel): the layout of the weights
 // it is the gradient of (0: plain [Cin][C]).
-// Tasks own their slices; results do not depend on the thread count.
-void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src,
-                                   const std::vector<TapOffset>& taps, const std::vector<float*>& slices, int threads,
-                                   int64_t slice_panel = 0);
+// Tasks own their slices; results do not depend on the thread count. `workspace` holds
+// accumulate_tap_outer_products_workspace floats (nullptr: allocated per call).
+int64_t accumulate_tap_outer_products_workspace(const TapGrid& grid, int64_t a_channels, int64_t ntaps, int threads, int64_t slice_panel = 0);
+void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t a_channels, const float* src, const TapOffset* taps,
+                                   int64_t ntaps, float* const* slices, int threads, int64_t slice_panel = 0, float* workspace = nullptr);
 
 }  // namespace edgegan::cpu

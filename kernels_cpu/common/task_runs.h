@@ -11,8 +11,9 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
 #include <stdexcept>
+
+#include "kernels_cpu/common/inline_array.h"
 
 namespace edgegan::cpu {
 
@@ -20,7 +21,7 @@ class TaskRuns {
  public:
   // 0 <= tasks < 2^32 (a run packs begin and end into one word); runs >= 1 (usually
   // the thread count).
-  TaskRuns(int64_t tasks, int runs) : count_(runs), runs_(new std::atomic<uint64_t>[static_cast<size_t>(runs)]) {
+  TaskRuns(int64_t tasks, int runs) : count_(runs), runs_(static_cast<size_t>(runs)) {
     if (tasks < 0 || tasks >= (int64_t{1} << 32)) throw std::length_error("TaskRuns: task count out of range");
     for (int i = 0; i < runs; ++i) {
       const uint64_t begin = static_cast<uint64_t>(tasks * i / runs), end = static_cast<uint64_t>(tasks * (i + 1) / runs);
@@ -51,7 +52,7 @@ class TaskRuns {
   }
 
   int count_;
-  std::unique_ptr<std::atomic<uint64_t>[]> runs_;  // begin | end << 32
+  InlineArray<std::atomic<uint64_t>, 64> runs_;  // begin | end << 32; up to 64 threads without a heap allocation
 };
 
 }  // namespace edgegan::cpu

@@ -57,27 +57,53 @@ ConvShape input_gradient_shape(const ConvShape& s) {
 
 }  // namespace
 
-int64_t conv2d_backward_input_workspace(const ConvShape& s) {
-  return s.in_channels * s.out_channels * s.h.kernel * s.w.kernel;
-}
-
-ConvInputGradient make_conv2d_input_gradient(const ConvShape& s, const float* packed, float* storage) {
+ConvInputGradient plan_conv2d_input_gradient(const ConvShape& s) {
   ConvInputGradient g;
+  g.conv = s;
   g.shape = input_gradient_shape(s);
   g.split.phases_h = split_conv_transpose_axis(g.shape.h);
   g.split.phases_w = split_conv_transpose_axis(g.shape.w);
-  // Sub-kernel tap [C_in = Cout][C_out = Cin] is the conv's tap [Cin][Cout] transposed (no flip).
+  g.split.sub_kernels.assign(g.split.phases_h.size() * g.split.phases_w.size(), nullptr);
+  return g;
+}
+
+namespace {
+
+// Sub-kernel tap [C_in = Cout][C_out = Cin] is the conv's tap [Cin][Cout] transposed (no flip).
+void transpose_taps(ConvInputGradient& g, const float* packed, float* storage) {
+  const ConvShape& s = g.conv;
   const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel;
   float* dst = storage;
+  size_t phase = 0;
   for (const AxisPhase& ph : g.split.phases_h)
     for (const AxisPhase& pw : g.split.phases_w) {
-      g.split.sub_kernels.push_back(ph.taps.empty() || pw.taps.empty() ? nullptr : dst);
+      g.split.sub_kernels[phase++] = ph.taps.empty() || pw.taps.empty() ? nullptr : dst;
       for (int64_t th : ph.taps)
         for (int64_t tw : pw.taps) {
           transpose_matrix(cin, cout, packed + (th * kw + tw) * cin * cout, cout, dst, cin);
           dst += cin * cout;
         }
     }
+}
+
+int64_t transposed_taps_floats(const ConvShape& s) { return s.in_channels * s.out_channels * s.h.kernel * s.w.kernel; }
+
+// Rows per panel of the few-channel (col2im) path.
+int64_t col2im_rows(const ConvShape& s) { return panel_rows(s.h.kernel * s.w.kernel * s.in_channels); }
+
+}  // namespace
+
+int64_t conv2d_backward_input_workspace(const ConvShape& s, int threads) {
+  const int64_t taps = transposed_taps_floats(s);
+  if (threads <= 0) return taps;
+  if (s.in_channels < 16) return taps + threads * col2im_rows(s) * s.h.kernel * s.w.kernel * s.in_channels;
+  ConvInputGradient view = plan_conv2d_input_gradient(s);
+  return taps + conv_transpose2d_split_workspace(view.shape, view.split, threads);
+}
+
+ConvInputGradient make_conv2d_input_gradient(const ConvShape& s, const float* packed, float* storage) {
+  ConvInputGradient g = plan_conv2d_input_gradient(s);
+  transpose_taps(g, packed, storage);
   return g;
 }
 
@@ -94,18 +120,22 @@ namespace {
 // GEMMs would be Cin wide: col = dY · Wᵀ per panel of output pixels ([taps][Cin] per
 // pixel, one GEMM with N = taps*Cin), added into dX (col2im). One task per image, which
 // owns that image's dX.
-void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const float* dy, float* dx, float* packed_t,
+void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const float* dy, float* dx, float* packed_t, float* columns,
                                   int threads) {
   threads = std::max(1, threads);
   const int64_t cin = s.in_channels, cout = s.out_channels, kw = s.w.kernel, n_cols = s.h.kernel * kw * cin;
-  const int64_t image_in = s.h.in * s.w.in * cin, image_pixels = s.h.out * s.w.out, rows = panel_rows(n_cols);
+  const int64_t image_in = s.h.in * s.w.in * cin, image_pixels = s.h.out * s.w.out, rows = col2im_rows(s);
   std::fill(dx, dx + s.batch * image_in, 0.f);
-  std::vector<float> scratch(static_cast<size_t>(threads * rows * n_cols));
+  std::vector<float> own;
+  if (!columns) {
+    own.resize(static_cast<size_t>(threads * rows * n_cols));
+    columns = own.data();
+  }
   // packed is [taps*Cin][Cout]; each panel multiplies by its transpose: transpose once.
   transpose_matrix(n_cols, cout, packed, cout, packed_t, n_cols);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t n = 0; n < s.batch; ++n) {
-    float* col = scratch.data() + thread_index() * rows * n_cols;
+    float* col = columns + thread_index() * rows * n_cols;
     float* image = dx + n * image_in;
     for (int64_t p0 = 0; p0 < image_pixels; p0 += rows) {
       const int64_t m = std::min(image_pixels, p0 + rows) - p0;
@@ -131,8 +161,22 @@ void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const
 
 }  // namespace
 
+void conv2d_backward_input(ConvInputGradient& view, const float* packed, const float* dy, float* dx, float* workspace,
+                           int64_t workspace_floats, int threads) {
+  const ConvShape& s = view.conv;
+  // After the transposed taps, the scratch of the path taken (each checks that it fits, and allocates its own if not).
+  float* rest = workspace + transposed_taps_floats(s);
+  const int64_t rest_floats = workspace_floats - transposed_taps_floats(s);
+  if (s.in_channels < 16) {
+    const bool fits = rest_floats >= std::max(1, threads) * col2im_rows(s) * s.h.kernel * s.w.kernel * s.in_channels;
+    return conv2d_backward_input_col2im(s, packed, dy, dx, workspace, fits ? rest : nullptr, threads);
+  }
+  transpose_taps(view, packed, workspace);
+  conv_transpose2d_split(view.shape, view.split, dy, dx, Epilogue{}, threads, rest_floats > 0 ? rest : nullptr, std::max<int64_t>(0, rest_floats));
+}
+
 void conv2d_backward_input(const ConvShape& shape, const float* packed, const float* dy, float* dx, float* workspace, int threads) {
-  if (shape.in_channels < 16) return conv2d_backward_input_col2im(shape, packed, dy, dx, workspace, threads);
+  if (shape.in_channels < 16) return conv2d_backward_input_col2im(shape, packed, dy, dx, workspace, nullptr, threads);
   conv2d_backward_input(make_conv2d_input_gradient(shape, packed, workspace), dy, dx, threads);
 }
 
@@ -142,27 +186,52 @@ void conv2d_backward_input(const ConvShape& shape, const float* packed, const fl
 // panel of output pixels the input pixels of a group of consecutive taps are gathered
 // (zeros where a tap reads padding). Groups span enough taps for a GEMM about 32
 // columns wide when Cin is small. Each task transposes its slice back at the end.
-void conv2d_backward_weights(const ConvShape& s, const float* x, const float* dy, float* dw, int threads) {
+namespace {
+
+// Taps per task, rows per panel and each thread's scratch (gathered panel and its dWᵀ slice).
+struct WeightGradientTiling {
+  int64_t group, groups, rows, per_thread;
+  explicit WeightGradientTiling(const ConvShape& s) {
+    const int64_t taps_n = s.h.kernel * s.w.kernel, cin = s.in_channels;
+    group = taps_per_task(taps_n, cin);
+    groups = (taps_n + group - 1) / group;
+    rows = panel_rows(group * cin);
+    per_thread = rows * group * cin + s.out_channels * group * cin;
+  }
+};
+
+}  // namespace
+
+int64_t conv2d_backward_weights_workspace(const ConvShape& s, int threads) {
+  return s.out_channels * s.batch * s.h.out * s.w.out + std::max(1, threads) * WeightGradientTiling(s).per_thread;
+}
+
+void conv2d_backward_weights(const ConvShape& s, const float* x, const float* dy, float* dw, int threads, float* workspace) {
   threads = std::max(1, threads);
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_n = s.h.kernel * s.w.kernel;
-  const std::vector<TapOffset> taps = conv_tap_offsets(s);
-  const int64_t group = taps_per_task(taps_n, cin), groups = (taps_n + group - 1) / group;
+  const TapList taps = conv_tap_offsets(s);
+  const WeightGradientTiling tiling(s);
+  const int64_t group = tiling.group, groups = tiling.groups, rows = tiling.rows, per_thread = tiling.per_thread;
   const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
-  const int64_t rows = panel_rows(group * cin), pixels = grid.pixels();
-  std::vector<float> dy_t(static_cast<size_t>(cout * pixels));
-  transpose_pixels(pixels, cout, dy, dy_t.data(), threads);
-  const int64_t per_thread = rows * group * cin + cout * group * cin;
-  std::vector<float> scratch(static_cast<size_t>(threads * per_thread));
+  const int64_t pixels = grid.pixels();
+  std::vector<float> own;
+  if (!workspace) {
+    own.resize(static_cast<size_t>(conv2d_backward_weights_workspace(s, threads)));
+    workspace = own.data();
+  }
+  float* dy_t = workspace;
+  float* scratch = workspace + cout * pixels;
+  transpose_pixels(pixels, cout, dy, dy_t, threads);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t gi = 0; gi < groups; ++gi) {
     const int64_t t0 = gi * group, nt = std::min(taps_n, t0 + group) - t0, m = nt * cin;
-    float* col = scratch.data() + thread_index() * per_thread;
+    float* col = scratch + thread_index() * per_thread;
     float* grad_t = col + rows * group * cin;  // [Cout][nt*Cin]
     std::fill(grad_t, grad_t + cout * m, 0.f);
     for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
       const int64_t p1 = std::min(pixels, p0 + rows);
       gather_taps(grid, x, taps.data() + t0, nt, p0, p1, col);
-      gemm_accumulate(cout, m, p1 - p0, dy_t.data() + p0, pixels, col, m, grad_t, m);
+      gemm_accumulate(cout, m, p1 - p0, dy_t + p0, pixels, col, m, grad_t, m);
     }
     transpose_matrix(cout, m, grad_t, m, dw + t0 * cin * cout, cout);
   }

@@ -19,22 +19,36 @@ void conv2d_backward_reference(const ConvShape& shape, const float* x, const flo
 
 // The transposed view of a convolution: running it forward on dY (the split transposed
 // conv, conv_transpose2d_split.h) gives dX. Its sub-kernels are the conv's taps transposed,
-// grouped by phase; `storage` holds them (conv2d_backward_input_workspace floats).
+// grouped by phase.
 struct ConvInputGradient {
-  ConvShape shape;
+  ConvShape conv;   // the convolution
+  ConvShape shape;  // its transposed view, dY -> dX
   ConvTranspose2DWeights split;
 };
-int64_t conv2d_backward_input_workspace(const ConvShape& shape);
+// The view's geometry, planned once (its phase tables are allocated here, not per call).
+ConvInputGradient plan_conv2d_input_gradient(const ConvShape& shape);
+// Workspace floats of conv2d_backward_input: with threads = 0, the transposed taps only
+// (the call then allocates its other scratch); with the call's threads, everything it needs.
+int64_t conv2d_backward_input_workspace(const ConvShape& shape, int threads = 0);
+// The view with its sub-kernels transposed into `storage` (conv2d_backward_input_workspace(shape) floats).
 ConvInputGradient make_conv2d_input_gradient(const ConvShape& shape, const float* packed_weights, float* storage);
+void conv2d_backward_input(const ConvInputGradient& view, const float* dy, float* dx, int threads);
 
-void conv2d_backward_input(const ConvInputGradient& plan, const float* dy, float* dx, int threads);
-// The same from the packed weights [kh][kw][Cin][Cout] directly: the view is rebuilt in
-// the workspace per call (the weights change every training step). Below 16 input
-// channels (an image), dY · Wᵀ into columns instead, then added into dX (col2im).
+// dX (overwritten) from the current packed weights [kh][kw][Cin][Cout]: the view's
+// sub-kernels are rebuilt in the workspace per call (the weights change every training
+// step). Below 16 input channels (an image), dY · Wᵀ into columns instead, then added
+// into dX (col2im). With workspace_floats >= conv2d_backward_input_workspace(shape,
+// threads) and a planned view, the call allocates nothing.
+void conv2d_backward_input(ConvInputGradient& view, const float* packed_weights, const float* dy, float* dx, float* workspace,
+                           int64_t workspace_floats, int threads);
+// The same, planning the view per call.
 void conv2d_backward_input(const ConvShape& shape, const float* packed_weights, const float* dy, float* dx, float* workspace,
                            int threads);
 
-// d_packed_weights [kh][kw][Cin][Cout] (overwritten).
-void conv2d_backward_weights(const ConvShape& shape, const float* x, const float* dy, float* d_packed_weights, int threads);
+// d_packed_weights [kh][kw][Cin][Cout] (overwritten). `workspace` holds
+// conv2d_backward_weights_workspace floats (nullptr: allocated per call).
+int64_t conv2d_backward_weights_workspace(const ConvShape& shape, int threads);
+void conv2d_backward_weights(const ConvShape& shape, const float* x, const float* dy, float* d_packed_weights, int threads,
+                             float* workspace = nullptr);
 
 }  // namespace edgegan::cpu

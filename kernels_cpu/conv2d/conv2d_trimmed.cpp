@@ -29,14 +29,20 @@ constexpr int64_t kDepthBlock = 256;
 // Few input channels (an image): per-tap GEMMs would be Cin deep, too shallow to amortise
 // loading and storing C, so blocks gather all taps per pixel (zeros where a tap reads
 // padding: border pixels only) for one GEMM of depth taps*Cin (gemm_over_gathered_taps).
-void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, float* y,
-                    const Epilogue& ep, int threads) {
+int64_t conv2d_trimmed_workspace(const ConvShape& s, int threads) {
+  if (s.in_channels >= 16) return 0;
+  const int64_t taps = s.h.kernel * s.w.kernel;
+  const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, s.in_channels};
+  return gemm_over_gathered_taps_workspace(grid, taps, threads, block_rows(taps * s.in_channels, s.out_channels));
+}
+
+void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, float* y, const Epilogue& ep, int threads, float* workspace) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
-  const std::vector<TapOffset> taps = conv_tap_offsets(s);
+  const TapList taps = conv_tap_offsets(s);
   if (cin < 16) {
     const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
-    const int64_t k = static_cast<int64_t>(taps.size()) * cin;
-    return gemm_over_gathered_taps(grid, x, taps, packed, cout, y, threads, ep, block_rows(k, cout));
+    const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * cin;
+    return gemm_over_gathered_taps(grid, x, taps.data(), ntaps, packed, cout, y, threads, ep, block_rows(k, cout), workspace);
   }
   // At least two blocks per thread where the map allows, so a small map (a 4x4x512 input
   // gradient: 256 pixels) keeps every thread busy. Block size never changes a result: each

@@ -11,7 +11,10 @@
 
 namespace edgegan::cpu {
 
+// `workspace` holds conv2d_trimmed_workspace floats (nullptr: allocated per call):
+// the few-channel path's gathered rows; 0 otherwise.
+int64_t conv2d_trimmed_workspace(const ConvShape& shape, int threads);
 void conv2d_trimmed(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue,
-                    int threads);
+                    int threads, float* workspace = nullptr);
 
 }  // namespace edgegan::cpu

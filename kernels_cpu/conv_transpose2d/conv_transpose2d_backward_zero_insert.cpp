@@ -45,7 +45,8 @@ void conv_transpose2d_zero_insert_backward_input(const ConvShape& s, const float
   std::vector<TapOffset> taps;
   for (int64_t uh = 0; uh < s.h.kernel; ++uh)
     for (int64_t uw = 0; uw < s.w.kernel; ++uw) taps.push_back({uh * s.h.dilation - halo(s.h), uw * s.w.dilation - halo(s.w)});
-  gemm_over_gathered_taps(TapGrid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout}, dy, taps, kernel.data(), cin, dz, threads);
+  gemm_over_gathered_taps(TapGrid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout}, dy, taps.data(), static_cast<int64_t>(taps.size()), kernel.data(),
+                          cin, dz, threads);
 
   // Keep the input's positions of dZ; the inserted ones are dropped.
   for (int64_t n = 0; n < s.batch; ++n)
@@ -109,7 +110,8 @@ void conv_transpose2d_zero_insert_backward_weights(const ConvShape& s, const flo
       taps.push_back({-th * s.h.dilation, -tw * s.w.dilation});
       slices.push_back(dw + ((kh - 1 - th) * kw + (kw - 1 - tw)) * cin * cout);
     }
-  accumulate_tap_outer_products(TapGrid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout}, z, cin, dy, taps, slices, threads);
+  accumulate_tap_outer_products(TapGrid{s.batch, zh, zw, 1, 1, s.h.out, s.w.out, cout}, z, cin, dy, taps.data(), static_cast<int64_t>(taps.size()),
+                                slices.data(), threads);
 }
 
 void scatter_conv_transpose2d_full_kernel(const ConvShape& s, const std::vector<AxisPhase>& phases_h, const std::vector<AxisPhase>& phases_w,

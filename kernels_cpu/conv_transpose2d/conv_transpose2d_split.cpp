@@ -13,6 +13,7 @@
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv_transpose2d/output_prefetch.h"
 #include "kernels_cpu/common/tap_gather.h"
+#include "kernels_cpu/common/inline_array.h"
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/activation/activation.h"
 
@@ -373,7 +374,7 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
   // applies the activation: the 128x128x64 layer, whose 16 MB output misses the
   // caches, 2% faster at 1 thread and 1% at 2; the others the same.
   const Epilogue* fused_store = !wts.fp16() && gemm_store_applies(ep) ? &ep : nullptr;
-  std::vector<int64_t> last_taps(static_cast<size_t>(phases));  // each phase's tap that goes last, once per call
+  InlineArray<int64_t, 64> last_taps(static_cast<size_t>(phases));  // each phase's tap that goes last, once per call
   for (int64_t phase = 0; phase < phases; ++phase)
     last_taps[static_cast<size_t>(phase)] = last_tap_of(s, wts.phases_h[static_cast<size_t>(phase / sw)], wts.phases_w[static_cast<size_t>(phase % sw)]);
 

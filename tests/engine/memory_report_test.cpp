@@ -38,7 +38,7 @@ const std::vector<NamedModel>& models() {
   return all;
 }
 
-TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceOnlyForHeadsAndWinograd) {
+TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndWorkspaceOnlyWhereAKernelNeedsIt) {
   for (const auto& [name, model] : models())
     for (int batch : {1, 16})
       for (int threads : {1, 2}) {
@@ -53,7 +53,7 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
           EXPECT_LE(a.arena_bytes, a.no_reuse_bytes);
         }
         // Split layers write straight to their outputs; only the RGB/grey heads and the
-        // Winograd form have scratch. On the pixel-lanes path: each thread's ring of
+        // Winograd form have scratch (and, below, convolutions over an image). On the pixel-lanes path: each thread's ring of
         // transposed input rows (at most 128 KiB and a cache line); on the dot path: the
         // transposed sub-kernels (Cin x Cout x kh x kw floats); in the Winograd form, each
         // thread's 16 transformed windows (9 x Cin floats each) and their products (9 x 64
@@ -82,6 +82,19 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndSplitNeedsWorkspaceO
               EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * (128 * 1024 + 64) + 64);
             } else if (dot && cout <= 4) {
               EXPECT_EQ(l.workspace_bytes, kernel_bytes);
+            } else {
+              EXPECT_EQ(l.workspace_bytes, 0u);
+            }
+            peak = std::max(peak, l.workspace_bytes);
+          } else if (l.kind == "Conv2D") {
+            // Convolutions over few channels (an image) gather each output pixel's taps
+            // into rows: per thread, a panel of at most 1024 rows of taps x Cin floats.
+            SCOPED_TRACE("layer " + std::to_string(l.index));
+            const int64_t cin = l.input_shapes[0][3];
+            const uint64_t taps_cin = l.macs / static_cast<uint64_t>(l.output_shape[0] * l.output_shape[1] * l.output_shape[2] * l.output_shape[3]);
+            if (cin < 16) {
+              EXPECT_GT(l.workspace_bytes, 0u);
+              EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * 1024 * 4 * std::max<uint64_t>(taps_cin, static_cast<uint64_t>(cin) * 64));
             } else {
               EXPECT_EQ(l.workspace_bytes, 0u);
             }

@@ -316,6 +316,67 @@ TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
   }
 }
 
+// With the workspaces the engine plans (NaN-filled: every float read is written first),
+// the kernels allocate nothing and give the same bits as with scratch of their own.
+TEST(BackwardWorkspaces, PlannedWorkspacesGiveTheSameBitsAsOwnScratch) {
+  std::mt19937 rng(35);
+  for (int trial = 0; trial < 120; ++trial) {
+    for (int threads : {1, 2}) {
+      SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
+      // A convolution: forward, dW and dX.
+      const ConvShape c = random_conv(rng);
+      const auto x = random_floats(rng, static_cast<size_t>(c.batch * c.h.in * c.w.in * c.in_channels));
+      const auto w = random_floats(rng, static_cast<size_t>(c.out_channels * c.in_channels * c.h.kernel * c.w.kernel));
+      const auto dy = random_floats(rng, static_cast<size_t>(c.batch * c.h.out * c.w.out * c.out_channels));
+      std::vector<float> y_own(dy.size()), y_ws(dy.size()), ws(static_cast<size_t>(conv2d_trimmed_workspace(c, threads)) + 1, NAN);
+      conv2d_trimmed(c, w.data(), x.data(), y_own.data(), Epilogue{}, threads);
+      conv2d_trimmed(c, w.data(), x.data(), y_ws.data(), Epilogue{}, threads, ws.data());
+      ASSERT_EQ(y_own, y_ws);
+      std::vector<float> dw_own(w.size()), dw_ws(w.size());
+      ws.assign(static_cast<size_t>(conv2d_backward_weights_workspace(c, threads)), NAN);
+      conv2d_backward_weights(c, x.data(), dy.data(), dw_own.data(), threads);
+      conv2d_backward_weights(c, x.data(), dy.data(), dw_ws.data(), threads, ws.data());
+      ASSERT_EQ(dw_own, dw_ws);
+      std::vector<float> dx_own(x.size()), dx_ws(x.size()), taps(static_cast<size_t>(conv2d_backward_input_workspace(c)));
+      conv2d_backward_input(c, w.data(), dy.data(), dx_own.data(), taps.data(), threads);
+      ConvInputGradient view = plan_conv2d_input_gradient(c);
+      ws.assign(static_cast<size_t>(conv2d_backward_input_workspace(c, threads)), NAN);
+      conv2d_backward_input(view, w.data(), dy.data(), dx_ws.data(), ws.data(), static_cast<int64_t>(ws.size()), threads);
+      ASSERT_EQ(dx_own, dx_ws);
+
+      // A transposed convolution: dW per phase and dX.
+      const ConvShape d = random_conv_transpose(rng);
+      ConvTranspose2DWeights split;
+      split.phases_h = split_conv_transpose_axis(d.h);
+      split.phases_w = split_conv_transpose_axis(d.w);
+      const auto onnx = random_floats(rng, static_cast<size_t>(d.in_channels * d.out_channels * d.h.kernel * d.w.kernel));
+      const auto packed = pack_conv_transpose2d_weights(d, split.phases_h, split.phases_w, onnx.data());
+      for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+      const auto tx = random_floats(rng, static_cast<size_t>(d.batch * d.h.in * d.w.in * d.in_channels));
+      const auto tdy = random_floats(rng, static_cast<size_t>(d.batch * d.h.out * d.w.out * d.out_channels));
+      std::vector<std::vector<float>> dsub_own, dsub_ws;
+      std::vector<float*> own_ptr, ws_ptr;
+      for (const auto& p : packed) {
+        dsub_own.emplace_back(p.size());
+        dsub_ws.emplace_back(p.size());
+      }
+      for (size_t p = 0; p < packed.size(); ++p) {
+        own_ptr.push_back(packed[p].empty() ? nullptr : dsub_own[p].data());
+        ws_ptr.push_back(packed[p].empty() ? nullptr : dsub_ws[p].data());
+      }
+      ws.assign(static_cast<size_t>(conv_transpose2d_backward_weights_workspace(d, split.phases_h, split.phases_w, threads)), NAN);
+      conv_transpose2d_backward_weights(d, split.phases_h, split.phases_w, tx.data(), tdy.data(), own_ptr, threads);
+      conv_transpose2d_backward_weights(d, split.phases_h, split.phases_w, tx.data(), tdy.data(), ws_ptr, threads, 0, ws.data());
+      ASSERT_EQ(dsub_own, dsub_ws);
+      std::vector<float> tdx_own(tx.size()), tdx_ws(tx.size()), kernel(static_cast<size_t>(conv_transpose2d_backward_input_workspace(d)));
+      conv_transpose2d_backward_input(d, split, tdy.data(), tdx_own.data(), kernel.data(), threads);
+      ws.assign(static_cast<size_t>(conv_transpose2d_backward_input_workspace(d, threads)), NAN);
+      conv_transpose2d_backward_input(d, split, tdy.data(), tdx_ws.data(), ws.data(), threads, static_cast<int64_t>(ws.size()));
+      ASSERT_EQ(tdx_own, tdx_ws);
+    }
+  }
+}
+
 // Wider layers than the random geometries above take the kernels' other paths: one tap
 // per weight-gradient task (32+ output channels), the phase GEMMs for dX of a conv (16+
 // input channels), and panels that end mid-image.

@@ -172,6 +172,8 @@ class Session {
   int batch() const;
   int threads() const;
   const SessionOptions& options() const;
+  // The kernel each op runs, in op order (e.g. "conv_transpose2d_split_winograd").
+  std::vector<std::string> kernel_names() const;
   const Model& model() const;
   uint64_t arena_bytes() const;           // activations + workspace, planned
   uint64_t session_weight_bytes() const;  // weight copies the session made (baselines only; 0 for split)

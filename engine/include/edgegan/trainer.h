@@ -110,6 +110,9 @@ class Trainer {
   int64_t steps_taken() const;
   const Model& model() const;
   int batch() const;
+  // The kernel each op's forward runs, in op order: the ones a Session at the same
+  // batch and threads runs (e.g. "conv_transpose2d_split_winograd").
+  std::vector<std::string> kernel_names() const;
 
   // Measured: the bytes of every buffer held now (the arena as allocated); equals training_memory().
   TrainingMemory memory() const;
