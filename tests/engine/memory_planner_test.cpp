@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
+#include <string>
 
 namespace edgegan {
 namespace {
@@ -18,6 +20,7 @@ TEST(MemoryPlanner, ChainReusesMemoryPingPong) {
 
 TEST(MemoryPlanner, RandomPlansNeverOverlapAndStayNearTheBound) {
   std::mt19937 rng(11);
+  double worst = 0;
   for (int trial = 0; trial < 300; ++trial) {
     std::vector<PlannedBuffer> b;
     const int steps = std::uniform_int_distribution<int>(1, 30)(rng);
@@ -30,8 +33,18 @@ TEST(MemoryPlanner, RandomPlansNeverOverlapAndStayNearTheBound) {
     const uint64_t arena = plan_arena(b);
     ASSERT_FALSE(any_live_buffers_overlap(b));
     for (const auto& buf : b) ASSERT_LE(buf.offset + buf.size, arena);
-    ASSERT_GE(arena + 64 * b.size(), arena_lower_bound(b));
+    const uint64_t bound = arena_lower_bound(b);
+    ASSERT_GE(arena, bound);  // no plan can be smaller
+    uint64_t no_reuse = 0;
+    for (const auto& buf : b) no_reuse += (buf.size + 63) / 64 * 64;
+    ASSERT_LE(arena, no_reuse);  // reuse never costs memory
+    // Greedy by size has no constant-factor guarantee in general; on these lifetimes it
+    // stays within 1.2x of the bound (1.194 at worst over the 300 plans of seed 11), and
+    // a planner change that loses that is a regression.
+    ASSERT_LE(static_cast<double>(arena), 1.25 * static_cast<double>(bound) + 64.0 * static_cast<double>(b.size())) << "trial " << trial;
+    worst = std::max(worst, static_cast<double>(arena) / static_cast<double>(std::max<uint64_t>(1, bound)));
   }
+  RecordProperty("worst_arena_over_lower_bound", std::to_string(worst));
 }
 
 TEST(MemoryPlanner, DetectsOverlap) {
