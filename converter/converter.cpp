@@ -97,7 +97,7 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
   ir.metadata = {{"source_file", source_name},
                  {"onnx_opset", std::to_string(graph.opset())},
                  {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())},
-                 {"conv_transpose_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32"}};
+                 {"deconv_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32"}};
   ConvertResult result;
   result.egan = write_egan(ir, kProducer, options.weights == WeightPrecision::kFp16);
   // The converter never writes a file the engine would reject: load it back.

@@ -10,11 +10,9 @@
 #include <vector>
 
 #include "converter/onnx_graph.h"
-#include "kernels_cpu/common/epilogue.h"
+#include "egan_generated.h"
 
 namespace edgegan::converter {
-
-enum class IrOpKind { kConvTranspose, kConv, kDense, kEmbedding, kConcat, kReshape, kChannelAffine, kElementwise };
 
 struct IrTensor {
   std::string name;
@@ -23,8 +21,9 @@ struct IrTensor {
   std::vector<int64_t> dims;         // storage order, dims[0] = -1
 };
 
+// An op of the engine, named by the schema's kind (one name from file to kernel).
 struct IrOp {
-  IrOpKind kind = IrOpKind::kElementwise;
+  schema::OpKind kind = schema::OpKind_NONE;
   std::string name;                  // source node name(s), "conv+bn+relu" after fusion
   std::vector<int> inputs;
   int output = -1;
@@ -33,24 +32,21 @@ struct IrOp {
   // Embedding [rows][dim], ChannelAffine: scale.
   std::vector<float> weights;
   std::vector<float> bias;           // bias, or ChannelAffine shift; empty = none
-  cpu::Activation activation = cpu::Activation::kNone;
+  schema::Activation activation = schema::Activation_None;
   float alpha = 0.01f;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, storage order
 };
 
-enum class IrInputRole { kOther, kNoise, kLabel, kImage };
-enum class IrOutputRole { kOther, kImage, kScore };
-
 struct IrInput {
   int tensor = -1;
-  IrInputRole role = IrInputRole::kOther;
+  schema::InputRole role = schema::InputRole_Other;
   int64_t noise_size = 0, label_count = 0;
 };
 
 struct IrOutput {
   int tensor = -1;
-  IrOutputRole role = IrOutputRole::kOther;
+  schema::OutputRole role = schema::OutputRole_Other;
   float value_min = NAN, value_max = NAN;
 };
 
@@ -65,8 +61,9 @@ struct IrModel {
   int activations_fused = 0;
 };
 
-// ONNX graph -> engine IR: checks batch independence, folds BatchNorm and bias
-// Adds into their producers, fuses activations, assigns NHWC layouts and roles.
+// ONNX graph -> engine IR: checks batch independence, lowers each node through the
+// lowering of its kind (converter/ops/), which folds BatchNorm and bias Adds into their
+// producers and fuses activations; assigns NHWC layouts and roles.
 IrModel lower_to_ir(const OnnxGraph& graph);
 
 }  // namespace edgegan::converter

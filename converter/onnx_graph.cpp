@@ -1,5 +1,7 @@
 #include "converter/onnx_graph.h"
 
+#include "converter/ops/op_lowering.h"
+
 #include <algorithm>
 #include <numeric>
 #include <set>
@@ -13,7 +15,9 @@ namespace {
 // Per-sample elements of any run-time tensor, as the engine accepts (model_validate.cpp).
 constexpr int64_t kMaxSampleElements = int64_t{1} << 32;
 
-int64_t product(const std::vector<int64_t>& v, size_t from = 0) {
+}  // namespace
+
+int64_t product(const std::vector<int64_t>& v, size_t from) {
   int64_t p = 1;
   for (size_t k = from; k < v.size(); ++k) p *= v[k];
   return p;
@@ -96,7 +100,6 @@ std::vector<int64_t> axes_of(const Node& n, const std::map<std::string, Value>& 
   return {};
 }
 
-}  // namespace
 
 OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
@@ -213,8 +216,39 @@ void OnnxGraph::inline_if(const Node& n, AnalysisPass& pass) const {
   }
 }
 
+const Value& RuntimeNode::input(size_t k) const {
+  if (!has_input(k)) throw ConvertError(where(node) + ": input " + std::to_string(k) + " is missing");
+  const auto it = pass_.values.find(node.inputs[k]);
+  if (it == pass_.values.end())
+    throw ConvertError(where(node) + ": input '" + node.inputs[k] + "' is not defined before this node (is the graph topologically sorted?)");
+  return it->second;
+}
+
+const Value& RuntimeNode::runtime_input(size_t k) const {
+  const Value& v = input(k);
+  if (v.is_const) throw ConvertError(where(node) + ": a run-time op whose input " + std::to_string(k) + " is constant is not supported");
+  return v;
+}
+
+const ConstTensor& RuntimeNode::constant(size_t k, const char* what) const {
+  const Value& v = input(k);
+  if (!v.is_const)
+    throw ConvertError(where(node) + ": " + what + " must be a constant (initializer), but '" + node.inputs[k] + "' is computed at run time");
+  return v.c;
+}
+
+void RuntimeNode::set_output(std::vector<int64_t> shape, bool is_int) {
+  if (shape.empty()) throw ConvertError(where(node) + ": output has no batch dimension");
+  for (size_t k = 1; k < shape.size(); ++k)
+    if (shape[k] < 1) throw ConvertError(where(node) + ": output dimension " + std::to_string(k) + " is " + std::to_string(shape[k]));
+  checked_numel(std::vector<int64_t>(shape.begin() + 1, shape.end()), kMaxSampleElements, where(node));
+  Value v;
+  v.shape = std::move(shape);
+  v.is_int = is_int;
+  pass_.values[node.outputs.at(0)] = std::move(v);
+}
+
 void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
-  const int64_t batch = pass.batch;
   auto& values = pass.values;
   if (n.op == "If") {
     inline_if(n, pass);
@@ -237,17 +271,6 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       Value v;
       v.is_const = true;
       v.c = std::move(c);
-      values[n.outputs.at(0)] = std::move(v);
-    };
-    auto set_act = [&](std::vector<int64_t> shape, bool is_int = false) {
-      // Every run-time tensor: positive dims, at most kMaxSampleElements per sample.
-      if (shape.empty()) throw ConvertError(where(n) + ": output has no batch dimension");
-      for (size_t k = 1; k < shape.size(); ++k)
-        if (shape[k] < 1) throw ConvertError(where(n) + ": output dimension " + std::to_string(k) + " is " + std::to_string(shape[k]));
-      checked_numel(std::vector<int64_t>(shape.begin() + 1, shape.end()), kMaxSampleElements, where(n));
-      Value v;
-      v.shape = std::move(shape);
-      v.is_int = is_int;
       values[n.outputs.at(0)] = std::move(v);
     };
     if (n.outputs.empty()) throw ConvertError(where(n) + ": node has no outputs");
@@ -337,113 +360,13 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       const int64_t count = checked_numel(dims, kMaxFoldedElements, where(n));
       if (fill.is_int) set_const(ConstTensor::ints(std::vector<int64_t>(static_cast<size_t>(count), fill.i.at(0)), dims));
       else set_const(ConstTensor::floats(std::vector<float>(static_cast<size_t>(count), fill.f.at(0)), dims));
-    } else if (op == "Gather") {
-      // A constant table indexed by a run-time tensor: an embedding lookup.
+    } else if (const OpLowering* lowering = lowering_of_onnx(op)) {
+      // An op computed at run time: its kind checks it and infers its output shape.
       folded = false;
-      check_attributes(n, {"axis"});
-      const Value& data = input(0);
-      const Value& idx = input(1);
-      if (!data.is_const || idx.is_const) throw ConvertError(where(n) + ": only a constant table indexed by a run-time tensor is supported");
-      if (attr_int(n, "axis", 0) != 0) throw ConvertError(where(n) + ": attribute 'axis' must be 0 for an embedding lookup");
-      if (!idx.is_int) throw ConvertError(where(n) + ": indices must be integers");
-      if (data.c.dims.size() != 2 || data.c.is_int) throw ConvertError(where(n) + ": the embedding table must be a 2-D float tensor");
-      std::vector<int64_t> out = idx.shape;
-      out.push_back(data.c.dims[1]);
-      set_act(out);
+      RuntimeNode node(n, pass);
+      lowering->infer(node);
     } else {
-      // An op computed at run time: infer its output shape.
-      folded = false;
-      const Value& x = input(0);
-      if (x.is_const) throw ConvertError(where(n) + ": a run-time op whose first input is constant is not supported");
-      if (op == "ConvTranspose") {
-        const ConstTensor& w = constant(1, "weights");
-        if (has_input(2)) constant(2, "bias");
-        const ConvGeometry g = resolve_conv_transpose(n, x.shape, w.dims);
-        set_act({batch, g.out_channels, g.out_h, g.out_w});
-      } else if (op == "Conv") {
-        const ConstTensor& w = constant(1, "weights");
-        if (has_input(2)) constant(2, "bias");
-        const ConvGeometry g = resolve_conv(n, x.shape, w.dims);
-        set_act({batch, g.out_channels, g.out_h, g.out_w});
-      } else if (op == "BatchNormalization") {
-        check_attributes(n, {"epsilon", "momentum", "training_mode", "spatial"});
-        if (attr_int(n, "training_mode", 0) != 0) throw ConvertError(where(n) + ": attribute 'training_mode' = 1 is not supported (export with model.eval())");
-        if (attr_int(n, "spatial", 1) != 1) throw ConvertError(where(n) + ": attribute 'spatial' = 0 is not supported");
-        for (size_t k = 1; k <= 4; ++k)
-          if (constant(k, "BatchNorm parameters").numel() != (x.shape.size() > 1 ? x.shape[1] : 0))
-            throw ConvertError(where(n) + ": parameter '" + n.inputs[k] + "' does not have one value per channel");
-        for (size_t k = 1; k < n.outputs.size(); ++k)
-          if (!n.outputs[k].empty()) throw ConvertError(where(n) + ": training-mode outputs (running mean/var) are not supported");
-        set_act(x.shape);
-      } else if (op == "Relu" || op == "Tanh" || op == "Sigmoid") {
-        check_attributes(n, {});
-        set_act(x.shape);
-      } else if (op == "LeakyRelu") {
-        check_attributes(n, {"alpha"});
-        set_act(x.shape);
-      } else if (op == "Gemm") {
-        check_attributes(n, {"alpha", "beta", "transA", "transB"});
-        if (attr_int(n, "transA", 0) != 0) throw ConvertError(where(n) + ": attribute 'transA' = 1 is not supported (the activation must be the left operand)");
-        if (x.shape.size() != 2) throw ConvertError(where(n) + ": input must be 2-D [batch, features]");
-        const ConstTensor& w = constant(1, "weights");
-        if (w.dims.size() != 2) throw ConvertError(where(n) + ": weights must be 2-D");
-        const bool tb = attr_int(n, "transB", 0) != 0;
-        const int64_t k = tb ? w.dims[1] : w.dims[0], m = tb ? w.dims[0] : w.dims[1];
-        if (k != x.shape[1]) throw ConvertError(where(n) + ": input has " + std::to_string(x.shape[1]) + " features, the weights expect " + std::to_string(k));
-        if (has_input(2)) {
-          const ConstTensor& c = constant(2, "bias");
-          if (c.numel() != m && c.numel() != 1) throw ConvertError(where(n) + ": bias must have one value per output feature");
-        }
-        set_act({batch, m});
-      } else if (op == "MatMul") {
-        check_attributes(n, {});
-        if (x.shape.size() != 2) throw ConvertError(where(n) + ": only 2-D [batch, features] x [features, out] products are supported");
-        const ConstTensor& w = constant(1, "weights");
-        if (w.dims.size() != 2 || w.dims[0] != x.shape[1]) throw ConvertError(where(n) + ": weights do not match the input features");
-        set_act({batch, w.dims[1]});
-      } else if (op == "Add" || op == "Mul" || op == "Sub" || op == "Div") {
-        if (!input(1).is_const) throw ConvertError(where(n) + ": " + op + " of two run-time tensors is not supported");
-        const ConstTensor& c = input(1).c;
-        if (op != "Add") throw ConvertError(where(n) + ": " + op + " with a run-time tensor is not supported (only a bias Add is)");
-        // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
-        const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
-        const bool channels = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 &&
-                              c.dims[c.dims.size() - 1] == 1 && c.dims[c.dims.size() - 2] == 1;
-        if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant Add is supported");
-        set_act(x.shape);
-      } else if (op == "Reshape") {
-        check_attributes(n, {"allowzero"});
-        set_act(reshape_target(n, x.shape, as_ints(input(1), n, "shape")));
-      } else if (op == "Flatten") {
-        check_attributes(n, {"axis"});
-        int64_t axis = attr_int(n, "axis", 1);
-        if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
-        if (axis != 1) throw ConvertError(where(n) + ": attribute 'axis' = " + std::to_string(axis) + " is not supported (only 1: keep the batch)");
-        set_act({batch, product(x.shape, 1)});
-      } else if (op == "Unsqueeze") {
-        set_act(unsqueeze_shape(n, x.shape, axes_of(n, values)));
-      } else if (op == "Squeeze") {
-        set_act(squeeze_shape(n, x.shape, axes_of(n, values)));
-      } else if (op == "Concat") {
-        check_attributes(n, {"axis"});
-        const int64_t rank = static_cast<int64_t>(x.shape.size());
-        int64_t axis = attr_int(n, "axis", 0);
-        if (axis < 0) axis += rank;
-        if (axis < 1 || axis >= rank) throw ConvertError(where(n) + ": attribute 'axis' = " + std::to_string(axis) + " is not supported (the batch axis cannot be concatenated)");
-        std::vector<int64_t> out = x.shape;
-        out[static_cast<size_t>(axis)] = 0;
-        for (size_t k = 0; k < n.inputs.size(); ++k) {
-          const Value& v = input(k);
-          if (v.is_const) throw ConvertError(where(n) + ": concatenating a constant with run-time tensors is not supported");
-          if (v.is_int || v.shape.size() != x.shape.size()) throw ConvertError(where(n) + ": inputs differ in rank or type");
-          for (int64_t d = 0; d < rank; ++d)
-            if (d != axis && v.shape[static_cast<size_t>(d)] != x.shape[static_cast<size_t>(d)]) throw ConvertError(where(n) + ": input shapes do not match");
-          out[static_cast<size_t>(axis)] += v.shape[static_cast<size_t>(axis)];
-        }
-        set_act(out);
-      } else {
-        throw ConvertError(where(n) + ": op '" + op + "' is not supported" + (all_const ? "" : " on run-time tensors"));
-      }
+      throw ConvertError(where(n) + ": op '" + op + "' is not supported" + (all_const ? "" : " on run-time tensors"));
     }
     pass.nodes.push_back(n);
     pass.folded.push_back(folded);

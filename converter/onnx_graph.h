@@ -72,6 +72,33 @@ class OnnxGraph {
   int64_t opset_ = 0;
 };
 
+// A node computed at run time, as its kind's shape inference sees it
+// (OpLowering::infer): its inputs and the output shape it sets.
+class RuntimeNode {
+ public:
+  RuntimeNode(const Node& n, AnalysisPass& pass) : node(n), pass_(pass) {}
+  const Node& node;
+  int64_t batch() const { return pass_.batch; }
+  bool has_input(size_t k) const { return k < node.inputs.size() && !node.inputs[k].empty(); }
+  const Value& input(size_t k) const;                              // defined before this node
+  const Value& runtime_input(size_t k) const;                      // ... and computed at run time
+  const ConstTensor& constant(size_t k, const char* what) const;  // ... and a constant
+  const std::map<std::string, Value>& values() const { return pass_.values; }
+  // The output: positive dimensions after the batch, at most 2^32 values per sample.
+  void set_output(std::vector<int64_t> shape, bool is_int = false);
+
+ private:
+  AnalysisPass& pass_;
+};
+
+// ---- shape arithmetic shared by constant folding and the run-time ops (errors name the node)
+int64_t product(const std::vector<int64_t>& v, size_t from = 0);
+std::vector<int64_t> as_ints(const Value& v, const Node& n, const char* what);  // a constant integer tensor
+std::vector<int64_t> reshape_target(const Node& n, const std::vector<int64_t>& in, std::vector<int64_t> shape);  // ONNX Reshape
+std::vector<int64_t> unsqueeze_shape(const Node& n, std::vector<int64_t> shape, std::vector<int64_t> axes);
+std::vector<int64_t> squeeze_shape(const Node& n, const std::vector<int64_t>& shape, std::vector<int64_t> axes);
+std::vector<int64_t> axes_of(const Node& n, const std::map<std::string, Value>& values);  // attribute or input 1
+
 // ---- attribute access (errors name the node and attribute)
 const onnx::AttributeProto* find_attr(const Node& n, const std::string& name);
 int64_t attr_int(const Node& n, const std::string& name, int64_t fallback);

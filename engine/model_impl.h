@@ -11,12 +11,10 @@
 
 #include "edgegan/edgegan.h"
 #include "egan_generated.h"
+#include "engine/format/egan_format.h"
 #include "engine/mapped_file.h"
 
 namespace edgegan {
-
-constexpr uint32_t kSchemaVersion = 1;
-constexpr size_t kWeightAlignment = 64;
 
 struct TensorDesc {
   std::string name;

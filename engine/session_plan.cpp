@@ -55,14 +55,16 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
     const OpDef& def = op_def(op);
     if (!backend.supports(def))
       throw Error("session: the " + std::string(backend.name()) + " backend has no " + def.name() + " kernel (" + op_label(op, i) + ")");
-    KernelArgs args{m, op, weights};
-    args.batch = options.batch;
-    args.threads = options.threads;
-    args.conv_transpose_algo = options.conv_transpose_algo;
-    args.tracker = tracker;
-    args.training = options.training;
-    args.zero_insert_backward = options.zero_insert_backward;
-    if (options.training) args.accumulate_input = plan.accumulate[static_cast<size_t>(i)];
+    const KernelArgs args{.model = m,
+                          .op = op,
+                          .weights = weights,
+                          .batch = options.batch,
+                          .threads = options.threads,
+                          .conv_transpose_algo = options.conv_transpose_algo,
+                          .tracker = tracker,
+                          .training = options.training,
+                          .accumulate_input = options.training ? plan.accumulate[static_cast<size_t>(i)] : std::vector<char>{},
+                          .zero_insert_backward = options.zero_insert_backward};
     plan.kernels.push_back(backend.create_kernel(def, args));
     plan.session_weight_bytes += plan.kernels.back()->repacked_weight_bytes();
   }

@@ -1,0 +1,55 @@
+// The lowering of an ONNX graph into the IR, as each kind's lowering
+// (converter/ops/<op>.cpp, OpLowering::lower) sees it: the analysed values, the IR
+// built so far, and the fusions that fold a node into the op that produced its input.
+#pragma once
+
+#include <initializer_list>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "converter/egan_ir.h"
+#include "converter/onnx_graph.h"
+
+namespace edgegan::converter {
+
+class Lowering {
+ public:
+  Lowering(const OnnxGraph& graph, const AnalysisPass& pass) : g_(graph), a_(pass) {}
+  IrModel run();
+
+  // ---- for the kinds' lowerings
+  const Value& value(const std::string& name) const;  // after resolving aliases
+  std::string resolve(const std::string& name) const;
+  const ConstTensor& constant(const Node& n, size_t k) const { return value(n.inputs[k]).c; }
+  bool has_input(const Node& n, size_t k) const { return k < n.inputs.size() && !n.inputs[k].empty(); }
+  // The IR tensor of input k (a run-time tensor).
+  int tensor(const Node& n, size_t k) const;
+  // A new IR op of `kind` for `n`, reading `inputs`, writing a new tensor for n's output.
+  IrOp& add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs);
+  // The op that produced n's input 0, if n is its only reader, it is of one of `kinds`
+  // and it has no activation yet (so it may absorb n), else nullptr.
+  IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds);
+  // `n` was absorbed by `op`: n's output is op's output.
+  void absorb(const Node& n, IrOp& op);
+  // W := W * scale[output channel]; bias := bias * scale + shift (a folded BatchNorm or bias).
+  void scale_and_shift(IrOp& op, const std::vector<float>& scale, const std::vector<float>& shift);
+  // n's output is its input 0 (a reshape that changes nothing).
+  void alias_output(const Node& n) { tensor_of_[n.outputs[0]] = tensor(n, 0); }
+  IrModel& model() { return ir_; }
+
+ private:
+  int new_tensor(const std::string& name, const Value& v);
+  void finish_outputs();
+  void assign_roles();
+
+  const OnnxGraph& g_;
+  const AnalysisPass& a_;
+  IrModel ir_;
+  std::map<std::string, std::string> alias_;
+  std::map<std::string, int> consumers_;
+  std::map<std::string, int> tensor_of_;
+  std::map<int, int> producer_;  // tensor -> op
+};
+
+}  // namespace edgegan::converter

@@ -1,0 +1,96 @@
+// ChannelAffine from ONNX BatchNormalization (eval mode) and a per-feature or
+// per-channel constant Add. Either is folded into the Conv, ConvTranspose or Gemm
+// that produced its input when that op has no other reader; only what cannot fold
+// becomes a ChannelAffine op.
+#include <cmath>
+
+#include "converter/egan_writer.h"
+#include "converter/errors.h"
+#include "converter/lowering.h"
+#include "converter/ops/op_lowering.h"
+
+namespace edgegan::converter {
+namespace {
+
+class ChannelAffineLowering final : public OpLowering {
+ public:
+  std::vector<std::string> onnx_ops() const override { return {"BatchNormalization", "Add"}; }
+
+  void infer(RuntimeNode& rn) const override {
+    const Node& n = rn.node;
+    const Value& x = rn.runtime_input(0);
+    if (n.op == "BatchNormalization") {
+      check_attributes(n, {"epsilon", "momentum", "training_mode", "spatial"});
+      if (attr_int(n, "training_mode", 0) != 0)
+        throw ConvertError(where(n) + ": attribute 'training_mode' = 1 is not supported (export with model.eval())");
+      if (attr_int(n, "spatial", 1) != 1) throw ConvertError(where(n) + ": attribute 'spatial' = 0 is not supported");
+      for (size_t k = 1; k <= 4; ++k)
+        if (rn.constant(k, "BatchNorm parameters").numel() != (x.shape.size() > 1 ? x.shape[1] : 0))
+          throw ConvertError(where(n) + ": parameter '" + n.inputs[k] + "' does not have one value per channel");
+      for (size_t k = 1; k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty()) throw ConvertError(where(n) + ": training-mode outputs (running mean/var) are not supported");
+      rn.set_output(x.shape);
+      return;
+    }
+    if (!rn.input(1).is_const) throw ConvertError(where(n) + ": Add of two run-time tensors is not supported");
+    const ConstTensor& c = rn.input(1).c;
+    // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
+    const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
+    const bool channels = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
+                          c.dims[c.dims.size() - 2] == 1;
+    if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant Add is supported");
+    rn.set_output(x.shape);
+  }
+
+  void lower(const Node& n, Lowering& l) const override {
+    const Value& x = l.value(n.inputs[0]);
+    std::vector<float> scale, shift;
+    if (n.op == "BatchNormalization") {
+      if (x.shape.size() != 2 && x.shape.size() != 4)
+        throw ConvertError(where(n) + ": BatchNorm on rank " + std::to_string(x.shape.size()) + " tensors is not supported");
+      const float eps = attr_float(n, "epsilon", 1e-5f);
+      const ConstTensor &gamma = l.constant(n, 1), &beta = l.constant(n, 2), &mean = l.constant(n, 3), &var = l.constant(n, 4);
+      const size_t c = static_cast<size_t>(x.shape[1]);
+      scale.resize(c);
+      shift.resize(c);
+      for (size_t k = 0; k < c; ++k) {
+        // In double, so the folded weights round once.
+        const double s = gamma.at(static_cast<int64_t>(k)) / std::sqrt(var.at(static_cast<int64_t>(k)) + static_cast<double>(eps));
+        scale[k] = static_cast<float>(s);
+        shift[k] = static_cast<float>(beta.at(static_cast<int64_t>(k)) - mean.at(static_cast<int64_t>(k)) * s);
+      }
+    } else {  // a constant bias Add
+      const ConstTensor& c = l.constant(n, 1);
+      const int64_t channels = x.shape[1];
+      scale.assign(static_cast<size_t>(channels), 1.f);
+      shift.resize(static_cast<size_t>(channels));
+      for (int64_t k = 0; k < channels; ++k) shift[static_cast<size_t>(k)] = static_cast<float>(c.at(c.numel() == 1 ? 0 : k));
+    }
+    if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense})) {
+      l.scale_and_shift(*p, scale, shift);
+      l.absorb(n, *p);
+      if (n.op == "BatchNormalization") l.model().batchnorms_folded++;
+      return;
+    }
+    IrOp& o = l.add_op(schema::OpKind_ChannelAffine, n, {l.tensor(n, 0)});
+    o.weights = scale;
+    o.bias = shift;
+  }
+
+  flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {
+    const uint32_t scale = w.blob(op.weights), shift = w.blob(op.bias);
+    const auto body = schema::CreateChannelAffine(w.fbb(), op.inputs[0], op.output, static_cast<int>(op.weights.size()), scale, shift,
+                                                  op.activation, op.alpha);
+    return w.op(op, schema::OpKind_ChannelAffine, body.Union());
+  }
+};
+
+}  // namespace
+
+template <>
+const OpLowering& op_lowering<schema::OpKind_ChannelAffine>() {
+  static const ChannelAffineLowering lowering;
+  return lowering;
+}
+
+}  // namespace edgegan::converter

@@ -1,0 +1,82 @@
+// Dense from ONNX Gemm and MatMul (x · W, with Gemm's alpha, beta and transB folded
+// into the weights and bias); weights written as [in][out].
+#include "converter/egan_writer.h"
+#include "converter/errors.h"
+#include "converter/lowering.h"
+#include "converter/ops/op_lowering.h"
+
+namespace edgegan::converter {
+namespace {
+
+class DenseLowering final : public OpLowering {
+ public:
+  std::vector<std::string> onnx_ops() const override { return {"Gemm", "MatMul"}; }
+
+  void infer(RuntimeNode& rn) const override {
+    const Node& n = rn.node;
+    const Value& x = rn.runtime_input(0);
+    if (n.op == "MatMul") {
+      check_attributes(n, {});
+      if (x.shape.size() != 2) throw ConvertError(where(n) + ": only 2-D [batch, features] x [features, out] products are supported");
+      const ConstTensor& w = rn.constant(1, "weights");
+      if (w.dims.size() != 2 || w.dims[0] != x.shape[1]) throw ConvertError(where(n) + ": weights do not match the input features");
+      rn.set_output({rn.batch(), w.dims[1]});
+      return;
+    }
+    check_attributes(n, {"alpha", "beta", "transA", "transB"});
+    if (attr_int(n, "transA", 0) != 0)
+      throw ConvertError(where(n) + ": attribute 'transA' = 1 is not supported (the activation must be the left operand)");
+    if (x.shape.size() != 2) throw ConvertError(where(n) + ": input must be 2-D [batch, features]");
+    const ConstTensor& w = rn.constant(1, "weights");
+    if (w.dims.size() != 2) throw ConvertError(where(n) + ": weights must be 2-D");
+    const bool tb = attr_int(n, "transB", 0) != 0;
+    const int64_t k = tb ? w.dims[1] : w.dims[0], m = tb ? w.dims[0] : w.dims[1];
+    if (k != x.shape[1])
+      throw ConvertError(where(n) + ": input has " + std::to_string(x.shape[1]) + " features, the weights expect " + std::to_string(k));
+    if (rn.has_input(2)) {
+      const ConstTensor& c = rn.constant(2, "bias");
+      if (c.numel() != m && c.numel() != 1) throw ConvertError(where(n) + ": bias must have one value per output feature");
+    }
+    rn.set_output({rn.batch(), m});
+  }
+
+  void lower(const Node& n, Lowering& l) const override {
+    const ConstTensor& w = l.constant(n, 1);
+    const bool gemm = n.op == "Gemm";
+    const bool tb = gemm && attr_int(n, "transB", 0) != 0;
+    const float alpha = gemm ? attr_float(n, "alpha", 1.f) : 1.f;
+    const float beta = gemm ? attr_float(n, "beta", 1.f) : 1.f;
+    IrOp& o = l.add_op(schema::OpKind_Dense, n, {l.tensor(n, 0)});
+    o.in_features = tb ? w.dims[1] : w.dims[0];
+    o.out_features = tb ? w.dims[0] : w.dims[1];
+    o.weights.resize(static_cast<size_t>(o.in_features * o.out_features));
+    for (int64_t i = 0; i < o.in_features; ++i)
+      for (int64_t j = 0; j < o.out_features; ++j)
+        o.weights[static_cast<size_t>(i * o.out_features + j)] = alpha * w.f[static_cast<size_t>(tb ? j * o.in_features + i : i * o.out_features + j)];
+    if (gemm && l.has_input(n, 2)) {
+      const ConstTensor& c = l.constant(n, 2);
+      for (int64_t j = 0; j < o.out_features; ++j) o.bias.push_back(beta * static_cast<float>(c.at(c.numel() == 1 ? 0 : j)));
+    }
+  }
+
+  flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {
+    const uint32_t weights = w.blob(op.weights);
+    const auto ep = w.epilogue(op);
+    const auto body = schema::CreateDense(w.fbb(), op.inputs[0], op.output, static_cast<int>(op.in_features), static_cast<int>(op.out_features),
+                                          weights, ep);
+    return w.op(op, schema::OpKind_Dense, body.Union());
+  }
+
+  int64_t output_channels(const IrOp& op) const override { return op.out_features; }
+  int64_t output_channel_of_weight(const IrOp& op, int64_t k) const override { return k % op.out_features; }  // [in][out]
+};
+
+}  // namespace
+
+template <>
+const OpLowering& op_lowering<schema::OpKind_Dense>() {
+  static const DenseLowering lowering;
+  return lowering;
+}
+
+}  // namespace edgegan::converter
