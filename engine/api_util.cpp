@@ -20,10 +20,11 @@ int64_t Tensor::elements() const {
 
 const char* to_string(ConvTransposeAlgo algo) {
   switch (algo) {
+    case ConvTransposeAlgo::kSplit: return "split";
     case ConvTransposeAlgo::kZeroInsert: return "zero-insert";
     case ConvTransposeAlgo::kCol2im: return "col2im";
-    default: return "split";
   }
+  return "unknown";
 }
 
 std::string cpu_kernel_family() {

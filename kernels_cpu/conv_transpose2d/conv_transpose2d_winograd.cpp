@@ -128,8 +128,11 @@ EDGEGAN_SIMD_CLONES bool output_transform(const float* const* m, int64_t width, 
     case Activation::kLeakyRelu:
       output_transform_with(m, width, out, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; });
       return true;
-    default: output_transform_with(m, width, out, bias, [](float v) { return v; }); return false;
+    case Activation::kTanh:
+    case Activation::kSigmoid: break;
   }
+  output_transform_with(m, width, out, bias, [](float v) { return v; });
+  return false;
 }
 
 }  // namespace

@@ -195,7 +195,7 @@ TEST(ConvTransposeSplit, PhasesSkipEveryZeroAndCoverEveryOutput) {
           ASSERT_EQ(static_cast<int64_t>(phases.size()), stride);
           std::vector<int> tap_seen(static_cast<size_t>(kernel), 0), out_seen(static_cast<size_t>(a.out), 0);
           for (const auto& p : phases) {
-            // T_r = ceil((k - r)/s) taps, offsets 0..T_r-1 (DESIGN.md).
+            // T_r = ceil((k - r)/s) taps, offsets 0..T_r-1 (docs/phase-split.md).
             ASSERT_EQ(static_cast<int64_t>(p.taps.size()), std::max<int64_t>(0, (kernel - p.residue + stride - 1) / stride));
             for (size_t t = 0; t < p.taps.size(); ++t) {
               EXPECT_EQ(p.taps[t], p.residue + stride * static_cast<int64_t>(t));
