@@ -3,7 +3,7 @@
 #include <fstream>
 #include <iostream>
 
-#include "tests/benchmark_models.h"
+#include "tests/test_models/onnx_models.h"
 
 int main(int argc, char** argv) {
   if (argc != 2) {

@@ -152,16 +152,19 @@ int training_report(const std::string& path, int batch, const std::string& optim
   options.optimizer = optimizer == "sgd" ? edgegan::Optimizer::kSgd : edgegan::Optimizer::kAdam;
   options.momentum = optimizer == "sgd-momentum" ? 0.9f : 0.f;
   const edgegan::TrainingMemory m = edgegan::training_memory(model, options);
+  // The first four share one planned arena (a buffer is reused once nothing reads it),
+  // so they add up to more than the arena row; the total counts the arena.
   const std::pair<const char*, int64_t> rows[] = {
-      {"activations kept for backward", m.activations}, {"activation gradients", m.activation_gradients},
-      {"labels", m.labels},                             {"parameters (trainer's copies)", m.parameters},
-      {"parameter gradients", m.parameter_gradients},   {"optimizer state", m.optimizer_state},
-      {"backward scratch (upper bound)", m.scratch},    {"mapped weights (model file)", m.mapped_weights},
+      {"activations kept for backward", m.activations},  {"activation gradients", m.activation_gradients},
+      {"labels", m.labels},                              {"kernels' scratch", m.scratch},
+      {"arena (the four above, shared)", m.arena},       {"parameters (trainer's copies)", m.parameters},
+      {"parameter gradients", m.parameter_gradients},    {"optimizer state", m.optimizer_state},
+      {"weight copies (Winograd, lanes)", m.weight_copies}, {"mapped weights (model file)", m.mapped_weights},
       {"total", m.total()}};
   if (json) {
     std::cout << "{\"model\": \"" << path << "\", \"batch\": " << batch << ", \"optimizer\": \"" << optimizer << "\"";
-    const char* keys[] = {"activations", "activation_gradients", "labels", "parameters", "parameter_gradients",
-                          "optimizer_state", "scratch", "mapped_weights", "total"};
+    const char* keys[] = {"activations", "activation_gradients", "labels", "scratch", "arena", "parameters",
+                          "parameter_gradients", "optimizer_state", "weight_copies", "mapped_weights", "total"};
     for (size_t i = 0; i < std::size(rows); ++i) std::cout << ", \"" << keys[i] << "_bytes\": " << rows[i].second;
     std::cout << "}\n";
     return 0;

@@ -5,6 +5,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/workspace.h"
 
 namespace edgegan::cpu {
 
@@ -19,10 +20,7 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOff
   const int64_t k = ntaps * grid.channels;
   const int64_t rows = std::min(panel_rows(k), max_rows), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
   std::vector<float> own;
-  if (!workspace) {
-    own.resize(static_cast<size_t>(gemm_over_gathered_taps_workspace(grid, ntaps, threads, max_rows)));
-    workspace = own.data();
-  }
+  workspace = workspace_or_own(workspace, gemm_over_gathered_taps_workspace(grid, ntaps, threads, max_rows), own);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t panel = 0; panel < panels; ++panel) {
     const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
@@ -82,10 +80,7 @@ void accumulate_tap_outer_products(const TapGrid& grid, const float* a, int64_t 
   const OuterProductTiling tiling(cin, c, taps_n, slice_panel);
   const int64_t group = tiling.group, tasks = tiling.tasks, rows = tiling.rows, per_thread = tiling.per_thread, pixels = grid.pixels();
   std::vector<float> own;
-  if (!workspace) {
-    own.resize(static_cast<size_t>(accumulate_tap_outer_products_workspace(grid, a_channels, taps_n, threads, slice_panel)));
-    workspace = own.data();
-  }
+  workspace = workspace_or_own(workspace, accumulate_tap_outer_products_workspace(grid, a_channels, taps_n, threads, slice_panel), own);
   // A task's product goes straight into its slice when that is one plain [Cin][C]
   // matrix; otherwise into scratch, scattered at the end.
   float* a_t = workspace;

@@ -8,6 +8,7 @@
 #include "kernels_cpu/common/tap_gather.h"
 #include "kernels_cpu/common/epilogue.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cpu/common/workspace.h"
 
 namespace edgegan::cpu {
 
@@ -127,10 +128,7 @@ void conv2d_backward_input_col2im(const ConvShape& s, const float* packed, const
   const int64_t image_in = s.h.in * s.w.in * cin, image_pixels = s.h.out * s.w.out, rows = col2im_rows(s);
   std::fill(dx, dx + s.batch * image_in, 0.f);
   std::vector<float> own;
-  if (!columns) {
-    own.resize(static_cast<size_t>(threads * rows * n_cols));
-    columns = own.data();
-  }
+  columns = workspace_or_own(columns, threads * rows * n_cols, own);
   // packed is [taps*Cin][Cout]; each panel multiplies by its transpose: transpose once.
   transpose_matrix(n_cols, cout, packed, cout, packed_t, n_cols);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
@@ -215,10 +213,7 @@ void conv2d_backward_weights(const ConvShape& s, const float* x, const float* dy
   const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
   const int64_t pixels = grid.pixels();
   std::vector<float> own;
-  if (!workspace) {
-    own.resize(static_cast<size_t>(conv2d_backward_weights_workspace(s, threads)));
-    workspace = own.data();
-  }
+  workspace = workspace_or_own(workspace, conv2d_backward_weights_workspace(s, threads), own);
   float* dy_t = workspace;
   float* scratch = workspace + cout * pixels;
   transpose_pixels(pixels, cout, dy, dy_t, threads);

@@ -16,6 +16,7 @@
 #include "kernels_cpu/common/inline_array.h"
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/workspace.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -323,14 +324,6 @@ void narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
 // anyway, so that weights prepared for another shape fall back to the sub-kernels.
 bool winograd_layer(const ConvShape& s, const ConvTranspose2DWeights& wts) {
   return wts.winograd != nullptr && !narrow_layer(s) && conv_transpose2d_winograd_applies(s, wts);
-}
-
-// The caller's workspace, or `own` sized for this call where the caller has none as
-// large as `need`.
-float* workspace_or_own(float* workspace, int64_t workspace_floats, int64_t need, std::vector<float>& own) {
-  if (workspace != nullptr && workspace_floats >= need) return workspace;
-  own.resize(static_cast<size_t>(need));
-  return own.data();
 }
 
 }  // namespace

@@ -211,6 +211,11 @@ expect_ok "report --training" "$edgegan" report "$work/cgan.egan" --training --b
 grep -q "optimizer state" "$work/out.txt" && grep -q "activations kept for backward" "$work/out.txt" && ok || bad "report --training lacks rows: $(cat "$work/out.txt")"
 expect_ok "report --training --json" "$edgegan" report "$work/cgan.egan" --training --json
 grep -q '"optimizer_state_bytes": [1-9]' "$work/out.txt" && ok || bad "report --training --json: $(cat "$work/out.txt")"
+# The total is the arena (activations, gradients and scratch sharing it) plus what lies outside it.
+field() { grep -o "\"$1_bytes\": [0-9]*" "$work/out.txt" | grep -o '[0-9]*$'; }
+[ "$(field total)" = "$(( $(field arena) + $(field parameters) + $(field parameter_gradients) + $(field optimizer_state) + $(field weight_copies) + $(field mapped_weights) ))" ] &&
+  [ "$(field arena)" -gt 0 ] && [ "$(field arena)" -le "$(( $(field activations) + $(field activation_gradients) + $(field labels) + $(field scratch) ))" ] &&
+  ok || bad "report --training --json: the rows do not add up to the total: $(cat "$work/out.txt")"
 expect_error "report --training --chart" "neither --chart" "$edgegan" report "$work/cgan.egan" --training --chart "$work/c.svg"
 expect_error "finetune bad lr" "lr" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --lr -1 -o "$work/x.egan"
 # A 1x1x32x32 float32 .npy of 255s: pixel values never scaled to the model's [-1, 1].

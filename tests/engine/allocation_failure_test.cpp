@@ -41,34 +41,9 @@ void* allocate(size_t n, size_t align, bool can_fail = true) {
 
 }  // namespace
 
-void* operator new(size_t n) {
-  if (void* p = allocate(n, 0)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n) {
-  if (void* p = allocate(n, 0)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(size_t n, std::align_val_t a) {
-  if (void* p = allocate(n, static_cast<size_t>(a))) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n, std::align_val_t a) {
-  if (void* p = allocate(n, static_cast<size_t>(a))) return p;
-  throw std::bad_alloc();
-}
-void* operator new(size_t n, const std::nothrow_t&) noexcept { return allocate(n, 0, false); }
-void* operator new[](size_t n, const std::nothrow_t&) noexcept { return allocate(n, 0, false); }
-void* operator new(size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return allocate(n, static_cast<size_t>(a), false); }
-void* operator new[](size_t n, std::align_val_t a, const std::nothrow_t&) noexcept { return allocate(n, static_cast<size_t>(a), false); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
+void* test_allocate(size_t n, size_t align, bool may_fail) { return allocate(n, align, may_fail); }
+
+#include "tests/engine/replaced_operator_new.h"
 
 namespace edgegan {
 namespace {

@@ -12,9 +12,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "converter/converter.h"
 #include "edgegan/io.h"
 #include "edgegan/trainer.h"
+#include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -22,8 +22,9 @@ namespace {
 
 std::filesystem::path case_dir(const std::string& name) { return testing::golden_dir().parent_path() / "training" / name; }
 
+// The case's model, converted by make_test_models (training/CASE/NAME).
 std::shared_ptr<const Model> convert(const std::filesystem::path& onnx) {
-  return Model::from_bytes(converter::convert_onnx(testing::read_file(onnx), onnx.filename().string()).egan);
+  return testing::test_model("training/" + onnx.parent_path().filename().string() + "/" + onnx.stem().string());
 }
 
 // The case's data for step s, in the engine's layouts.

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <filesystem>
 
-#include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
+#include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -30,13 +30,6 @@ std::vector<std::string> golden_cases() {
   return names;
 }
 
-fs::path model_path(const fs::path& dir) {
-  if (fs::exists(dir / "model.onnx")) return dir / "model.onnx";
-  std::string rel = read_file(dir / "model_path.txt");
-  rel.erase(rel.find_last_not_of(" \n\r\t") + 1);
-  return source_dir() / rel;
-}
-
 std::vector<Tensor> npy_dir(const fs::path& dir) {
   std::vector<Tensor> tensors;
   for (const auto& e : fs::directory_iterator(dir)) {
@@ -51,8 +44,7 @@ class Golden : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(Golden, MatchesPyTorch) {
   const fs::path dir = golden_dir() / GetParam();
-  const auto converted = converter::convert_onnx(read_file(model_path(dir)), GetParam());
-  const auto model = Model::from_bytes(converted.egan);
+  const auto model = testing::test_model("golden/" + GetParam());
   std::vector<Tensor> inputs = npy_dir(dir / "inputs");
   const std::vector<Tensor> expected = npy_dir(dir / "outputs");
   ASSERT_FALSE(inputs.empty());
@@ -88,14 +80,11 @@ TEST_P(Golden, MatchesPyTorch) {
 // (which reads the halves in place) and a baseline (which widens them once).
 TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   const fs::path dir = golden_dir() / GetParam();
-  converter::ConvertOptions options;
-  options.weights = converter::WeightPrecision::kFp16;
-  const auto fp32 = converter::convert_onnx(read_file(model_path(dir)), GetParam());
-  const auto fp16 = converter::convert_onnx(read_file(model_path(dir)), GetParam(), options);
-  const auto model = Model::from_bytes(fp16.egan);
+  const auto model = testing::test_model("golden/" + GetParam() + ".fp16");
   // (The shipped models' files halving is checked in the cli test; these small
   // cases are mostly flatbuffer and alignment.)
-  EXPECT_LE(fp16.egan.size(), fp32.egan.size());
+  EXPECT_LE(std::filesystem::file_size(testing::test_model_path("golden/" + GetParam() + ".fp16")),
+            std::filesystem::file_size(testing::test_model_path("golden/" + GetParam())));
   for (const OpInfo& op : model->ops())
     if (op.kind == "ConvTranspose2D") {
       EXPECT_TRUE(op.fp16_weights) << op.name;

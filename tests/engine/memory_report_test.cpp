@@ -5,14 +5,13 @@
 
 #include <filesystem>
 
-#include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/report.h"
 #include "engine/session_plan.h"
 #include "kernels_cpu/dot/dot_ukernel.h"
 #include "kernels_cpu/gemm/gemm_ukernel.h"
 #include "kernels_cpu/pixel_lanes/pixel_lanes_ukernel.h"
-#include "tests/benchmark_models.h"
+#include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -31,8 +30,8 @@ const std::vector<NamedModel>& models() {
     std::vector<NamedModel> v;
     for (const char* m : {"dcgan_digits/generator", "dcgan_digits/discriminator", "cgan_digits/generator", "cgan_digits/discriminator"})
       v.push_back({m, Model::load((source_dir() / "models" / (std::string(m) + ".egan")).string())});
-    v.push_back({"huge2_dcgan", Model::from_bytes(converter::convert_onnx(testing::huge2_dcgan_onnx(), "huge2_dcgan").egan)});
-    v.push_back({"huge2_cgan", Model::from_bytes(converter::convert_onnx(testing::huge2_cgan_onnx(), "huge2_cgan").egan)});
+    v.push_back({"huge2_dcgan", testing::test_model("built/huge2_dcgan")});
+    v.push_back({"huge2_cgan", testing::test_model("built/huge2_cgan")});
     return v;
   }();
   return all;

@@ -3,9 +3,9 @@
 
 #include <random>
 
-#include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "egan_generated.h"
+#include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -15,8 +15,7 @@ using edgegan::testing::golden_dir;
 using edgegan::testing::read_file;
 
 const std::vector<uint8_t>& valid_file() {
-  static const std::vector<uint8_t> bytes =
-      converter::convert_onnx(read_file(golden_dir() / "cgan_embed_concat_small" / "model.onnx"), "cgan").egan;
+  static const std::vector<uint8_t> bytes = testing::test_model_bytes("golden/cgan_embed_concat_small");
   return bytes;
 }
 

@@ -6,9 +6,9 @@
 #include <algorithm>
 #include <climits>
 
-#include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
+#include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -18,8 +18,7 @@ using edgegan::testing::golden_dir;
 using edgegan::testing::read_file;
 
 std::shared_ptr<const Model> small_cgan() {
-  static auto model = Model::from_bytes(
-      converter::convert_onnx(read_file(golden_dir() / "cgan_embed_concat_small" / "model.onnx"), "cgan").egan);
+  static auto model = testing::test_model("golden/cgan_embed_concat_small");
   return model;
 }
 

@@ -9,8 +9,7 @@
 #include <filesystem>
 #include <random>
 
-#include "converter/converter.h"
-#include "tests/converter/onnx_builder.h"
+#include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -20,22 +19,11 @@ using testing::golden_dir;
 using testing::random_floats;
 using testing::read_file;
 
-std::shared_ptr<const Model> golden_model(const std::string& name) {
-  return Model::from_bytes(converter::convert_onnx(read_file(golden_dir() / name / "model.onnx"), name).egan);
-}
+std::shared_ptr<const Model> golden_model(const std::string& name) { return testing::test_model("golden/" + name); }
 
 // A conv whose BatchNorm cannot fold (its output is also a graph output): covers
 // ChannelAffine, a standalone activation and two outputs.
-std::shared_ptr<const Model> two_output_model() {
-  std::mt19937 rng(5);
-  testing::OnnxBuilder b;
-  b.input("x", {-1, 2, 5, 4}).output("c").output("y").floats("W", {3, 2, 3, 3}, random_floats(rng, 54));
-  testing::OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
-  b.floats("g", {3}, {1.2f, 0.8f, 1.5f}).floats("be", {3}, {0.1f, -0.2f, 0.3f}).floats("m", {3}, {0.05f, 0.f, -0.1f}).floats("v", {3}, {1.f, 0.5f, 2.f});
-  b.node("BatchNormalization", "bn", {"c", "g", "be", "m", "v"}, {"n"});
-  b.node("Tanh", "act", {"n"}, {"y"});
-  return Model::from_bytes(converter::convert_onnx(b.bytes(), "two_outputs").egan);
-}
+std::shared_ptr<const Model> two_output_model() { return testing::test_model("built/two_outputs"); }
 
 std::vector<Tensor> random_inputs(const Model& m, int batch, std::mt19937& rng) {
   std::vector<Tensor> inputs;
@@ -302,8 +290,7 @@ TEST(Trainer, BackwardParametersGivesTheParameterGradientsOfBackward) {
 // alike: the trainer writes each weight gradient in its file's layout.
 TEST(Trainer, PlainAndPanelledWeightFilesTrainAlike) {
   const auto plain = Model::load((testing::source_dir() / "models" / "dcgan_digits" / "generator.egan").string());
-  const auto panelled = Model::from_bytes(
-      converter::convert_onnx(read_file(testing::source_dir() / "models" / "dcgan_digits" / "generator.onnx"), "generator").egan);
+  const auto panelled = testing::test_model("shipped/dcgan_digits/generator");  // the same ONNX, converted now
   ASSERT_EQ(plain->ops().size(), panelled->ops().size());
   bool any_panels = false;
   for (size_t i = 0; i < plain->ops().size(); ++i) {

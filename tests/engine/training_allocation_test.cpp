@@ -14,10 +14,9 @@
 #include <new>
 #include <random>
 
-#include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/trainer.h"
-#include "tests/benchmark_models.h"
+#include "tests/test_models/test_models.h"
 
 namespace {
 
@@ -45,32 +44,9 @@ void* counted(size_t n, size_t align) {
 
 }  // namespace
 
-void* operator new(size_t n) {
-  if (void* p = counted(n, 0)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n) {
-  if (void* p = counted(n, 0)) return p;
-  throw std::bad_alloc();
-}
-void* operator new(size_t n, std::align_val_t a) {
-  if (void* p = counted(n, static_cast<size_t>(a))) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](size_t n, std::align_val_t a) {
-  if (void* p = counted(n, static_cast<size_t>(a))) return p;
-  throw std::bad_alloc();
-}
-void* operator new(size_t n, const std::nothrow_t&) noexcept { return counted(n, 0); }
-void* operator new[](size_t n, const std::nothrow_t&) noexcept { return counted(n, 0); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t) noexcept { std::free(p); }
-void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
-void operator delete(void* p, size_t, std::align_val_t) noexcept { std::free(p); }
-void operator delete[](void* p, size_t, std::align_val_t) noexcept { std::free(p); }
+void* test_allocate(size_t n, size_t align, bool) { return counted(n, align); }
+
+#include "tests/engine/replaced_operator_new.h"
 
 // edgegan's own calls to the C allocator, redirected here by the linker (--wrap).
 extern "C" {
@@ -104,10 +80,6 @@ int __wrap_posix_memalign(void** p, size_t align, size_t n) {
 namespace edgegan {
 namespace {
 
-std::shared_ptr<const Model> convert(const std::string& onnx, const char* name) {
-  return Model::from_bytes(converter::convert_onnx(onnx, name).egan);
-}
-
 GanBatch random_batch(int batch, std::mt19937& rng) {
   std::normal_distribution<float> normal;
   std::uniform_real_distribution<float> uniform(-1.f, 1.f);
@@ -120,8 +92,8 @@ GanBatch random_batch(int batch, std::mt19937& rng) {
 }
 
 TEST(TrainingAllocations, Dcgan64StepsAfterTheFirstAllocateNothing) {
-  const auto g = convert(testing::dcgan64_generator_onnx(), "dcgan64_generator.onnx");
-  const auto d = convert(testing::dcgan64_discriminator_onnx(), "dcgan64_discriminator.onnx");
+  const auto g = testing::test_model("built/dcgan64_generator");
+  const auto d = testing::test_model("built/dcgan64_discriminator");
   constexpr int kBatch = 4;  // the 16x16x128 layer takes the Winograd form from 256 windows: 81 per image
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));

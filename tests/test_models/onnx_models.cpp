@@ -1,4 +1,4 @@
-#include "tests/benchmark_models.h"
+#include "tests/test_models/onnx_models.h"
 
 #include <random>
 #include <vector>
@@ -105,6 +105,20 @@ std::string dcgan64_discriminator_onnx() {
     auto& act = b.node("LeakyRelu", "lrelu" + id, {pre}, {x});
     OnnxBuilder::attr(act, "alpha", 0.2f);
   }
+  return b.bytes();
+}
+
+std::string two_outputs_onnx() {
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> d(-1.f, 1.f);
+  std::vector<float> w(54);
+  for (auto& v : w) v = d(rng);
+  OnnxBuilder b;
+  b.input("x", {-1, 2, 5, 4}).output("c").output("y").floats("W", {3, 2, 3, 3}, w);
+  OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.floats("g", {3}, {1.2f, 0.8f, 1.5f}).floats("be", {3}, {0.1f, -0.2f, 0.3f}).floats("m", {3}, {0.05f, 0.f, -0.1f}).floats("v", {3}, {1.f, 0.5f, 2.f});
+  b.node("BatchNormalization", "bn", {"c", "g", "be", "m", "v"}, {"n"});
+  b.node("Tanh", "act", {"n"}, {"y"});
   return b.bytes();
 }
 

@@ -1,5 +1,6 @@
-// ONNX generators with the HUGE² paper's benchmark layer shapes (random
-// weights, fixed seed), built in C++ so tests and benchmarks need no PyTorch.
+// ONNX models built in C++ (random weights, fixed seeds), so tests and benchmarks
+// need no PyTorch: the HUGE² paper's benchmark generators, the DCGAN-64 of
+// pytorch/examples, and small graphs that cover particular ops.
 //   DCGAN: 4x4x1024 -> 8x8x512 -> 16x16x256 -> 32x32x128 -> 64x64x3, k5 s2 p2 op1
 //   cGAN:  8x8x256 -> 16x16x128 -> 32x32x3, k4 s2 p1
 #pragma once
@@ -16,5 +17,9 @@ std::string huge2_cgan_onnx();
 // is measured and tested on.
 std::string dcgan64_generator_onnx();
 std::string dcgan64_discriminator_onnx();
+
+// A conv whose BatchNorm cannot fold (its output is also a graph output): covers
+// ChannelAffine, a standalone activation and two outputs.
+std::string two_outputs_onnx();
 
 }  // namespace edgegan::testing
