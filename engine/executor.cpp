@@ -68,15 +68,13 @@ void Executor::write_output_gradient(size_t i, const float* host, bool add) {
     backend_.copy_to_device(gradients_[static_cast<size_t>(t)], host, tensor_bytes(t));
     return;
   }
-  const int64_t n = static_cast<int64_t>(tensor_bytes(t) / 4);  // a tensor listed as two outputs (host memory: CPU plans)
+  // A tensor listed as two outputs: added on the host, which the Trainer's CPU backend is.
+  const int64_t n = static_cast<int64_t>(tensor_bytes(t) / 4);
   for (int64_t k = 0; k < n; ++k) g[k] += host[k];
 }
 
 void Executor::backward(const std::vector<char>& want_gradient, const std::vector<std::vector<float*>>& parameter_gradients) {
-  for (int t : plan_.unwritten_gradients) {
-    float* g = reinterpret_cast<float*>(gradients_[static_cast<size_t>(t)]);
-    std::fill(g, g + tensor_bytes(t) / 4, 0.f);
-  }
+  for (int t : plan_.unwritten_gradients) backend_.fill_zero(gradients_[static_cast<size_t>(t)], tensor_bytes(t));
   BackwardContext b;
   b.ctx.tensors = &values_;
   b.ctx.batch = batch_;

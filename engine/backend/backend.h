@@ -37,6 +37,7 @@ class ComputeBackend {
   virtual std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const = 0;
   virtual void copy_to_device(uint8_t* device, const void* host, size_t bytes) const = 0;
   virtual void copy_to_host(void* host, const uint8_t* device, size_t bytes) const = 0;
+  virtual void fill_zero(uint8_t* device, size_t bytes) const = 0;
   virtual void synchronize() const = 0;
 };
 

@@ -31,6 +31,9 @@ class CpuBackend final : public ComputeBackend {
   void copy_to_host(void* host, const uint8_t* device, size_t bytes) const override {
     if (bytes) std::memcpy(host, device, bytes);
   }
+  void fill_zero(uint8_t* device, size_t bytes) const override {
+    if (bytes) std::memset(device, 0, bytes);
+  }
   void synchronize() const override {}
 };
 

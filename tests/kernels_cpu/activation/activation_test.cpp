@@ -1,18 +1,15 @@
-// Dense, embedding, concat, layout transforms, activations against plain loops.
+// activation: the kernels against their definitions (and, for the backward, finite differences or the forward they invert).
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <vector>
 
-#include "kernels_cpu/dense/dense.h"
-#include "kernels_cpu/common/epilogue.h"
-#include "kernels_cpu/channel_affine/channel_affine.h"
-#include "kernels_cpu/concat/concat.h"
-#include "kernels_cpu/elementwise/elementwise.h"
-#include "kernels_cpu/embedding/embedding.h"
-#include "kernels_cpu/reshape/reshape.h"
-#include "tests/test_util.h"
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/epilogue.h"
+#include "kernels_cpu/elementwise/elementwise.h"
+#include "tests/test_util.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -20,21 +17,6 @@ namespace {
 using edgegan::testing::max_abs_diff;
 using edgegan::testing::random_floats;
 using edgegan::testing::uniform_int;
-
-TEST(Dense, MatchesReferenceForAwkwardSizes) {
-  std::mt19937 rng(3);
-  for (int trial = 0; trial < 60; ++trial) {
-    const int64_t rows = uniform_int(rng, 1, 9), in = uniform_int(rng, 1, 70), out = uniform_int(rng, 1, 200);
-    const auto x = random_floats(rng, static_cast<size_t>(rows * in));
-    const auto w = random_floats(rng, static_cast<size_t>(in * out));
-    const auto b = random_floats(rng, static_cast<size_t>(out));
-    Epilogue ep{trial % 2 ? b.data() : nullptr, static_cast<Activation>(trial % 5), 0.1f};
-    std::vector<float> ref(static_cast<size_t>(rows * out)), y(ref.size(), NAN);
-    dense_reference(rows, in, out, x.data(), w.data(), ref.data(), ep);
-    dense(rows, in, out, x.data(), w.data(), y.data(), ep, 2);
-    ASSERT_LE(max_abs_diff(y, ref), 1e-5f) << rows << "x" << in << "->" << out;
-  }
-}
 
 TEST(Activation, MatchesDefinitions) {
   EXPECT_EQ(activate(-2.f, Activation::kRelu, 0), 0.f);
@@ -82,36 +64,15 @@ TEST(Activation, ApplyActivationMatchesDefinitionsOnEveryLayout) {
       }
 }
 
-TEST(Embedding, CopiesRows) {
-  const std::vector<float> table = {0, 1, 10, 11, 20, 21};
-  const std::vector<int64_t> idx = {2, 0, 2};
-  std::vector<float> y(6);
-  embedding_lookup(3, idx.data(), 2, table.data(), y.data());
-  EXPECT_EQ(y, (std::vector<float>{20, 21, 0, 1, 20, 21}));
-}
-
-TEST(Concat, InterleavesChunksPerOuterIndex) {
-  const std::vector<float> a = {1, 2, 3, 4}, b = {5, 6};  // a: [2 x 2], b: [2 x 1]
-  std::vector<float> y(6);
-  concat(2, {a.data(), b.data()}, {2, 1}, y.data());
-  EXPECT_EQ(y, (std::vector<float>{1, 2, 5, 3, 4, 6}));
-}
-
-TEST(Layout, NchwNhwcRoundTrip) {
-  std::mt19937 rng(5);
-  const auto x = random_floats(rng, 2 * 3 * 4 * 5);
-  std::vector<float> nhwc(x.size()), back(x.size());
-  nchw_to_nhwc(2, 3, 4, 5, x.data(), nhwc.data());
-  EXPECT_EQ(nhwc[((1 * 4 + 2) * 5 + 3) * 3 + 1], x[((1 * 3 + 1) * 4 + 2) * 5 + 3]);
-  nhwc_to_nchw(2, 3, 4, 5, nhwc.data(), back.data());
-  EXPECT_EQ(back, x);
-}
-
-TEST(ChannelAffine, ScalesAndShiftsPerChannel) {
-  const std::vector<float> x = {1, 2, 3, 4}, scale = {2, -1}, shift = {0.5f, 1};
-  std::vector<float> y(4);
-  channel_affine(2, 2, scale.data(), shift.data(), x.data(), y.data(), Activation::kRelu, 0);
-  EXPECT_EQ(y, (std::vector<float>{2.5f, 0, 6.5f, 0}));
+TEST(ActivationBackward, MatchesDerivatives) {
+  for (Activation a : {Activation::kRelu, Activation::kLeakyRelu, Activation::kTanh, Activation::kSigmoid, Activation::kNone})
+    for (float x : {-2.3f, -0.7f, 0.4f, 1.9f}) {  // away from ReLU's kink
+      const float y = activate(x, a, 0.2f);
+      const double numeric = (static_cast<double>(activate(x + 1e-3f, a, 0.2f)) - activate(x - 1e-3f, a, 0.2f)) / 2e-3;
+      float grad = 1.5f;  // dy
+      activation_backward(1, &y, &grad, a, 0.2f);
+      EXPECT_NEAR(grad, 1.5 * numeric, 2e-3) << "activation " << static_cast<int>(a) << " at " << x;
+    }
 }
 
 }  // namespace

@@ -1,21 +1,20 @@
-// Backward kernels: the plain references against central finite differences
-// (the ops are linear, so differences are exact up to rounding), and the fast
-// kernels against the references over random geometries at 1 and 2 threads.
+// Transposed-convolution backward: the plain reference against central finite
+// differences (the op is linear, so differences are exact up to rounding), and the
+// split and zero-insertion kernels against the reference over random geometries.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
+#include <random>
+#include <vector>
 
-#include "kernels_cpu/conv2d/conv2d_trimmed.h"
-#include "kernels_cpu/conv2d/conv2d_backward.h"
-#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
-#include "tests/test_util.h"
-#include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
-#include "kernels_cpu/conv2d/conv2d_reference.h"
-#include "kernels_cpu/common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "tests/kernels_cpu/backward_test_util.h"
+#include "tests/test_util.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -23,75 +22,6 @@ namespace {
 using testing::max_abs_diff;
 using testing::random_floats;
 using testing::uniform_int;
-
-// sum(y * g) in double: the scalar loss whose gradient w.r.t. y is g.
-double loss(const std::vector<float>& y, const std::vector<float>& g) {
-  double l = 0;
-  for (size_t i = 0; i < y.size(); ++i) l += static_cast<double>(y[i]) * g[i];
-  return l;
-}
-
-// Central difference of loss(forward(v)) w.r.t. v[i].
-template <typename Forward>
-double finite_difference(std::vector<float>& v, size_t i, const std::vector<float>& g, Forward forward) {
-  constexpr float kStep = 0.1f;
-  const float saved = v[i];
-  v[i] = saved + kStep;
-  const double up = loss(forward(), g);
-  v[i] = saved - kStep;
-  const double down = loss(forward(), g);
-  v[i] = saved;
-  return (up - down) / (2.0 * kStep);
-}
-
-// max_abs_diff ignores NaN (std::max keeps the old value), so outputs filled with NaN
-// beforehand are checked for being fully written separately.
-bool all_finite(const std::vector<float>& v) {
-  return std::all_of(v.begin(), v.end(), [](float f) { return std::isfinite(f); });
-}
-
-void expect_close(double numeric, double analytic, const char* what, size_t index) {
-  EXPECT_NEAR(numeric, analytic, 2e-3 * (1.0 + std::abs(analytic))) << what << "[" << index << "]";
-}
-
-ConvShape random_conv_transpose(std::mt19937& rng) {
-  for (;;) {
-    ConvShape s;
-    s.batch = uniform_int(rng, 1, 3);
-    s.in_channels = uniform_int(rng, 1, 7);
-    s.out_channels = uniform_int(rng, 1, 7);
-    for (ConvAxis* a : {&s.h, &s.w}) {
-      a->in = uniform_int(rng, 1, 6);
-      a->kernel = uniform_int(rng, 1, 5);
-      a->stride = uniform_int(rng, 1, 3);
-      a->dilation = uniform_int(rng, 0, 4) == 0 ? 2 : 1;
-      a->pad_begin = uniform_int(rng, uniform_int(rng, 0, 6) == 0 ? -1 : 0, static_cast<int>(a->kernel) - 1);
-      a->pad_end = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
-      a->out = conv_transpose_output_length(a->in, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end,
-                                    uniform_int(rng, 0, static_cast<int>(std::max(a->stride, a->dilation)) - 1));
-    }
-    if (s.h.out >= 1 && s.w.out >= 1) return s;
-  }
-}
-
-ConvShape random_conv(std::mt19937& rng) {
-  for (;;) {
-    ConvShape s;
-    s.batch = uniform_int(rng, 1, 3);
-    s.in_channels = uniform_int(rng, 1, 7);
-    s.out_channels = uniform_int(rng, 1, 7);
-    for (ConvAxis* a : {&s.h, &s.w}) {
-      a->in = uniform_int(rng, 1, 9);
-      a->kernel = uniform_int(rng, 1, 5);
-      a->stride = uniform_int(rng, 1, 3);
-      a->dilation = uniform_int(rng, 0, 4) == 0 ? 2 : 1;
-      a->pad_begin = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
-      a->pad_end = uniform_int(rng, 0, static_cast<int>(a->kernel) - 1);
-      a->out = conv_output_length(a->in, a->kernel, a->stride, a->dilation, a->pad_begin, a->pad_end);
-    }
-    if (s.h.out >= 1 && s.w.out >= 1) return s;
-  }
-}
 
 TEST(ConvTransposeBackward, ReferenceMatchesFiniteDifferences) {
   std::mt19937 rng(31);
@@ -264,86 +194,15 @@ TEST(ConvTransposeBackward, ZeroInsertionAndSplitAgreeOnGanLayers) {
   }
 }
 
-TEST(Conv2DBackward, ReferenceMatchesFiniteDifferences) {
-  std::mt19937 rng(33);
-  for (int trial = 0; trial < 25; ++trial) {
-    const ConvShape s = random_conv(rng);
-    auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
-    auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
-    auto b = random_floats(rng, static_cast<size_t>(s.out_channels));
-    const auto g = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
-    auto forward = [&] {
-      std::vector<float> y(g.size());
-      conv2d_reference(s, x.data(), w.data(), y.data(), Epilogue{b.data(), Activation::kNone, 0});
-      return y;
-    };
-    std::vector<float> dx(x.size()), dw(w.size()), db(b.size());
-    conv2d_backward_reference(s, x.data(), w.data(), g.data(), dx.data(), dw.data(), db.data());
-    for (size_t i = 0; i < x.size(); i += 1 + x.size() / 5) expect_close(finite_difference(x, i, g, forward), dx[i], "dx", i);
-    for (size_t i = 0; i < w.size(); i += 1 + w.size() / 5) expect_close(finite_difference(w, i, g, forward), dw[i], "dw", i);
-    for (size_t i = 0; i < b.size(); ++i) expect_close(finite_difference(b, i, g, forward), db[i], "db", i);
-  }
-}
-
-TEST(Conv2DBackward, SplitAndLeapingKernelsMatchReferenceOnRandomGeometries) {
-  std::mt19937 rng(34);
-  for (int trial = 0; trial < 300; ++trial) {
-    const ConvShape s = random_conv(rng);
-    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
-    const auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
-    const auto dy = random_floats(rng, static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels));
-    std::vector<float> dx_ref(x.size()), dw_ref(w.size()), packed(w.size()), dw_ref_packed(w.size());
-    conv2d_backward_reference(s, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
-    pack_conv2d_weights(s, w.data(), packed.data());
-    pack_conv2d_weights(s, dw_ref.data(), dw_ref_packed.data());
-    std::vector<float> plan_storage(static_cast<size_t>(conv2d_backward_input_workspace(s)));
-    const ConvInputGradient plan = make_conv2d_input_gradient(s, packed.data(), plan_storage.data());
-    for (int threads : {1, 2}) {
-      SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
-      std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
-      conv2d_backward_input(plan, dy.data(), dx.data(), threads);
-      ASSERT_TRUE(all_finite(dx));
-      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
-      std::fill(dx.begin(), dx.end(), NAN);
-      std::vector<float> ws(static_cast<size_t>(conv2d_backward_input_workspace(s)), NAN);  // fully overwritten
-      conv2d_backward_input(s, packed.data(), dy.data(), dx.data(), ws.data(), threads);  // the view rebuilt per call
-      ASSERT_TRUE(all_finite(dx));
-      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-4f);
-      conv2d_backward_weights(s, x.data(), dy.data(), dw.data(), threads);
-      ASSERT_TRUE(all_finite(dw));
-      ASSERT_LE(max_abs_diff(dw, dw_ref_packed), 1e-4f);
-    }
-  }
-}
 
 // With the workspaces the engine plans (NaN-filled: every float read is written first),
 // the kernels allocate nothing and give the same bits as with scratch of their own.
-TEST(BackwardWorkspaces, PlannedWorkspacesGiveTheSameBitsAsOwnScratch) {
+TEST(ConvTransposeBackward, PlannedWorkspacesGiveTheSameBitsAsOwnScratch) {
   std::mt19937 rng(35);
   for (int trial = 0; trial < 120; ++trial) {
     for (int threads : {1, 2}) {
       SCOPED_TRACE("trial " + std::to_string(trial) + ", threads " + std::to_string(threads));
-      // A convolution: forward, dW and dX.
-      const ConvShape c = random_conv(rng);
-      const auto x = random_floats(rng, static_cast<size_t>(c.batch * c.h.in * c.w.in * c.in_channels));
-      const auto w = random_floats(rng, static_cast<size_t>(c.out_channels * c.in_channels * c.h.kernel * c.w.kernel));
-      const auto dy = random_floats(rng, static_cast<size_t>(c.batch * c.h.out * c.w.out * c.out_channels));
-      std::vector<float> y_own(dy.size()), y_ws(dy.size()), ws(static_cast<size_t>(conv2d_trimmed_workspace(c, threads)) + 1, NAN);
-      conv2d_trimmed(c, w.data(), x.data(), y_own.data(), Epilogue{}, threads);
-      conv2d_trimmed(c, w.data(), x.data(), y_ws.data(), Epilogue{}, threads, ws.data());
-      ASSERT_EQ(y_own, y_ws);
-      std::vector<float> dw_own(w.size()), dw_ws(w.size());
-      ws.assign(static_cast<size_t>(conv2d_backward_weights_workspace(c, threads)), NAN);
-      conv2d_backward_weights(c, x.data(), dy.data(), dw_own.data(), threads);
-      conv2d_backward_weights(c, x.data(), dy.data(), dw_ws.data(), threads, ws.data());
-      ASSERT_EQ(dw_own, dw_ws);
-      std::vector<float> dx_own(x.size()), dx_ws(x.size()), taps(static_cast<size_t>(conv2d_backward_input_workspace(c)));
-      conv2d_backward_input(c, w.data(), dy.data(), dx_own.data(), taps.data(), threads);
-      ConvInputGradient view = plan_conv2d_input_gradient(c);
-      ws.assign(static_cast<size_t>(conv2d_backward_input_workspace(c, threads)), NAN);
-      conv2d_backward_input(view, w.data(), dy.data(), dx_ws.data(), ws.data(), static_cast<int64_t>(ws.size()), threads);
-      ASSERT_EQ(dx_own, dx_ws);
-
+      std::vector<float> ws;
       // A transposed convolution: dW per phase and dX.
       const ConvShape d = random_conv_transpose(rng);
       ConvTranspose2DWeights split;
@@ -377,10 +236,7 @@ TEST(BackwardWorkspaces, PlannedWorkspacesGiveTheSameBitsAsOwnScratch) {
   }
 }
 
-// Wider layers than the random geometries above take the kernels' other paths: one tap
-// per weight-gradient task (32+ output channels), the phase GEMMs for dX of a conv (16+
-// input channels), and panels that end mid-image.
-TEST(BackwardKernels, WideChannelPathsMatchReference) {
+TEST(ConvTransposeBackward, WideChannelPathsMatchReference) {
   std::mt19937 rng(37);
   for (int trial = 0; trial < 40; ++trial) {
     SCOPED_TRACE("trial " + std::to_string(trial));
@@ -414,26 +270,6 @@ TEST(BackwardKernels, WideChannelPathsMatchReference) {
         ASSERT_TRUE(all_finite(dw[p])) << "phase " << p;
         ASSERT_LE(max_abs_diff(dw[p], dw_ref_packed[p]), 1e-3f) << "phase " << p;
       }
-    }
-    ConvShape c = random_conv(rng);
-    c.in_channels = uniform_int(rng, 16, 40);
-    c.out_channels = uniform_int(rng, 16, 40);
-    {
-      const auto x = random_floats(rng, static_cast<size_t>(c.batch * c.h.in * c.w.in * c.in_channels));
-      const auto w = random_floats(rng, static_cast<size_t>(c.out_channels * c.in_channels * c.h.kernel * c.w.kernel));
-      const auto dy = random_floats(rng, static_cast<size_t>(c.batch * c.h.out * c.w.out * c.out_channels));
-      std::vector<float> dx_ref(x.size()), dw_ref(w.size()), packed(w.size()), dw_ref_packed(w.size());
-      conv2d_backward_reference(c, x.data(), w.data(), dy.data(), dx_ref.data(), dw_ref.data(), nullptr);
-      pack_conv2d_weights(c, w.data(), packed.data());
-      pack_conv2d_weights(c, dw_ref.data(), dw_ref_packed.data());
-      std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
-      std::vector<float> ws(static_cast<size_t>(conv2d_backward_input_workspace(c)), NAN);
-      conv2d_backward_input(c, packed.data(), dy.data(), dx.data(), ws.data(), 2);
-      ASSERT_TRUE(all_finite(dx));
-      ASSERT_LE(max_abs_diff(dx, dx_ref), 1e-3f);
-      conv2d_backward_weights(c, x.data(), dy.data(), dw.data(), 2);
-      ASSERT_TRUE(all_finite(dw));
-      ASSERT_LE(max_abs_diff(dw, dw_ref_packed), 1e-3f);
     }
   }
 }
