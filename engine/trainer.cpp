@@ -348,11 +348,12 @@ namespace {
 // The arena's parts, from a training plan.
 void arena_parts(const Model::Impl& m, const SessionPlan& plan, TrainingMemory& r) {
   auto size = [&](int buffer) { return buffer < 0 ? int64_t{0} : static_cast<int64_t>(plan.buffers[static_cast<size_t>(buffer)].size); };
+  // Values that share a buffer (a Reshape that moves nothing aliases its input) count once.
+  std::vector<char> counted(plan.buffers.size(), 0);
   for (size_t t = 0; t < m.tensors.size(); ++t) {
-    // An aliased value (a Reshape that moves nothing) shares its input's buffer: counted once.
-    bool aliased = false;
-    for (size_t i = 0; i < plan.kernels.size(); ++i) aliased |= plan.op_output[i] == static_cast<int>(t) && plan.kernels[i]->output_aliases_input();
-    if (!aliased) (m.tensors[t].dtype == DType::kFloat32 ? r.activations : r.labels) += size(plan.tensor_buffer[t]);
+    const int b = plan.tensor_buffer[t];
+    if (!counted[static_cast<size_t>(b)]) (m.tensors[t].dtype == DType::kFloat32 ? r.activations : r.labels) += size(b);
+    counted[static_cast<size_t>(b)] = 1;
     r.activation_gradients += size(plan.gradient_buffer[t]);
   }
   for (size_t i = 0; i < plan.kernels.size(); ++i) r.scratch += size(plan.workspace_buffer[i]) + size(plan.backward_workspace_buffer[i]);

@@ -275,7 +275,7 @@ class ConvTranspose2DDef final : public OpDef {
     const auto* buffers = v.model().root->buffers();
     for (uint32_t i = 0; i < phases->size(); ++i) {
       const auto* p = phases->Get(i);
-      OpValidator pv(v.model(), 0, v.where() + " phase " + std::to_string(i));
+      const OpValidator pv = v.at(" phase " + std::to_string(i));
       if (!p) pv.fail("null entry");
       if (p->phase_h() != static_cast<int>(i / op.stride_w()) || p->phase_w() != static_cast<int>(i % op.stride_w()))
         pv.fail("phases must be stored in row-major (phase_h, phase_w) order");
@@ -326,14 +326,14 @@ class ConvTranspose2DDef final : public OpDef {
  private:
   static void check_axis_phases(const OpValidator& v, const flatbuffers::Vector<flatbuffers::Offset<schema::AxisPhase>>* stored,
                                 const std::vector<cpu::AxisPhase>& expected, const char* axis) {
-    if (!stored || stored->size() != expected.size()) fail_validation(v.where() + axis, "must hold one entry per stride residue");
+    if (!stored || stored->size() != expected.size()) v.at(axis).fail("must hold one entry per stride residue");
     for (uint32_t r = 0; r < stored->size(); ++r) {
       const auto* p = stored->Get(r);
       const auto& e = expected[r];
       bool same = p && p->residue() == static_cast<int>(e.residue) && p->taps() && p->offsets() && p->taps()->size() == e.taps.size() &&
                   p->offsets()->size() == e.offsets.size();
       for (uint32_t t = 0; same && t < e.taps.size(); ++t) same = p->taps()->Get(t) == e.taps[t] && p->offsets()->Get(t) == e.offsets[t];
-      if (!same) fail_validation(v.where() + axis, "residue " + std::to_string(r) + " does not match the split of its kernel/stride/dilation");
+      if (!same) v.at(axis).fail("residue " + std::to_string(r) + " does not match the split of its kernel/stride/dilation");
     }
   }
 };

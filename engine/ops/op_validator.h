@@ -27,6 +27,8 @@ class OpValidator {
   OpValidator(Model::Impl& model, int op_index, std::string where);
 
   const std::string& where() const { return where_; }
+  // The same op, its messages naming a part of it: "op 3 'x' (ConvTranspose2D) phase 2".
+  OpValidator at(const std::string& part) const { return OpValidator(m_, op_, where_ + part); }
   [[noreturn]] void fail(const std::string& what) const { fail_validation(where_, what); }
   Model::Impl& model() { return m_; }
 
