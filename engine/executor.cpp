@@ -1,13 +1,19 @@
 #include "engine/executor.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 
 namespace edgegan {
 
 Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, SessionPlan plan, MemoryTracker& tracker, int threads)
-    : m_(model), backend_(backend), plan_(std::move(plan)), batch_(plan_.batch), threads_(threads) {
+    : m_(model), backend_(backend), stream_(backend.open_stream()), plan_(std::move(plan)), batch_(plan_.batch), threads_(threads) {
   arena_ = backend_.allocate(plan_.arena_bytes, tracker);
+  // Staging for the largest single copy in or out.
+  uint64_t largest_copy = 0;
+  for (int t : m_.input_tensors) largest_copy = std::max(largest_copy, tensor_bytes(t));
+  for (int t : m_.output_tensors) largest_copy = std::max(largest_copy, tensor_bytes(t));
+  stream_->reserve_staging(largest_copy, tracker);
   values_.resize(plan_.tensor_buffer.size());
   for (size_t t = 0; t < values_.size(); ++t) values_[t] = address(plan_.tensor_buffer[t]);
   gradients_.assign(values_.size(), nullptr);
@@ -26,7 +32,7 @@ void Executor::write_inputs(const std::vector<const Tensor*>& bound) {
     const Tensor& given = *bound[i];
     const int t = m_.input_tensors[i];
     const void* src = given.dtype == DType::kInt64 ? static_cast<const void*>(given.i64.data()) : static_cast<const void*>(given.f32.data());
-    backend_.copy_to_device(values_[static_cast<size_t>(t)], src, tensor_bytes(t));
+    stream_->copy_to_device(values_[static_cast<size_t>(t)], src, tensor_bytes(t));
   }
 }
 
@@ -35,14 +41,22 @@ void Executor::forward(std::vector<OpTiming>* timings) {
   ctx.tensors = &values_;
   ctx.batch = batch_;
   ctx.threads = threads_;
-  if (timings) timings->assign(plan_.kernels.size(), OpTiming{});
-  const auto& ops = *m_.root->ops();
-  for (size_t i = 0; i < plan_.kernels.size(); ++i) {
-    ctx.workspace = address(plan_.workspace_buffer[i]);
-    const auto start = std::chrono::steady_clock::now();
-    plan_.kernels[i]->run(ctx);
-    if (timings) {
-      backend_.synchronize();
+  ctx.stream = stream_->native();
+  if (!timings) {
+    stream_->run_recorded([&] {
+      for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+        ctx.workspace = address(plan_.workspace_buffer[i]);
+        plan_.kernels[i]->run(ctx);
+      }
+    });
+  } else {
+    timings->assign(plan_.kernels.size(), OpTiming{});
+    const auto& ops = *m_.root->ops();
+    for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+      ctx.workspace = address(plan_.workspace_buffer[i]);
+      const auto start = std::chrono::steady_clock::now();
+      plan_.kernels[i]->run(ctx);
+      stream_->synchronize();
       OpTiming& t = (*timings)[i];
       t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const auto* op = ops.Get(static_cast<uint32_t>(i));
@@ -51,21 +65,22 @@ void Executor::forward(std::vector<OpTiming>* timings) {
       t.macs = plan_.kernels[i]->macs();
     }
   }
-  backend_.synchronize();
+  stream_->synchronize();
+  for (const auto& k : plan_.kernels) k->check_run();
 }
 
 uint64_t Executor::output_floats(size_t i) const { return tensor_bytes(m_.output_tensors[i]) / 4; }
 
 void Executor::read_output(size_t i, float* host) const {
   const int t = m_.output_tensors[i];
-  backend_.copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
+  stream_->copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
 }
 
 void Executor::write_output_gradient(size_t i, const float* host, bool add) {
   const int t = m_.output_tensors[i];
   float* g = reinterpret_cast<float*>(gradients_[static_cast<size_t>(t)]);
   if (!add) {
-    backend_.copy_to_device(gradients_[static_cast<size_t>(t)], host, tensor_bytes(t));
+    stream_->copy_to_device(gradients_[static_cast<size_t>(t)], host, tensor_bytes(t));
     return;
   }
   // A tensor listed as two outputs: added on the host, which the Trainer's CPU backend is.
@@ -74,11 +89,12 @@ void Executor::write_output_gradient(size_t i, const float* host, bool add) {
 }
 
 void Executor::backward(const std::vector<char>& want_gradient, const std::vector<std::vector<float*>>& parameter_gradients) {
-  for (int t : plan_.unwritten_gradients) backend_.fill_zero(gradients_[static_cast<size_t>(t)], tensor_bytes(t));
+  for (int t : plan_.unwritten_gradients) stream_->fill_zero(gradients_[static_cast<size_t>(t)], tensor_bytes(t));
   BackwardContext b;
   b.ctx.tensors = &values_;
   b.ctx.batch = batch_;
   b.ctx.threads = threads_;
+  b.ctx.stream = stream_->native();
   b.gradients = &gradients_;
   for (size_t i = plan_.kernels.size(); i-- > 0;) {
     std::vector<char>& want = want_input_[i];
@@ -92,10 +108,10 @@ void Executor::backward(const std::vector<char>& want_gradient, const std::vecto
     b.parameter_gradients = parameter_gradients.empty() ? &no_parameters_ : &parameter_gradients[i];
     plan_.kernels[i]->backward(b);
   }
-  backend_.synchronize();
+  stream_->synchronize();
 }
 
-void Executor::read_gradient(int t, float* host) const { backend_.copy_to_host(host, gradients_[static_cast<size_t>(t)], tensor_bytes(t)); }
+void Executor::read_gradient(int t, float* host) const { stream_->copy_to_host(host, gradients_[static_cast<size_t>(t)], tensor_bytes(t)); }
 
 void Executor::weights_changed(int op) { plan_.kernels[static_cast<size_t>(op)]->weights_changed(); }
 

@@ -1,7 +1,9 @@
 // Runs a SessionPlan on its backend: the arena (one allocation, at construction),
-// every tensor's address in it, and the forward and backward passes over the
-// kernels. Session and Trainer are thin layers over it, so both run the same kernels
-// on the same plan; after construction, a pass allocates nothing.
+// every tensor's address in it, its own stream on the backend, and the forward and
+// backward passes over the kernels. Session and Trainer are thin layers over it, so
+// both run the same kernels on the same plan; after construction, a pass allocates
+// nothing. A forward pass without timings is recorded once and replayed (a CUDA
+// graph on the GPU: one launch per run).
 #pragma once
 
 #include <memory>
@@ -17,6 +19,7 @@ class Executor {
   Executor(const Model::Impl& model, const ComputeBackend& backend, SessionPlan plan, MemoryTracker& tracker, int threads);
 
   const SessionPlan& plan() const { return plan_; }
+  const ComputeBackend& backend() const { return backend_; }
   SessionPlan& plan() { return plan_; }
   int64_t batch() const { return batch_; }
 
@@ -45,6 +48,7 @@ class Executor {
 
   const Model::Impl& m_;
   const ComputeBackend& backend_;
+  std::unique_ptr<BackendStream> stream_;
   SessionPlan plan_;
   int64_t batch_;
   int threads_;

@@ -16,9 +16,13 @@ class MemoryTracker {
   void release(void* p, size_t bytes);
   uint64_t current_bytes() const { return current_.load(); }
   uint64_t peak_bytes() const { return peak_.load(); }
+  // Memory a backend allocated itself (a GPU's), counted apart from host memory.
+  void note_device_allocation(uint64_t bytes) { device_.fetch_add(bytes); }
+  void note_device_release(uint64_t bytes) { device_.fetch_sub(bytes); }
+  uint64_t device_bytes() const { return device_.load(); }
 
  private:
-  std::atomic<uint64_t> current_{0}, peak_{0};
+  std::atomic<uint64_t> current_{0}, peak_{0}, device_{0};
 };
 
 // An owned, 64-byte aligned block of bytes accounted to a tracker.

@@ -3,14 +3,17 @@
 // SessionPlan or the memory report, which only speak to this interface.
 //
 // A backend says which ops it runs (a session refuses a model with an op its backend
-// lacks, naming the op), builds their kernels, allocates the planned arena in its
-// own memory, copies graph inputs in and outputs out, and waits for its work. Tensor
-// addresses handed to kernels (RunContext) are addresses in that memory.
+// lacks, naming the op), builds their kernels, and allocates the planned arena in its
+// own memory. Each executor opens a BackendStream of its own: the queue its kernels
+// run on, through which graph inputs are copied in and outputs out. Tensor addresses
+// handed to kernels (RunContext) are addresses in the backend's memory.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 #include "edgegan/edgegan.h"
 #include "engine/memory_tracker.h"
@@ -26,19 +29,44 @@ class DeviceBuffer {
   virtual uint64_t size() const = 0;
 };
 
+// One executor's queue of work on its backend (a CUDA stream): copies and kernels run
+// in the order they are issued; the host waits in synchronize() and copy_to_host().
+class BackendStream {
+ public:
+  virtual ~BackendStream() = default;
+  virtual void* native() const = 0;  // what kernels launch on: a cudaStream_t; nullptr on the CPU
+  // Host-side staging for the copies (CUDA: pinned memory), reserved once so that no
+  // copy allocates; `bytes` is the largest single copy the executor will make.
+  virtual void reserve_staging(uint64_t bytes, MemoryTracker& tracker) = 0;
+  virtual void copy_to_device(uint8_t* device, const void* host, size_t bytes) = 0;  // `host` is free again on return
+  virtual void copy_to_host(void* host, const uint8_t* device, size_t bytes) = 0;    // complete on return
+  virtual void fill_zero(uint8_t* device, size_t bytes) = 0;
+  virtual void synchronize() = 0;
+  // Runs `work`, which only issues kernels on this stream. CUDA records it as a graph
+  // on the first call and replays the graph afterwards (one launch per run); the CPU
+  // runs it.
+  virtual void run_recorded(const std::function<void()>& work) = 0;
+};
+
 class ComputeBackend {
  public:
   virtual ~ComputeBackend() = default;
   virtual Backend kind() const = 0;
-  virtual const char* name() const = 0;  // "cpu", as reports print it
+  virtual const char* name() const = 0;  // "cpu", "cuda", as reports print it
   virtual bool supports(const OpDef& op) const = 0;
   virtual std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const = 0;
   // `bytes` of the backend's memory, accounted to `tracker` (64-byte aligned at least).
   virtual std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const = 0;
-  virtual void copy_to_device(uint8_t* device, const void* host, size_t bytes) const = 0;
-  virtual void copy_to_host(void* host, const uint8_t* device, size_t bytes) const = 0;
-  virtual void fill_zero(uint8_t* device, size_t bytes) const = 0;
-  virtual void synchronize() const = 0;
+  virtual std::unique_ptr<BackendStream> open_stream() const = 0;
+  // Throws Error ("<caller>: the CUDA backend has no usable device: <why>") when the
+  // backend is built but cannot run here.
+  virtual void check_usable(const char* /*caller*/) const {}
+  // Whether the arena and the kernels' weight copies live in device memory (counted by
+  // MemoryTracker::device_bytes) rather than in host memory.
+  virtual bool device_memory() const { return false; }
+  // Where a session's kernels read the weights: "the model file, in place" (CPU),
+  // "copied to the device" or "mapped from the model file" (CUDA).
+  virtual std::string weight_placement() const = 0;
 };
 
 // The backend of a kind. Throws Error ("<caller>: the CUDA backend is not available

@@ -19,7 +19,18 @@ const ComputeBackend& compute_backend(Backend kind, const char* caller) {
   if (!backend)
     throw Error(std::string(caller) + ": the " + (kind == Backend::kCuda ? "CUDA" : backend_name(kind)) +
                 " backend is not available in this build; use the CPU backend");
+  backend->check_usable(caller);
   return *backend;
+}
+
+bool backend_available(Backend kind, std::string* why) {
+  try {
+    compute_backend(kind, "backend");
+    return true;
+  } catch (const Error& e) {
+    if (why) *why = e.what();
+    return false;
+  }
 }
 
 }  // namespace edgegan

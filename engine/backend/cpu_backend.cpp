@@ -16,6 +16,24 @@ class HostBuffer final : public DeviceBuffer {
   TrackedBuffer buffer_;
 };
 
+// Host memory is the device: copies are memcpy, work runs when it is issued.
+class HostStream final : public BackendStream {
+ public:
+  void* native() const override { return nullptr; }
+  void reserve_staging(uint64_t, MemoryTracker&) override {}
+  void copy_to_device(uint8_t* device, const void* host, size_t bytes) override {
+    if (bytes) std::memcpy(device, host, bytes);
+  }
+  void copy_to_host(void* host, const uint8_t* device, size_t bytes) override {
+    if (bytes) std::memcpy(host, device, bytes);
+  }
+  void fill_zero(uint8_t* device, size_t bytes) override {
+    if (bytes) std::memset(device, 0, bytes);
+  }
+  void synchronize() override {}
+  void run_recorded(const std::function<void()>& work) override { work(); }
+};
+
 class CpuBackend final : public ComputeBackend {
  public:
   Backend kind() const override { return Backend::kCpu; }
@@ -25,16 +43,8 @@ class CpuBackend final : public ComputeBackend {
   std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const override {
     return std::make_unique<HostBuffer>(tracker, bytes);
   }
-  void copy_to_device(uint8_t* device, const void* host, size_t bytes) const override {
-    if (bytes) std::memcpy(device, host, bytes);
-  }
-  void copy_to_host(void* host, const uint8_t* device, size_t bytes) const override {
-    if (bytes) std::memcpy(host, device, bytes);
-  }
-  void fill_zero(uint8_t* device, size_t bytes) const override {
-    if (bytes) std::memset(device, 0, bytes);
-  }
-  void synchronize() const override {}
+  std::unique_ptr<BackendStream> open_stream() const override { return std::make_unique<HostStream>(); }
+  std::string weight_placement() const override { return "the model file, in place"; }
 };
 
 }  // namespace

@@ -25,11 +25,7 @@ class Conv2DKernel final : public OpKernel {
     if (a.accumulates(0)) scratch_.take(input_floats());
   }
   const char* kernel_name() const override { return "conv2d_trimmed"; }
-  uint64_t macs() const override {  // trimmed: only taps that read inside the input
-    return static_cast<uint64_t>(cpu::saturating_product({shape_.batch, shape_.in_channels, shape_.out_channels,
-                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.h)),
-                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.w))}));
-  }
+  uint64_t macs() const override { return conv2d_macs(shape_); }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
   void run(const RunContext& ctx) override {
     cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, reinterpret_cast<float*>(ctx.workspace));

@@ -117,20 +117,7 @@ class ConvTranspose2DKernel final : public OpKernel {
     return static_cast<uint64_t>(full_kernel_floats()) * 4;
   }
 
-  uint64_t macs() const override {
-    const auto& s = shape_;
-    switch (algo_) {
-      case ConvTransposeAlgo::kZeroInsert:  // every tap of every output, zeros included
-        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.out, s.w.out, s.h.kernel, s.w.kernel}));
-      case ConvTransposeAlgo::kCol2im:  // every tap of every input, including products that fall outside the output
-        return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.in, s.w.in, s.h.kernel, s.w.kernel}));
-      case ConvTransposeAlgo::kSplit: break;
-    }
-    // only (input, tap) pairs that land inside the output
-    return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels,
-                                                          static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.h)),
-                                                          static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.w))}));
-  }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, algo_); }
 
   void run(const RunContext& ctx) override {
     const float* x = ctx.f32(input_);

@@ -74,6 +74,7 @@ struct RunContext {
   uint8_t* workspace = nullptr;  // workspace_bytes() (forward) or backward_workspace_bytes()
   int64_t batch = 1;
   int threads = 1;
+  void* stream = nullptr;  // the backend's queue (BackendStream::native): a cudaStream_t for CUDA kernels
   float* f32(int tensor) const { return reinterpret_cast<float*>((*tensors)[static_cast<size_t>(tensor)]); }
   const int64_t* i64(int tensor) const { return reinterpret_cast<const int64_t*>((*tensors)[static_cast<size_t>(tensor)]); }
 };
@@ -113,6 +114,9 @@ class OpKernel {
   virtual bool works_in_place() const { return false; }
   virtual int in_place_input() const { return -1; }
   virtual void run(const RunContext& ctx) = 0;
+  // After a run has finished (the stream synchronised): reports, as an Error, a fault
+  // the device found in the inputs during run() (e.g. a label outside the table).
+  virtual void check_run() {}
 
   // ---- training
   // The weights it reads changed (an optimizer step): re-derive any copy made from them.

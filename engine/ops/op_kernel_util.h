@@ -9,6 +9,28 @@
 
 namespace edgegan {
 
+// Multiply-accumulates one run of a (transposed) convolution performs, as every
+// backend's kernel reports them (the memory report's figures).
+// Split: only the (input, tap) pairs that land inside the output; zero insertion:
+// every tap of every output, zeros included; col2im: every tap of every input.
+inline uint64_t conv_transpose2d_macs(const cpu::ConvShape& s, ConvTransposeAlgo algo) {
+  switch (algo) {
+    case ConvTransposeAlgo::kZeroInsert:
+      return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.out, s.w.out, s.h.kernel, s.w.kernel}));
+    case ConvTransposeAlgo::kCol2im:
+      return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.in, s.w.in, s.h.kernel, s.w.kernel}));
+    case ConvTransposeAlgo::kSplit: break;
+  }
+  return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels,
+                                                        static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.h)),
+                                                        static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.w))}));
+}
+// Trimmed: only taps that read inside the input.
+inline uint64_t conv2d_macs(const cpu::ConvShape& s) {
+  return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, static_cast<int64_t>(cpu::conv_useful_pairs(s.h)),
+                                                        static_cast<int64_t>(cpu::conv_useful_pairs(s.w))}));
+}
+
 // dst[i] += src[i]
 inline void add_into(float* dst, const float* src, int64_t count) {
   for (int64_t i = 0; i < count; ++i) dst[i] += src[i];
