@@ -64,16 +64,17 @@ def _shipped(model_dir):
     return module.Generator, module.Discriminator
 
 
-DcganDigitsG, DcganDigitsD = _shipped("dcgan_digits")
-CganDigitsG, CganDigitsD = _shipped("cgan_digits")
-
-
 # name -> (G class, D class, conditional, G noise shape per sample, image shape)
-MODELS = {
-    "dcgan64": (Dcgan64G, Dcgan64D, False, (100, 1, 1), (3, 64, 64)),
-    "dcgan_digits": (DcganDigitsG, DcganDigitsD, False, (64, 1, 1), (1, 32, 32)),
-    "cgan_digits": (CganDigitsG, CganDigitsD, True, (64,), (1, 16, 16)),
-}
+MODELS = {"dcgan64": (Dcgan64G, Dcgan64D, False, (100, 1, 1), (3, 64, 64))}
+# The shipped architectures need their training scripts' imports (scikit-learn for the
+# digits); where those are missing (a bare GPU machine) only DCGAN-64 is offered.
+try:
+    DcganDigitsG, DcganDigitsD = _shipped("dcgan_digits")
+    CganDigitsG, CganDigitsD = _shipped("cgan_digits")
+    MODELS["dcgan_digits"] = (DcganDigitsG, DcganDigitsD, False, (64, 1, 1), (1, 32, 32))
+    MODELS["cgan_digits"] = (CganDigitsG, CganDigitsD, True, (64,), (1, 16, 16))
+except ImportError as e:
+    SHIPPED_UNAVAILABLE = str(e)
 
 
 def dcgan_init(model, g):

@@ -42,6 +42,7 @@ int bench(const BenchArgs& a) {
   options.threads = a.threads;
   options.batch = a.batch;
   options.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(a.algo);
+  options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
   edgegan::Session session(model, options);
   const auto inputs = bench_inputs(*model, a.batch);
 
@@ -65,7 +66,8 @@ int bench(const BenchArgs& a) {
   const double mean_ms = totals.empty() ? 0.0 : std::accumulate(totals.begin(), totals.end(), 0.0) / static_cast<double>(totals.size()) * 1e3;
   if (a.json) {
     nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
-                        {"threads", session.threads()}, {"algo", a.algo},
+                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend},
+                        {"weights", session.weight_placement()}, {"session_bytes", session.measured_allocation_bytes()},
                         {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_ukernel()},
                         {"repeat", a.repeat},        {"total_ms", total_ms},
                         {"total_mean_ms", mean_ms}};
@@ -76,8 +78,10 @@ int bench(const BenchArgs& a) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << a.model << ": batch " << a.batch << ", " << session.threads() << " thread(s), " << a.algo << ", "
-            << edgegan::cpu_gemm_ukernel() << ", median of " << a.repeat << "\n";
+  std::cout << a.model << ": batch " << a.batch << ", " << a.algo << ", ";
+  if (a.backend == "cuda") std::cout << "CUDA (weights " << session.weight_placement() << ")";
+  else std::cout << session.threads() << " thread(s), " << edgegan::cpu_gemm_ukernel();
+  std::cout << ", median of " << a.repeat << "\n";
   std::cout << std::left << std::setw(4) << "#" << std::setw(34) << "op" << std::setw(32) << "kernel" << std::right
             << std::setw(10) << "ms" << std::setw(10) << "GFLOP/s" << "\n";
   for (size_t i = 0; i < timings.size(); ++i) {

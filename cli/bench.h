@@ -11,6 +11,7 @@ struct BenchArgs {
   int batch = 1;
   int threads = 0;
   std::string algo = "split";
+  std::string backend = "cpu";
   int repeat = 30;
   int warmup = 3;
   bool json = false;

@@ -3,7 +3,7 @@
 //   edgegan run MODEL --input z=z.npy [--input label=l.npy] -o out.npy
 //   edgegan inspect MODEL
 //   edgegan report MODEL [--batch N] [--threads T] [--json] [--chart FILE]
-//   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--repeat R] [--json]
+//   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--backend cpu|cuda] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 #include <CLI/CLI.hpp>
 #include <algorithm>
@@ -293,6 +293,7 @@ int main(int argc, char** argv) {
   bch->add_option("--batch", bn.batch, "batch size")->check(CLI::Range(1, 65536));
   bch->add_option("--threads", bn.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   bch->add_option("--algo", bn.algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
+  bch->add_option("--backend", bn.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");

@@ -18,6 +18,7 @@ struct Session::Impl {
   SessionOptions options;
   int threads = 1;
   const ComputeBackend* backend = nullptr;
+  std::string weight_placement;  // as it was when the kernels were built
   MemoryTracker tracker;  // declared before everything it accounts for
   std::unique_ptr<Executor> executor;
 
@@ -83,6 +84,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   plan_options.conv_transpose_algo = options.conv_transpose_algo;
   // Limits are checked on a dry plan (nothing allocated), then the real one is built.
   check_limits(s.m(), build_session_plan(s.m(), *s.backend, plan_options, s.m(), nullptr), options, s.model->weight_bytes());
+  s.weight_placement = s.backend->weight_placement();
   s.executor = std::make_unique<Executor>(s.m(), *s.backend, build_session_plan(s.m(), *s.backend, plan_options, s.m(), &s.tracker), s.tracker,
                                           s.threads);
 } catch (const std::bad_alloc&) {
@@ -102,7 +104,10 @@ std::vector<std::string> Session::kernel_names() const {
 const Model& Session::model() const { return *impl_->model; }
 uint64_t Session::arena_bytes() const { return impl_->executor->plan().arena_bytes; }
 uint64_t Session::session_weight_bytes() const { return impl_->executor->plan().session_weight_bytes; }
-uint64_t Session::measured_allocation_bytes() const { return impl_->tracker.current_bytes(); }
+uint64_t Session::measured_allocation_bytes() const {
+  return impl_->backend->device_memory() ? impl_->tracker.device_bytes() : impl_->tracker.current_bytes();
+}
+std::string Session::weight_placement() const { return impl_->weight_placement; }
 
 
 std::vector<Tensor> Session::run(const std::vector<Tensor>& inputs) {

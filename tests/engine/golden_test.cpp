@@ -1,7 +1,9 @@
 // The engine against PyTorch: every case under tests/golden/cases holds an ONNX
 // model exported from PyTorch, its inputs and PyTorch's outputs (.npy). Each is
-// converted, run with every deconvolution algorithm and thread count, and must
-// match within 1e-4 max abs error. Regenerate with tests/golden/make_goldens.py.
+// converted, run on every backend (CPU and CUDA: one suite, the same tolerances; a
+// backend that cannot run here is skipped with its reason) with every deconvolution
+// algorithm and, on the CPU, thread count, and must match within 1e-4 max abs
+// error. Regenerate with tests/golden/make_goldens.py.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,11 +42,21 @@ std::vector<Tensor> npy_dir(const fs::path& dir) {
   return tensors;
 }
 
-class Golden : public ::testing::TestWithParam<std::string> {};
+// (backend, case)
+class Golden : public ::testing::TestWithParam<std::tuple<Backend, std::string>> {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
+  }
+  Backend backend() const { return std::get<0>(GetParam()); }
+  const std::string& name() const { return std::get<1>(GetParam()); }
+  std::vector<int> thread_counts() const { return backend() == Backend::kCpu ? std::vector<int>{1, 2} : std::vector<int>{1}; }
+};
 
 TEST_P(Golden, MatchesPyTorch) {
-  const fs::path dir = golden_dir() / GetParam();
-  const auto model = testing::test_model("golden/" + GetParam());
+  const fs::path dir = golden_dir() / name();
+  const auto model = testing::test_model("golden/" + name());
   std::vector<Tensor> inputs = npy_dir(dir / "inputs");
   const std::vector<Tensor> expected = npy_dir(dir / "outputs");
   ASSERT_FALSE(inputs.empty());
@@ -55,9 +67,10 @@ TEST_P(Golden, MatchesPyTorch) {
 
   std::vector<float> first_run;
   for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
-    for (int threads : {1, 2}) {
+    for (int threads : thread_counts()) {
       SCOPED_TRACE(std::string(to_string(algo)) + ", threads " + std::to_string(threads));
-      Session session(model, {.threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
+      Session session(model,
+                      {.backend = backend(), .threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
       const std::vector<Tensor> outputs = session.run(inputs);
       for (const Tensor& out : outputs) {
         const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
@@ -66,7 +79,7 @@ TEST_P(Golden, MatchesPyTorch) {
         ASSERT_EQ(got.shape, want->shape) << out.name;
         EXPECT_LE(max_abs_diff(got.f32, want->f32), 1e-4f) << out.name;
       }
-      // Same ISA path, any thread count: bit-identical.
+      // Same ISA path, any thread count (and on CUDA, any run): bit-identical.
       if (algo == ConvTransposeAlgo::kSplit) {
         if (first_run.empty()) first_run = outputs[0].f32;
         else EXPECT_EQ(outputs[0].f32, first_run);
@@ -79,12 +92,12 @@ TEST_P(Golden, MatchesPyTorch) {
 // outputs stay within 1e-2 of PyTorch's (fp32) on every case, on the split path
 // (which reads the halves in place) and a baseline (which widens them once).
 TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
-  const fs::path dir = golden_dir() / GetParam();
-  const auto model = testing::test_model("golden/" + GetParam() + ".fp16");
+  const fs::path dir = golden_dir() / name();
+  const auto model = testing::test_model("golden/" + name() + ".fp16");
   // (The shipped models' files halving is checked in the cli test; these small
   // cases are mostly flatbuffer and alignment.)
-  EXPECT_LE(std::filesystem::file_size(testing::test_model_path("golden/" + GetParam() + ".fp16")),
-            std::filesystem::file_size(testing::test_model_path("golden/" + GetParam())));
+  EXPECT_LE(std::filesystem::file_size(testing::test_model_path("golden/" + name() + ".fp16")),
+            std::filesystem::file_size(testing::test_model_path("golden/" + name())));
   for (const OpInfo& op : model->ops())
     if (op.kind == "ConvTranspose2D") {
       EXPECT_TRUE(op.fp16_weights) << op.name;
@@ -96,7 +109,7 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
       if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
   for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert}) {
     SCOPED_TRACE(to_string(algo));
-    Session session(model, {.threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
+    Session session(model, {.backend = backend(), .threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
     for (const Tensor& out : session.run(inputs)) {
       const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
       ASSERT_NE(want, expected.end()) << out.name;
@@ -105,8 +118,10 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::ValuesIn(golden_cases()),
-                         [](const ::testing::TestParamInfo<std::string>& info) { return info.param; });
+INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda), ::testing::ValuesIn(golden_cases())),
+                         [](const ::testing::TestParamInfo<std::tuple<Backend, std::string>>& info) {
+                           return std::string(std::get<0>(info.param) == Backend::kCpu ? "cpu_" : "cuda_") + std::get<1>(info.param);
+                         });
 
 TEST(GoldenSuite, HasTheRequiredCases) {
   const auto cases = golden_cases();

@@ -27,6 +27,9 @@ class Error : public std::runtime_error {
 enum class DType { kFloat32, kInt64 };
 enum class Layout { kRowMajor, kNHWC };  // rank-4 activations are NHWC; the rest row-major
 enum class Backend { kCpu, kCuda };
+// Whether a backend can run here (built in, and for CUDA a usable device); otherwise
+// `why` (if given) says what is missing, as a session would.
+bool backend_available(Backend backend, std::string* why = nullptr);
 // How transposed convolutions run. kSplit is the product; the others are baselines.
 enum class ConvTransposeAlgo { kSplit, kZeroInsert, kCol2im };
 
@@ -176,10 +179,14 @@ class Session {
   std::vector<std::string> kernel_names() const;
   const Model& model() const;
   uint64_t arena_bytes() const;           // activations + workspace, planned
-  uint64_t session_weight_bytes() const;  // weight copies the session made (baselines only; 0 for split)
+  uint64_t session_weight_bytes() const;  // weight copies the session made (CPU: baselines only; CUDA: weights on the device)
   // Bytes this session has allocated for the model, counted at each allocation
-  // (arena + weight copies). Equals MemoryReport::session_bytes of memory_report().
+  // (arena + weight copies): host memory on the CPU backend, device memory on CUDA.
+  // Equals MemoryReport::session_bytes of memory_report() with the same options.
   uint64_t measured_allocation_bytes() const;
+  // Where the kernels read the weights: "the model file, in place" (CPU), "copied to
+  // the device" or "mapped from the model file" (CUDA on integrated-memory GPUs).
+  std::string weight_placement() const;
 
  private:
   std::vector<Tensor> run_checked(const std::vector<Tensor>& inputs, std::vector<OpTiming>* timings);

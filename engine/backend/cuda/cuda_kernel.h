@@ -1,0 +1,99 @@
+// What the CUDA backend's op kernels share: device memory accounted to the session,
+// the upload of what a kernel reads from the model (weights copied to the device
+// once, or mapped where the GPU shares the host's memory), and the factory each op
+// file in ops/ defines.
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/ops/op_def.h"
+#include "kernels_cuda/common/cuda_check.h"
+#include "kernels_cuda/gemm/conv_gemm.h"
+
+namespace edgegan::cuda {
+
+// How kernels reach the weights: copied into device memory (discrete GPUs), or read
+// through the host mapping of the model file (integrated GPUs such as Jetson, where
+// device and host memory are the same DRAM). EDGEGAN_CUDA_WEIGHTS=copy|map overrides.
+enum class WeightPlacement { kCopy, kMap };
+WeightPlacement weight_placement();
+
+// cudaMalloc'd bytes, counted in the tracker's device bytes while they live.
+class DeviceAllocation {
+ public:
+  DeviceAllocation() = default;
+  DeviceAllocation(MemoryTracker& tracker, uint64_t bytes);
+  ~DeviceAllocation();
+  DeviceAllocation(DeviceAllocation&& o) noexcept;
+  DeviceAllocation& operator=(DeviceAllocation&& o) noexcept;
+  uint8_t* data() const { return data_; }
+  uint64_t size() const { return size_; }
+
+ private:
+  MemoryTracker* tracker_ = nullptr;
+  uint8_t* data_ = nullptr;
+  uint64_t size_ = 0;
+};
+
+// Everything one kernel reads besides the arena, gathered while the kernel is built
+// and placed in one device allocation by commit(): the model's weight buffers (or
+// their mapped addresses) and host-made tables. Planning builds (no tracker) only
+// count the bytes. After commit(), at(slot) is the device address of each piece.
+class KernelUpload {
+ public:
+  explicit KernelUpload(const KernelArgs& args);
+  int weights(uint32_t buffer);                 // a model buffer (0: none -> nullptr)
+  int bytes(const void* host, uint64_t count);  // host data, copied
+  // Bytes from piece `from` to piece `to` in device memory (both copied, or both in the
+  // mapped file), known before commit().
+  int64_t offset_between(int from, int to) const;
+  void commit();
+  const void* at(int slot) const { return slot < 0 ? nullptr : device_[static_cast<size_t>(slot)]; }
+  template <typename T>
+  const T* as(int slot) const { return static_cast<const T*>(at(slot)); }
+  uint64_t device_bytes() const { return total_; }  // what commit() allocates
+
+ private:
+  struct Piece {
+    const void* host;
+    uint64_t bytes;
+    uint64_t offset;  // in the allocation; UINT64_MAX: mapped, not copied
+  };
+  const Model::Impl& model_;
+  const WeightSource& weights_;
+  MemoryTracker* tracker_;
+  std::shared_ptr<void> mapping_;  // the model file's host registration, while mapped
+  std::vector<Piece> pieces_;
+  std::vector<const void*> device_;
+  uint64_t total_ = 0;
+  DeviceAllocation memory_;
+};
+
+// An implicit GEMM prepared for one op (kernels_cuda/gemm/conv_gemm.h): its task
+// table goes up with the kernel's weights, its launch is planned for this device.
+struct PreparedGemm {
+  ConvGemmShape shape;
+  ConvGemmLaunch launch;
+  int tasks = -1;  // slot of the task table
+  // Checks the problem fits the GEMM (an Error naming the op otherwise), plans the
+  // launch, and queues the task table for upload.
+  void prepare(const KernelArgs& args, KernelUpload& upload);
+  void run(const KernelUpload& upload, const float* x, float* y, const void* weights, bool weights_f16, const float* bias, int activation,
+           float alpha, void* workspace, cudaStream_t stream) const;
+};
+
+// A kernel that has no backward pass on this backend.
+[[noreturn]] void no_backward(const char* kernel);
+
+inline cudaStream_t stream_of(const RunContext& ctx) { return static_cast<cudaStream_t>(ctx.stream); }
+
+// The kernel factory of an op kind, defined in ops/<op>.cpp; cuda_backend.cpp lists
+// the kinds that have one.
+template <schema::OpKind Kind>
+std::unique_ptr<OpKernel> create_kernel(const KernelArgs& args);
+
+}  // namespace edgegan::cuda

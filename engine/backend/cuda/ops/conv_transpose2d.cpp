@@ -1,0 +1,122 @@
+// ConvTranspose2D on the GPU. Split (the product): one implicit-GEMM task per phase
+// over the file's sub-kernels as stored, each phase writing its strided outputs.
+// The zero-insertion and col2im baselines, for comparison, reassemble the full
+// kernel once when the session is built.
+#include "engine/backend/cuda/cuda_kernel.h"
+#include "engine/ops/op_kernel_util.h"
+#include "kernels_cuda/conv_transpose2d/conv_transpose2d.h"
+
+namespace edgegan::cuda {
+namespace {
+
+class ConvTranspose2DCuda final : public OpKernel {
+ public:
+  ConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
+      : upload_(a), algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
+    const auto* ep = op.epilogue();
+    bias_ = upload_.weights(ep ? ep->bias() : 0);
+    activation_ = ep ? static_cast<int>(ep->activation()) : 0;
+    alpha_ = ep ? ep->alpha() : 0.01f;
+    const auto phases_h = cpu::split_conv_transpose_axis(shape_.h), phases_w = cpu::split_conv_transpose_axis(shape_.w);
+    if (algo_ == ConvTransposeAlgo::kSplit) {
+      // Each phase's sub-kernel is its own buffer: the tasks address them from the
+      // first one present (all sit in one allocation, or all in the mapped file).
+      std::vector<int> slots;
+      for (const auto* p : *op.phases()) {
+        slots.push_back(upload_.weights(p->weights()));
+        if (p->weights()) f16_ = a.weights.is_f16(p->weights());
+      }
+      first_ = -1;
+      for (int s : slots)
+        if (s >= 0 && (first_ < 0 || upload_.offset_between(first_, s) < 0)) first_ = s;
+      std::vector<long long> offsets;
+      for (int s : slots) offsets.push_back(s < 0 ? 0 : upload_.offset_between(first_, s) / (f16_ ? 2 : 4));
+      gemm_.shape = conv_transpose2d_split_shape(shape_, phases_h, phases_w, offsets, static_cast<int>(op.weight_panel_columns()));
+    } else {
+      // The baselines read the whole kernel, assembled here from the phases.
+      cpu::ConvTranspose2DWeights w;
+      w.phases_h = phases_h, w.phases_w = phases_w, w.panel_columns = op.weight_panel_columns();
+      std::vector<std::vector<float>> widened;
+      for (const auto* p : *op.phases()) {
+        if (p->weights() && a.weights.is_f16(p->weights())) {
+          widened.push_back(a.model.widened(p->weights()));
+          w.sub_kernels.push_back(widened.back().data());
+        } else {
+          w.sub_kernels.push_back(a.weights.f32(p->weights()));
+        }
+      }
+      full_.resize(static_cast<size_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels));
+      if (algo_ == ConvTransposeAlgo::kZeroInsert) {
+        cpu::assemble_conv_transpose2d_full_kernel(shape_, w, cpu::FullKernelLayout::kTapsFirst, full_.data());
+        full_ = conv_transpose2d_flipped_kernel(shape_, full_.data());
+        gemm_.shape = conv_transpose2d_zero_insert_shape(shape_);
+        staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_upsampled_floats(shape_)) * 4;
+      } else {
+        cpu::assemble_conv_transpose2d_full_kernel(shape_, w, cpu::FullKernelLayout::kChannelsFirst, full_.data());
+        gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch * shape_.h.in * shape_.w.in), static_cast<int>(shape_.in_channels),
+                                       static_cast<int>(shape_.h.kernel * shape_.w.kernel * shape_.out_channels));
+        staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_columns_floats(shape_)) * 4;
+      }
+      staging_bytes_ = (staging_bytes_ + 255) / 256 * 256;
+      first_ = upload_.bytes(full_.data(), full_.size() * 4);
+    }
+    gemm_.prepare(a, upload_);
+    upload_.commit();
+    full_ = {};
+  }
+
+  const char* kernel_name() const override {
+    switch (algo_) {
+      case ConvTransposeAlgo::kZeroInsert: return "cuda_conv_transpose2d_zero_insert";
+      case ConvTransposeAlgo::kCol2im: return "cuda_conv_transpose2d_col2im";
+      case ConvTransposeAlgo::kSplit: break;
+    }
+    return "cuda_conv_transpose2d_split";
+  }
+  uint64_t workspace_bytes() const override { return staging_bytes_ + gemm_.launch.workspace_bytes; }
+  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, algo_); }
+
+  void run(const RunContext& ctx) override {
+    const float* x = ctx.f32(input_);
+    float* y = ctx.f32(output_);
+    const float* bias = upload_.as<float>(bias_);
+    uint8_t* gemm_ws = ctx.workspace + staging_bytes_;
+    switch (algo_) {
+      case ConvTransposeAlgo::kSplit:
+        return gemm_.run(upload_, x, y, upload_.at(first_), f16_, bias, activation_, alpha_, gemm_ws, stream_of(ctx));
+      case ConvTransposeAlgo::kZeroInsert: {
+        float* x_up = reinterpret_cast<float*>(ctx.workspace);
+        conv_transpose2d_zero_insert_upsample(shape_, x, x_up, stream_of(ctx));
+        return gemm_.run(upload_, x_up, y, upload_.at(first_), false, bias, activation_, alpha_, gemm_ws, stream_of(ctx));
+      }
+      case ConvTransposeAlgo::kCol2im: {
+        float* columns = reinterpret_cast<float*>(ctx.workspace);
+        gemm_.run(upload_, x, columns, upload_.at(first_), false, nullptr, 0, 0.f, gemm_ws, stream_of(ctx));
+        return conv_transpose2d_col2im_gather(shape_, columns, bias, activation_, alpha_, y, stream_of(ctx));
+      }
+    }
+  }
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ private:
+  KernelUpload upload_;
+  ConvTransposeAlgo algo_;
+  int input_, output_;
+  cpu::ConvShape shape_;
+  PreparedGemm gemm_;
+  std::vector<float> full_;
+  int first_ = -1, bias_ = -1, activation_ = 0;
+  float alpha_ = 0.01f;
+  bool f16_ = false;
+  uint64_t staging_bytes_ = 0;  // the baselines' upsampled input or columns, ahead of the GEMM's own scratch
+};
+
+}  // namespace
+
+template <>
+std::unique_ptr<OpKernel> create_kernel<schema::OpKind_ConvTranspose2D>(const KernelArgs& a) {
+  return std::make_unique<ConvTranspose2DCuda>(a, *a.op.kind_as_ConvTranspose2D());
+}
+
+}  // namespace edgegan::cuda

@@ -1,0 +1,40 @@
+// Transposed convolution on the GPU: the split form as implicit-GEMM tasks (one per
+// phase, conv_gemm.h), and the two baselines it is measured against, which do what
+// the split avoids: zero insertion (materialise the upsampled input, then a stride-1
+// convolution that multiplies the inserted zeros) and col2im (a GEMM into a column
+// buffer of every tap's product, then a gather that sums them per output).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+#include <vector>
+
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cuda/gemm/conv_gemm.h"
+
+namespace edgegan::cuda {
+
+// The split problem: one task per phase (row-major (ph, pw)); phase p's weights
+// start at phase_weight_offsets[p] elements (the file's sub-kernels, in panels of
+// `panel` columns).
+ConvGemmShape conv_transpose2d_split_shape(const cpu::ConvShape& s, const std::vector<cpu::AxisPhase>& phases_h,
+                                           const std::vector<cpu::AxisPhase>& phases_w, const std::vector<long long>& phase_weight_offsets,
+                                           int panel);
+
+// Zero insertion: x_up [N][(H-1)*sh+1][(W-1)*sw+1][Cin] holds x at multiples of the
+// stride and zeros elsewhere; then the stride-1 convolution of x_up with the flipped
+// full kernel ([kh][kw][Cin][Cout], conv_transpose2d_flipped_kernel).
+ConvGemmShape conv_transpose2d_zero_insert_shape(const cpu::ConvShape& s);
+long long conv_transpose2d_upsampled_floats(const cpu::ConvShape& s);
+void conv_transpose2d_zero_insert_upsample(const cpu::ConvShape& s, const float* x, float* x_up, cudaStream_t stream);
+// The full kernel [kh][kw][Cin][Cout] (cpu::FullKernelLayout::kTapsFirst) with its
+// taps reversed, as that convolution reads it; on the host, once.
+std::vector<float> conv_transpose2d_flipped_kernel(const cpu::ConvShape& s, const float* taps_first);
+
+// col2im: columns = x [N*H*W][Cin] x Wc [Cin][kh*kw*Cout] (dense_gemm_shape), then
+// every output sums the columns of the (input, tap) pairs that land on it.
+long long conv_transpose2d_columns_floats(const cpu::ConvShape& s);
+void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, int activation, float alpha, float* y,
+                                    cudaStream_t stream);
+
+}  // namespace edgegan::cuda

@@ -1,0 +1,16 @@
+// Element-wise kernels: an activation that had no producer to fuse into, and a
+// per-channel affine map (a BatchNorm that had none either).
+#pragma once
+
+#include <cuda_runtime_api.h>
+
+namespace edgegan::cuda {
+
+// y[i] = act(x[i]), i < count (x == y allowed). activation numbered as cpu::Activation.
+void activation(long long count, const float* x, float* y, int activation, float alpha, cudaStream_t stream);
+
+// y[p][c] = act(x[p][c] * scale[c] + shift[c]) over `pixels` rows of `channels` (x == y allowed).
+void channel_affine(long long pixels, int channels, const float* scale, const float* shift, const float* x, float* y, int activation,
+                    float alpha, cudaStream_t stream);
+
+}  // namespace edgegan::cuda

@@ -1,0 +1,433 @@
+#include "kernels_cuda/gemm/conv_gemm.h"
+
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "kernels_cuda/common/activation.cuh"
+#include "kernels_cuda/common/cuda_check.h"
+
+namespace edgegan::cuda {
+namespace {
+
+constexpr int kThreads = 256;  // 16 x 16 threads per tiled block
+
+struct Params {
+  int batch, in_h, in_w, cin, out_h, out_w, cout, panel;
+  long long max_pixels;
+  int task_count, k_splits;
+  const float* x;
+  float* y;
+  const void* weights;
+  const float* bias;
+  int activation;
+  float alpha;
+  const ConvGemmTask* tasks;
+  float* partials;  // split K: [split][task][max_pixels][cout]
+};
+
+__device__ __forceinline__ float weight_at(const float* w, long long i) { return __ldg(w + i); }
+__device__ __forceinline__ float weight_at(const __half* w, long long i) { return __half2float(w[i]); }
+
+// Element (row, col) of one tap's Cin x Cout matrix stored in column panels.
+__device__ __forceinline__ long long panel_index(const Params& p, int row, int col) {
+  const int p0 = col / p.panel * p.panel;
+  const int width = min(p.panel, p.cout - p0);
+  return static_cast<long long>(p0) * p.cin + static_cast<long long>(row) * width + (col - p0);
+}
+
+// Output pixel m of a task: its image and the address of its first channel in y.
+__device__ __forceinline__ long long output_offset(const Params& p, const ConvGemmTask& t, long long m) {
+  const int qhw = t.q_count_h * t.q_count_w;
+  const int n = static_cast<int>(m / qhw);
+  const int r = static_cast<int>(m % qhw);
+  const int oh = (t.q_begin_h + r / t.q_count_w) * t.out_step_h + t.out_base_h;
+  const int ow = (t.q_begin_w + r % t.q_count_w) * t.out_step_w + t.out_base_w;
+  return ((static_cast<long long>(n) * p.out_h + oh) * p.out_w + ow) * p.cout;
+}
+
+__device__ __forceinline__ void store_output(const Params& p, const ConvGemmTask& t, int task, int split, long long m, int col, float v) {
+  if (p.k_splits > 1) {
+    p.partials[((static_cast<long long>(split) * p.task_count + task) * p.max_pixels + m) * p.cout + col] = v;
+    return;
+  }
+  if (p.bias) v += __ldg(p.bias + col);
+  p.y[output_offset(p, t, m) + col] = activate(v, p.activation, p.alpha);
+}
+
+// Marks, in live[], the taps (th * taps_w + tw) that at least one pixel of the block's
+// rows reads inside the input. Rows [m0, m0 + rows), one per participating thread.
+__device__ void find_live_taps(const Params& p, const ConvGemmTask& t, long long m0, int rows, int* live, int* live_count) {
+  __shared__ int live_h[kMaxTapsPerAxis], live_w[kMaxTapsPerAxis];
+  const int tid = threadIdx.x;
+  if (tid < kMaxTapsPerAxis) live_h[tid] = live_w[tid] = 0;
+  __syncthreads();
+  const long long M = static_cast<long long>(p.batch) * t.q_count_h * t.q_count_w;
+  for (int row = tid; row < rows; row += blockDim.x) {
+    const long long m = m0 + row;
+    if (m >= M) break;
+    const int r = static_cast<int>(m % (t.q_count_h * t.q_count_w));
+    const int bh = (t.q_begin_h + r / t.q_count_w) * t.in_step_h, bw = (t.q_begin_w + r % t.q_count_w) * t.in_step_w;
+    for (int th = 0; th < t.taps_h; ++th) {
+      const int ih = bh + t.tap_offset_h[th];
+      if (ih >= 0 && ih < p.in_h) live_h[th] = 1;  // every writer stores the same value
+    }
+    for (int tw = 0; tw < t.taps_w; ++tw) {
+      const int iw = bw + t.tap_offset_w[tw];
+      if (iw >= 0 && iw < p.in_w) live_w[tw] = 1;
+    }
+  }
+  __syncthreads();
+  if (tid == 0) {
+    int count = 0;
+    for (int th = 0; th < t.taps_h; ++th)
+      for (int tw = 0; tw < t.taps_w; ++tw)
+        if (live_h[th] && live_w[tw]) live[count++] = th * t.taps_w + tw;
+    *live_count = count;
+  }
+  __syncthreads();
+}
+
+// BM x BM output tile per block, BK deep slices of K, TM x TM per thread, slices
+// double-buffered in shared memory (the next slice is fetched into registers while
+// the current one is multiplied).
+template <int BM, int BK, int TM, typename WT>
+__global__ void __launch_bounds__(kThreads) conv_gemm_tiled(Params p) {
+  constexpr int BN = BM;
+  constexpr int KV = BK / 4;  // threads per A row (4 consecutive channels each)
+  constexpr int NV = BN / 4;  // threads per B row (4 consecutive columns each)
+  static_assert(BM * BK == kThreads * 4 && BN * BK == kThreads * 4, "each thread loads 4 values of A and of B per slice");
+  static_assert(BM == 16 * TM, "16 x 16 threads cover the tile");
+  __shared__ ConvGemmTask t;
+  __shared__ __align__(16) float As[2][BK][BM + 4];
+  __shared__ __align__(16) float Bs[2][BK][BN + 4];
+  __shared__ int live[kMaxTapsPerAxis * kMaxTapsPerAxis];
+  __shared__ int live_count;
+
+  const int tid = threadIdx.x;
+  const int task = blockIdx.z / p.k_splits, split = blockIdx.z % p.k_splits;
+  if (tid == 0) t = p.tasks[task];
+  __syncthreads();
+  const int qhw = t.q_count_h * t.q_count_w;
+  const long long M = static_cast<long long>(p.batch) * qhw;
+  const long long m0 = static_cast<long long>(blockIdx.x) * BM;
+  if (m0 >= M) return;  // a smaller phase than the largest: the whole block leaves
+  const int n0 = blockIdx.y * BN;
+  find_live_taps(p, t, m0, BM, live, &live_count);
+
+  // The A row and B row this thread loads.
+  const int a_row = tid / KV, a_k = (tid % KV) * 4;
+  const long long am = m0 + a_row;
+  const bool a_valid = am < M;
+  int a_n = 0, a_h = 0, a_w = 0;
+  if (a_valid) {
+    a_n = static_cast<int>(am / qhw);
+    const int r = static_cast<int>(am % qhw);
+    a_h = (t.q_begin_h + r / t.q_count_w) * t.in_step_h;
+    a_w = (t.q_begin_w + r % t.q_count_w) * t.in_step_w;
+  }
+  const int b_k = tid / NV, b_n = (tid % NV) * 4;
+  const bool vec_a = (p.cin & 3) == 0;
+  const bool vec_b = sizeof(WT) == 4 && (p.cout & 3) == 0 && (p.panel & 3) == 0;
+  const WT* weights = static_cast<const WT*>(p.weights);
+
+  const int c_chunks = (p.cin + BK - 1) / BK;
+  const int total = live_count * c_chunks;
+  const int c_begin = static_cast<int>(static_cast<long long>(total) * split / p.k_splits);
+  const int c_end = static_cast<int>(static_cast<long long>(total) * (split + 1) / p.k_splits);
+
+  float a_reg[4], b_reg[4];
+  auto fetch = [&](int c) {
+    const int tap = live[c / c_chunks];
+    const int c0 = (c % c_chunks) * BK;
+    const int th = tap / t.taps_w, tw = tap % t.taps_w;
+    const int ih = a_h + t.tap_offset_h[th], iw = a_w + t.tap_offset_w[tw];
+    const bool inside = a_valid && ih >= 0 && ih < p.in_h && iw >= 0 && iw < p.in_w;
+    const int ci = c0 + a_k;
+    const float* xp = p.x + ((static_cast<long long>(a_n) * p.in_h + ih) * p.in_w + iw) * p.cin + ci;
+    if (vec_a) {
+      const float4 v = inside && ci < p.cin ? __ldg(reinterpret_cast<const float4*>(xp)) : make_float4(0.f, 0.f, 0.f, 0.f);
+      a_reg[0] = v.x, a_reg[1] = v.y, a_reg[2] = v.z, a_reg[3] = v.w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) a_reg[j] = inside && ci + j < p.cin ? __ldg(xp + j) : 0.f;
+    }
+    const int wrow = c0 + b_k;
+    const long long wbase = t.weights + static_cast<long long>(tap) * p.cin * p.cout;
+    const int col = n0 + b_n;
+    if (vec_b) {
+      float4 v = make_float4(0.f, 0.f, 0.f, 0.f);
+      if (wrow < p.cin && col < p.cout) v = __ldg(reinterpret_cast<const float4*>(reinterpret_cast<const float*>(weights) + wbase + panel_index(p, wrow, col)));
+      b_reg[0] = v.x, b_reg[1] = v.y, b_reg[2] = v.z, b_reg[3] = v.w;
+    } else {
+#pragma unroll
+      for (int j = 0; j < 4; ++j) b_reg[j] = wrow < p.cin && col + j < p.cout ? weight_at(weights, wbase + panel_index(p, wrow, col + j)) : 0.f;
+    }
+  };
+  auto stash = [&](int s) {
+#pragma unroll
+    for (int j = 0; j < 4; ++j) As[s][a_k + j][a_row] = a_reg[j];
+    *reinterpret_cast<float4*>(&Bs[s][b_k][b_n]) = make_float4(b_reg[0], b_reg[1], b_reg[2], b_reg[3]);
+  };
+
+  // Thread (ty, tx) owns rows and columns {(i / 4) * 64 + 4 * t + i % 4}: float4 reads
+  // of a 16-thread row of shared memory are then contiguous (no bank conflicts).
+  const int ty = tid / 16, tx = tid % 16;
+  float acc[TM][TM];
+#pragma unroll
+  for (int i = 0; i < TM; ++i)
+#pragma unroll
+    for (int j = 0; j < TM; ++j) acc[i][j] = 0.f;
+
+  if (c_begin < c_end) {
+    fetch(c_begin);
+    stash(0);
+    __syncthreads();
+    for (int c = c_begin; c < c_end; ++c) {
+      const int s = (c - c_begin) & 1;
+      const bool more = c + 1 < c_end;
+      if (more) fetch(c + 1);
+#pragma unroll
+      for (int k = 0; k < BK; ++k) {
+        float a[TM], b[TM];
+#pragma unroll
+        for (int i = 0; i < TM; i += 4) {
+          const float4 va = *reinterpret_cast<const float4*>(&As[s][k][(i / 4) * 64 + ty * 4]);
+          const float4 vb = *reinterpret_cast<const float4*>(&Bs[s][k][(i / 4) * 64 + tx * 4]);
+          a[i] = va.x, a[i + 1] = va.y, a[i + 2] = va.z, a[i + 3] = va.w;
+          b[i] = vb.x, b[i + 1] = vb.y, b[i + 2] = vb.z, b[i + 3] = vb.w;
+        }
+#pragma unroll
+        for (int i = 0; i < TM; ++i)
+#pragma unroll
+          for (int j = 0; j < TM; ++j) acc[i][j] = fmaf(a[i], b[j], acc[i][j]);
+      }
+      if (more) stash(s ^ 1);
+      __syncthreads();
+    }
+  }
+
+#pragma unroll
+  for (int i = 0; i < TM; ++i) {
+    const long long m = m0 + (i / 4) * 64 + ty * 4 + i % 4;
+    if (m >= M) continue;
+#pragma unroll
+    for (int j = 0; j < TM; ++j) {
+      const int col = n0 + (j / 4) * 64 + tx * 4 + j % 4;
+      if (col < p.cout) store_output(p, t, task, split, m, col, acc[i][j]);
+    }
+  }
+}
+
+// Heads with 1-4 output channels: a group of G lanes per output pixel, each lane
+// taking every G-th input channel, summed across the group by a fixed butterfly
+// (deterministic). Many pixels: G = 8 (a group reads 8 consecutive channels of its
+// pixel, so loads coalesce) or 1 for shallow inputs; few pixels with deep inputs: 32.
+template <int G, typename WT>
+__global__ void __launch_bounds__(kThreads) conv_gemm_narrow(Params p) {
+  const int task = blockIdx.y;
+  const ConvGemmTask& t = p.tasks[task];
+  const int qhw = t.q_count_h * t.q_count_w;
+  const long long M = static_cast<long long>(p.batch) * qhw;
+  const long long m = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) / G;
+  const int lane = threadIdx.x % G;
+  if (m >= M) return;  // the whole group leaves together
+  const int n = static_cast<int>(m / qhw);
+  const int r = static_cast<int>(m % qhw);
+  const int bh = (t.q_begin_h + r / t.q_count_w) * t.in_step_h, bw = (t.q_begin_w + r % t.q_count_w) * t.in_step_w;
+  const WT* weights = static_cast<const WT*>(p.weights);
+  float acc[4] = {0.f, 0.f, 0.f, 0.f};
+  for (int th = 0; th < t.taps_h; ++th) {
+    const int ih = bh + t.tap_offset_h[th];
+    if (ih < 0 || ih >= p.in_h) continue;
+    for (int tw = 0; tw < t.taps_w; ++tw) {
+      const int iw = bw + t.tap_offset_w[tw];
+      if (iw < 0 || iw >= p.in_w) continue;
+      const float* xp = p.x + ((static_cast<long long>(n) * p.in_h + ih) * p.in_w + iw) * p.cin;
+      const long long wbase = t.weights + static_cast<long long>(th * t.taps_w + tw) * p.cin * p.cout;
+      for (int ci = lane; ci < p.cin; ci += G) {
+        const float xv = __ldg(xp + ci);
+#pragma unroll
+        for (int co = 0; co < 4; ++co)
+          if (co < p.cout) acc[co] = fmaf(xv, weight_at(weights, wbase + panel_index(p, ci, co)), acc[co]);
+      }
+    }
+  }
+  if (G > 1) {
+#pragma unroll
+    for (int off = G / 2; off > 0; off /= 2)
+#pragma unroll
+      for (int co = 0; co < 4; ++co) acc[co] += __shfl_xor_sync(0xffffffffu, acc[co], off, G);
+  }
+  if (lane == 0)
+    for (int co = 0; co < p.cout; ++co) store_output(p, t, task, 0, m, co, acc[co]);
+}
+
+// Split K: sums the partial products in split order, then bias and activation.
+__global__ void conv_gemm_reduce(Params p) {
+  const long long per_task = p.max_pixels * p.cout;
+  const long long total = per_task * p.task_count;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int task = static_cast<int>(i / per_task);
+    const long long m = (i % per_task) / p.cout;
+    const int col = static_cast<int>(i % p.cout);
+    const ConvGemmTask& t = p.tasks[task];
+    if (m >= static_cast<long long>(p.batch) * t.q_count_h * t.q_count_w) continue;
+    float v = 0.f;
+    for (int s = 0; s < p.k_splits; ++s) v += p.partials[(static_cast<long long>(s) * p.task_count) * per_task + i];
+    if (p.bias) v += __ldg(p.bias + col);
+    p.y[output_offset(p, t, m) + col] = activate(v, p.activation, p.alpha);
+  }
+}
+
+int blocks_for(long long n, int threads) { return static_cast<int>(std::min<long long>((n + threads - 1) / threads, 1 << 20)); }
+
+template <typename WT>
+void launch(const Params& p, const ConvGemmLaunch& l, cudaStream_t stream) {
+  const unsigned tasks = static_cast<unsigned>(p.task_count);
+  switch (l.kind) {
+    case ConvGemmLaunch::Kind::kTiled64: {
+      const dim3 grid(static_cast<unsigned>((p.max_pixels + 63) / 64), static_cast<unsigned>((p.cout + 63) / 64), tasks * l.k_splits);
+      conv_gemm_tiled<64, 16, 4, WT><<<grid, kThreads, 0, stream>>>(p);
+      break;
+    }
+    case ConvGemmLaunch::Kind::kTiled128: {
+      const dim3 grid(static_cast<unsigned>((p.max_pixels + 127) / 128), static_cast<unsigned>((p.cout + 127) / 128), tasks * l.k_splits);
+      conv_gemm_tiled<128, 8, 8, WT><<<grid, kThreads, 0, stream>>>(p);
+      break;
+    }
+    case ConvGemmLaunch::Kind::kNarrow:
+      conv_gemm_narrow<1, WT><<<dim3(static_cast<unsigned>(blocks_for(p.max_pixels, kThreads)), tasks), kThreads, 0, stream>>>(p);
+      break;
+    case ConvGemmLaunch::Kind::kNarrowGroup8:
+      conv_gemm_narrow<8, WT><<<dim3(static_cast<unsigned>(blocks_for(p.max_pixels * 8, kThreads)), tasks), kThreads, 0, stream>>>(p);
+      break;
+    case ConvGemmLaunch::Kind::kNarrowWarp:
+      conv_gemm_narrow<32, WT><<<dim3(static_cast<unsigned>(blocks_for(p.max_pixels * 32, kThreads)), tasks), kThreads, 0, stream>>>(p);
+      break;
+  }
+  check_cuda(cudaGetLastError(), "conv_gemm launch");
+  if (l.k_splits > 1) {
+    conv_gemm_reduce<<<blocks_for(p.max_pixels * p.cout * p.task_count, kThreads), kThreads, 0, stream>>>(p);
+    check_cuda(cudaGetLastError(), "conv_gemm reduce launch");
+  }
+}
+
+}  // namespace
+
+long long ConvGemmShape::max_task_pixels() const {
+  long long m = 0;
+  for (const ConvGemmTask& t : tasks) m = std::max(m, static_cast<long long>(batch) * t.q_count_h * t.q_count_w);
+  return m;
+}
+
+long long ConvGemmShape::macs() const {
+  long long total = 0;
+  for (const ConvGemmTask& t : tasks)
+    total += static_cast<long long>(batch) * t.q_count_h * t.q_count_w * t.taps_h * t.taps_w * cin * static_cast<long long>(cout);
+  return total;
+}
+
+const char* ConvGemmLaunch::name() const {
+  switch (kind) {
+    case Kind::kTiled64: return k_splits > 1 ? "gemm_tiled64_splitk" : "gemm_tiled64";
+    case Kind::kTiled128: return k_splits > 1 ? "gemm_tiled128_splitk" : "gemm_tiled128";
+    case Kind::kNarrow: return "gemm_narrow";
+    case Kind::kNarrowGroup8: return "gemm_narrow_group8";
+    case Kind::kNarrowWarp: return "gemm_narrow_warp";
+  }
+  return "gemm";
+}
+
+ConvGemmLaunch plan_conv_gemm(const ConvGemmShape& s, int sms) {
+  ConvGemmLaunch l;
+  const long long M = s.max_task_pixels();
+  const long long tasks = static_cast<long long>(s.tasks.size());
+  int max_taps = 0;
+  for (const ConvGemmTask& t : s.tasks) max_taps = std::max(max_taps, t.taps_h * t.taps_w);
+  const long long K = static_cast<long long>(max_taps) * s.cin;
+  if (s.cout <= 4) {
+    // One lane per pixel fills the GPU when there are pixels enough; otherwise a warp
+    // per pixel splits the (deep) reduction.
+    if (M * tasks >= static_cast<long long>(sms) * 512) l.kind = s.cin >= 16 ? ConvGemmLaunch::Kind::kNarrowGroup8 : ConvGemmLaunch::Kind::kNarrow;
+    else l.kind = K >= 128 ? ConvGemmLaunch::Kind::kNarrowWarp : ConvGemmLaunch::Kind::kNarrow;
+    return l;
+  }
+  auto tiles = [&](long long bm) { return (M + bm - 1) / bm * ((s.cout + bm - 1) / bm) * tasks; };
+  if (M >= 128 && s.cout >= 96 && tiles(128) >= 2LL * sms) {
+    l.kind = ConvGemmLaunch::Kind::kTiled128;
+    return l;
+  }
+  l.kind = ConvGemmLaunch::Kind::kTiled64;
+  const long long blocks = tiles(64);
+  const long long slices = static_cast<long long>(max_taps) * ((s.cin + 15) / 16);
+  if (blocks < sms && slices >= 8) {
+    // Too few tiles to fill the GPU: split K so that each block still gets >= 4 slices.
+    const long long splits = std::min({(2LL * sms + blocks - 1) / blocks, slices / 4, 32LL});
+    if (splits >= 2) {
+      l.k_splits = static_cast<int>(splits);
+      l.workspace_bytes = static_cast<uint64_t>(splits * tasks * M * s.cout) * 4;
+    }
+  }
+  return l;
+}
+
+bool conv_gemm_supports(const ConvGemmShape& s, std::string* why) {
+  auto fail = [&](const std::string& w) {
+    if (why) *why = w;
+    return false;
+  };
+  for (const ConvGemmTask& t : s.tasks)
+    if (t.taps_h > kMaxTapsPerAxis || t.taps_w > kMaxTapsPerAxis)
+      return fail("more than " + std::to_string(kMaxTapsPerAxis) + " taps per axis in one phase");
+  const long long limit = (1LL << 31) - 1;
+  if (static_cast<long long>(s.batch) * s.in_h * s.in_w * s.cin > limit || static_cast<long long>(s.batch) * s.out_h * s.out_w * s.cout > limit)
+    return fail("a tensor of more than 2^31 elements");
+  if (s.tasks.empty() || s.cin < 1 || s.cout < 1) return fail("an empty problem");
+  return true;
+}
+
+void conv_gemm(const ConvGemmShape& s, const ConvGemmLaunch& l, const ConvGemmArgs& a, cudaStream_t stream) {
+  Params p{};
+  p.batch = s.batch, p.in_h = s.in_h, p.in_w = s.in_w, p.cin = s.cin, p.out_h = s.out_h, p.out_w = s.out_w, p.cout = s.cout;
+  p.panel = s.panel <= 0 || s.panel > s.cout ? s.cout : s.panel;
+  p.max_pixels = s.max_task_pixels();
+  p.task_count = static_cast<int>(s.tasks.size());
+  p.k_splits = l.k_splits;
+  p.x = a.x, p.y = a.y, p.weights = a.weights, p.bias = a.bias, p.activation = a.activation, p.alpha = a.alpha, p.tasks = a.tasks;
+  p.partials = static_cast<float*>(a.workspace);
+  if (p.max_pixels == 0) return;
+  if (a.weights_f16) launch<__half>(p, l, stream);
+  else launch<float>(p, l, stream);
+}
+
+ConvGemmShape conv2d_gemm_shape(int batch, int in_h, int in_w, int cin, int out_h, int out_w, int cout, int kernel_h, int kernel_w,
+                                int stride_h, int stride_w, int dilation_h, int dilation_w, int pad_top, int pad_left) {
+  ConvGemmShape s;
+  s.batch = batch, s.in_h = in_h, s.in_w = in_w, s.cin = cin, s.out_h = out_h, s.out_w = out_w, s.cout = cout;
+  ConvGemmTask t;
+  t.q_count_h = out_h, t.q_count_w = out_w;
+  t.in_step_h = stride_h, t.in_step_w = stride_w;
+  t.taps_h = kernel_h, t.taps_w = kernel_w;
+  for (int k = 0; k < std::min(kernel_h, kMaxTapsPerAxis); ++k) t.tap_offset_h[k] = k * dilation_h - pad_top;
+  for (int k = 0; k < std::min(kernel_w, kMaxTapsPerAxis); ++k) t.tap_offset_w[k] = k * dilation_w - pad_left;
+  s.tasks.push_back(t);
+  return s;
+}
+
+ConvGemmShape dense_gemm_shape(int batch, int in_features, int out_features) {
+  return conv2d_gemm_shape(batch, 1, 1, in_features, 1, 1, out_features, 1, 1, 1, 1, 1, 1, 0, 0);
+}
+
+int multiprocessor_count() {
+  static const int count = [] {
+    int device = 0, sms = 0;
+    check_cuda(cudaGetDevice(&device), "get device");
+    check_cuda(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "multiprocessor count");
+    return sms;
+  }();
+  return count;
+}
+
+}  // namespace edgegan::cuda

@@ -1,0 +1,275 @@
+// The CUDA implicit GEMM against the CPU reference kernels, over many random shapes:
+// convolutions, split transposed convolutions (one task per phase, the file's
+// panelled sub-kernels as stored, fp32 and fp16), the zero-insertion and col2im
+// baselines, and dense layers; every launch kind (64- and 128-wide tiles, the narrow
+// head kernels, split K) forced on every shape it can run. Skips, with CUDA's
+// reason, where no GPU is present.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime_api.h>
+
+#include "kernels_cpu/common/half.h"
+#include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
+#include "kernels_cuda/common/cuda_check.h"
+#include "kernels_cuda/conv_transpose2d/conv_transpose2d.h"
+#include "kernels_cuda/gemm/conv_gemm.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using testing::max_abs_diff;
+using testing::random_floats;
+using testing::uniform_int;
+
+bool gpu_present(std::string* why) {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess || count == 0) {
+    *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
+    return false;
+  }
+  return true;
+}
+
+#define SKIP_WITHOUT_GPU()                                     \
+  do {                                                         \
+    std::string why;                                           \
+    if (!gpu_present(&why)) GTEST_SKIP() << "no GPU: " << why; \
+  } while (0)
+
+// Device copy of a host vector, freed with the object.
+template <typename T>
+class Device {
+ public:
+  explicit Device(const std::vector<T>& host) : n_(std::max<size_t>(host.size(), 1)) {
+    cuda::check_cuda(cudaMalloc(reinterpret_cast<void**>(&p_), n_ * sizeof(T)), "malloc");
+    if (!host.empty()) cuda::check_cuda(cudaMemcpy(p_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  explicit Device(size_t n) : Device(std::vector<T>(n)) {}
+  ~Device() { cudaFree(p_); }
+  T* get() const { return p_; }
+  std::vector<T> host(size_t n) const {
+    std::vector<T> out(n);
+    cuda::check_cuda(cudaMemcpy(out.data(), p_, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    return out;
+  }
+
+ private:
+  T* p_ = nullptr;
+  size_t n_;
+};
+
+// The launches a shape can run: every tile kind with and without split K, and the
+// head kernels where Cout <= 4; and what the planner picks.
+std::vector<cuda::ConvGemmLaunch> launches_for(const cuda::ConvGemmShape& s) {
+  std::vector<cuda::ConvGemmLaunch> out;
+  for (auto kind : {cuda::ConvGemmLaunch::Kind::kTiled64, cuda::ConvGemmLaunch::Kind::kTiled128})
+    for (int splits : {1, 3}) {
+      cuda::ConvGemmLaunch l;
+      l.kind = kind;
+      l.k_splits = splits;
+      l.workspace_bytes = splits > 1 ? static_cast<uint64_t>(splits) * s.tasks.size() * s.max_task_pixels() * s.cout * 4 : 0;
+      out.push_back(l);
+    }
+  if (s.cout <= 4)
+    for (auto kind : {cuda::ConvGemmLaunch::Kind::kNarrow, cuda::ConvGemmLaunch::Kind::kNarrowGroup8, cuda::ConvGemmLaunch::Kind::kNarrowWarp}) {
+      cuda::ConvGemmLaunch l;
+      l.kind = kind;
+      out.push_back(l);
+    }
+  out.push_back(cuda::plan_conv_gemm(s, cuda::multiprocessor_count()));
+  return out;
+}
+
+// Runs `s` on device x / weights with every launch; each result must match `ref`.
+void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias, int act,
+                         const std::vector<float>& ref, const std::string& what) {
+  Device<cuda::ConvGemmTask> tasks(s.tasks);
+  for (const cuda::ConvGemmLaunch& l : launches_for(s)) {
+    Device<float> y(ref.size());
+    Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
+    cuda::ConvGemmArgs a;
+    a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.alpha = 0.2f;
+    a.tasks = tasks.get(), a.workspace = ws.get();
+    cuda::conv_gemm(s, l, a, nullptr);
+    cuda::check_cuda(cudaDeviceSynchronize(), "run");
+    ASSERT_LE(max_abs_diff(y.host(ref.size()), ref), 1e-4f) << what << ", launch " << l.name();
+  }
+}
+
+cpu::ConvAxis random_axis(std::mt19937& rng, bool transposed) {
+  cpu::ConvAxis a;
+  a.in = uniform_int(rng, 1, 12);
+  a.kernel = uniform_int(rng, 1, 5);
+  a.stride = uniform_int(rng, 1, 3);
+  a.dilation = uniform_int(rng, 1, 2);
+  a.pad_begin = uniform_int(rng, 0, static_cast<int>(a.kernel) - 1);
+  a.pad_end = uniform_int(rng, 0, static_cast<int>(a.kernel) - 1);
+  // output_padding below max(stride, dilation), as ONNX requires
+  const int out_pad = uniform_int(rng, 0, static_cast<int>(std::max(a.stride, a.dilation)) - 1);
+  a.out = transposed ? cpu::conv_transpose_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end, out_pad)
+                     : cpu::conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
+  return a;
+}
+
+cpu::ConvShape random_shape(std::mt19937& rng, bool transposed) {
+  cpu::ConvShape s;
+  s.batch = uniform_int(rng, 1, 3);
+  // Channel counts around the tile edges and the vector widths, and 1-4 channel heads.
+  const int choices[] = {1, 2, 3, 4, 5, 8, 13, 16, 17, 32, 64, 67, 130};
+  s.in_channels = choices[uniform_int(rng, 0, 12)];
+  s.out_channels = choices[uniform_int(rng, 0, 12)];
+  s.h = random_axis(rng, transposed);
+  s.w = random_axis(rng, transposed);
+  return s;
+}
+
+std::vector<float> conv_output(const cpu::ConvShape& s) { return std::vector<float>(static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels)); }
+
+TEST(CudaConvGemm, ConvolutionMatchesReference) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 60; ++trial) {
+    const cpu::ConvShape s = random_shape(rng, false);
+    if (s.h.out < 1 || s.w.out < 1) continue;
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w_onnx = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const int act = trial % 5;
+    auto ref = conv_output(s);
+    cpu::conv2d_reference(s, x.data(), w_onnx.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    // ONNX [Cout][Cin][kh][kw] -> the file's [kh][kw][Cin][Cout].
+    std::vector<float> w(w_onnx.size());
+    for (int64_t co = 0; co < s.out_channels; ++co)
+      for (int64_t ci = 0; ci < s.in_channels; ++ci)
+        for (int64_t th = 0; th < s.h.kernel; ++th)
+          for (int64_t tw = 0; tw < s.w.kernel; ++tw)
+            w[static_cast<size_t>(((th * s.w.kernel + tw) * s.in_channels + ci) * s.out_channels + co)] =
+                w_onnx[static_cast<size_t>(((co * s.in_channels + ci) * s.h.kernel + th) * s.w.kernel + tw)];
+    const auto shape = cuda::conv2d_gemm_shape(
+        static_cast<int>(s.batch), static_cast<int>(s.h.in), static_cast<int>(s.w.in), static_cast<int>(s.in_channels), static_cast<int>(s.h.out),
+        static_cast<int>(s.w.out), static_cast<int>(s.out_channels), static_cast<int>(s.h.kernel), static_cast<int>(s.w.kernel),
+        static_cast<int>(s.h.stride), static_cast<int>(s.w.stride), static_cast<int>(s.h.dilation), static_cast<int>(s.w.dilation),
+        static_cast<int>(s.h.pad_begin), static_cast<int>(s.w.pad_begin));
+    Device<float> dx(x), dw(w), db(bias);
+    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), act, ref, "conv trial " + std::to_string(trial));
+  }
+}
+
+TEST(CudaConvGemm, SplitTransposedConvolutionMatchesReference) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(12);
+  for (int trial = 0; trial < 60; ++trial) {
+    const cpu::ConvShape s = random_shape(rng, true);
+    if (s.h.out < 1 || s.w.out < 1) continue;
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const int act = trial % 5;
+    auto ref = conv_output(s);
+    cpu::conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    const auto phases_h = cpu::split_conv_transpose_axis(s.h), phases_w = cpu::split_conv_transpose_axis(s.w);
+    const int panel = trial % 2 ? static_cast<int>(cpu::kWeightPanelColumns) : 0;  // the converter's panels, and plain
+    const auto packed = cpu::pack_conv_transpose2d_weights(s, phases_h, phases_w, w.data(), panel);
+    // The phases one after the other in one buffer, addressed by offsets.
+    std::vector<float> all;
+    std::vector<long long> offsets;
+    for (const auto& p : packed) offsets.push_back(static_cast<long long>(all.size())), all.insert(all.end(), p.begin(), p.end());
+    const auto shape = cuda::conv_transpose2d_split_shape(s, phases_h, phases_w, offsets, panel);
+    Device<float> dx(x), dw(all), db(bias);
+    const std::string what = "split trial " + std::to_string(trial);
+    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), act, ref, what);
+    // fp16 weights read as halves, against the reference on the rounded weights.
+    std::vector<uint16_t> halves(all.size());
+    std::vector<float> rounded(w.size());
+    for (size_t i = 0; i < all.size(); ++i) halves[i] = cpu::float_to_half(all[i]);
+    for (size_t i = 0; i < w.size(); ++i) rounded[i] = cpu::half_to_float(cpu::float_to_half(w[i]));
+    cpu::conv_transpose2d_reference(s, x.data(), rounded.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    Device<uint16_t> dh(halves);
+    expect_all_launches(shape, dx.get(), dh.get(), true, db.get(), act, ref, what + " fp16");
+  }
+}
+
+TEST(CudaConvGemm, ZeroInsertionAndCol2imBaselinesMatchReference) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 40; ++trial) {
+    const cpu::ConvShape s = random_shape(rng, true);
+    if (s.h.out < 1 || s.w.out < 1) continue;
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const int act = trial % 5;
+    auto ref = conv_output(s);
+    cpu::conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    cpu::ConvTranspose2DWeights split;
+    split.phases_h = cpu::split_conv_transpose_axis(s.h);
+    split.phases_w = cpu::split_conv_transpose_axis(s.w);
+    const auto packed = cpu::pack_conv_transpose2d_weights(s, split.phases_h, split.phases_w, w.data());
+    for (const auto& p : packed) split.sub_kernels.push_back(p.empty() ? nullptr : p.data());
+    Device<float> dx(x), db(bias);
+    {  // zero insertion
+      std::vector<float> taps_first(w.size());
+      cpu::assemble_conv_transpose2d_full_kernel(s, split, cpu::FullKernelLayout::kTapsFirst, taps_first.data());
+      Device<float> dw(cuda::conv_transpose2d_flipped_kernel(s, taps_first.data()));
+      Device<float> x_up(static_cast<size_t>(cuda::conv_transpose2d_upsampled_floats(s)));
+      cuda::conv_transpose2d_zero_insert_upsample(s, dx.get(), x_up.get(), nullptr);
+      expect_all_launches(cuda::conv_transpose2d_zero_insert_shape(s), x_up.get(), dw.get(), false, db.get(), act, ref,
+                          "zero-insert trial " + std::to_string(trial));
+    }
+    {  // col2im
+      std::vector<float> channels_first(w.size());
+      cpu::assemble_conv_transpose2d_full_kernel(s, split, cpu::FullKernelLayout::kChannelsFirst, channels_first.data());
+      Device<float> dw(channels_first);
+      const auto gemm = cuda::dense_gemm_shape(static_cast<int>(s.batch * s.h.in * s.w.in), static_cast<int>(s.in_channels),
+                                               static_cast<int>(s.h.kernel * s.w.kernel * s.out_channels));
+      Device<cuda::ConvGemmTask> tasks(gemm.tasks);
+      Device<float> columns(static_cast<size_t>(cuda::conv_transpose2d_columns_floats(s))), y(ref.size());
+      const auto l = cuda::plan_conv_gemm(gemm, cuda::multiprocessor_count());
+      Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
+      cuda::ConvGemmArgs a;
+      a.x = dx.get(), a.y = columns.get(), a.weights = dw.get(), a.tasks = tasks.get(), a.workspace = ws.get();
+      cuda::conv_gemm(gemm, l, a, nullptr);
+      cuda::conv_transpose2d_col2im_gather(s, columns.get(), db.get(), act, 0.2f, y.get(), nullptr);
+      cuda::check_cuda(cudaDeviceSynchronize(), "run");
+      ASSERT_LE(max_abs_diff(y.host(ref.size()), ref), 1e-4f) << "col2im trial " << trial;
+    }
+  }
+}
+
+TEST(CudaConvGemm, DenseMatchesReference) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(14);
+  for (int trial = 0; trial < 30; ++trial) {
+    const int batch = uniform_int(rng, 1, 70), in = uniform_int(rng, 1, 300), out = uniform_int(rng, 1, 300);
+    const auto x = random_floats(rng, static_cast<size_t>(batch * in));
+    const auto w = random_floats(rng, static_cast<size_t>(in * out));
+    std::vector<float> ref(static_cast<size_t>(batch * out));
+    for (int n = 0; n < batch; ++n)
+      for (int o = 0; o < out; ++o) {
+        double acc = 0;
+        for (int i = 0; i < in; ++i) acc += static_cast<double>(x[static_cast<size_t>(n * in + i)]) * w[static_cast<size_t>(i * out + o)];
+        ref[static_cast<size_t>(n * out + o)] = static_cast<float>(acc);
+      }
+    Device<float> dx(x), dw(w);
+    expect_all_launches(cuda::dense_gemm_shape(batch, in, out), dx.get(), dw.get(), false, nullptr, 0, ref, "dense trial " + std::to_string(trial));
+  }
+}
+
+// A tiny map with deep channels (4x4x1024 -> 512, k5) does not fill the GPU with
+// tiles: the planner splits K.
+TEST(CudaConvGemm, TinyMapDeepChannelsSplitsK) {
+  SKIP_WITHOUT_GPU();
+  cpu::ConvShape s;
+  s.batch = 1, s.in_channels = 1024, s.out_channels = 512;
+  s.h = {4, 5, 2, 1, 2, 1, 8};
+  s.w = s.h;
+  const auto phases_h = cpu::split_conv_transpose_axis(s.h), phases_w = cpu::split_conv_transpose_axis(s.w);
+  const auto shape = cuda::conv_transpose2d_split_shape(s, phases_h, phases_w, {0, 0, 0, 0}, 0);
+  EXPECT_GT(cuda::plan_conv_gemm(shape, cuda::multiprocessor_count()).k_splits, 1);
+}
+
+}  // namespace
+}  // namespace edgegan
