@@ -121,15 +121,17 @@ int main(int argc, char** argv) {
                     << "\", \"ms\": " << ms << ", \"gflops\": " << 2e-6 * macs / ms << ", \"device\": \"" << prop.name << "\"}" << std::endl;
         };
         const double useful = static_cast<double>(batch) * layer.cin * layer.cout * cpu::conv_transpose_useful_pairs(s.h) * cpu::conv_transpose_useful_pairs(s.w);
-        {  // split
+        // split: FP32 (the default), and with TF32 tensor cores allowed (--tf32).
+        for (const char* variant : {"split", "split_tf32"}) {
           const auto shape = cuda::conv_transpose2d_split_shape(s, phases_h, phases_w, offsets, static_cast<int>(cpu::kWeightPanelColumns));
-          const auto l = cuda::plan_conv_gemm(shape, prop.multiProcessorCount);
+          const auto l = cuda::plan_conv_gemm(shape, prop.multiProcessorCount,
+                                              std::strcmp(variant, "split_tf32") ? cuda::GemmMath::kFp32 : cuda::GemmMath::kTf32);
           DeviceBytes dw(all.size() * 4), dt(shape.tasks.size() * sizeof(cuda::ConvGemmTask)), ws(l.workspace_bytes);
           upload(dw.p, all);
           check_cuda(cudaMemcpy(dt.p, shape.tasks.data(), shape.tasks.size() * sizeof(cuda::ConvGemmTask), cudaMemcpyHostToDevice), "tasks");
           cuda::ConvGemmArgs a;
           a.x = dx.f(), a.y = dy.f(), a.weights = dw.p, a.bias = db.f(), a.tasks = static_cast<cuda::ConvGemmTask*>(dt.p), a.workspace = ws.p;
-          report("split", l.name(), median_ms([&] { cuda::conv_gemm(shape, l, a, nullptr); }, repeat), useful);
+          report(variant, l.name(), median_ms([&] { cuda::conv_gemm(shape, l, a, nullptr); }, repeat), useful);
         }
         {  // zero insertion
           std::vector<float> taps_first(w.size());

@@ -43,6 +43,7 @@ int bench(const BenchArgs& a) {
   options.batch = a.batch;
   options.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(a.algo);
   options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
+  options.allow_tf32 = a.tf32;
   edgegan::Session session(model, options);
   const auto inputs = bench_inputs(*model, a.batch);
 
@@ -66,7 +67,7 @@ int bench(const BenchArgs& a) {
   const double mean_ms = totals.empty() ? 0.0 : std::accumulate(totals.begin(), totals.end(), 0.0) / static_cast<double>(totals.size()) * 1e3;
   if (a.json) {
     nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
-                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend},
+                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend}, {"tf32", a.tf32},
                         {"weights", session.weight_placement()}, {"session_bytes", session.measured_allocation_bytes()},
                         {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_ukernel()},
                         {"repeat", a.repeat},        {"total_ms", total_ms},

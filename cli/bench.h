@@ -12,6 +12,7 @@ struct BenchArgs {
   int threads = 0;
   std::string algo = "split";
   std::string backend = "cpu";
+  bool tf32 = false;
   int repeat = 30;
   int warmup = 3;
   bool json = false;

@@ -27,8 +27,11 @@ std::string dims_text(const std::vector<int64_t>& d) {
   return s;
 }
 
+bool allow_tf32 = false;  // --tf32 (generate, run, report)
+
 edgegan::SessionOptions session_options(int threads, int batch, const std::string& algo, const std::string& backend) {
   edgegan::SessionOptions o;
+  o.allow_tf32 = allow_tf32;
   o.threads = threads;
   o.batch = batch;
   o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);
@@ -226,6 +229,7 @@ int main(int argc, char** argv) {
   gen->add_option("--scale", scale, "pixel magnification in the PNG")->check(CLI::Range(1, 64));
   gen->add_option("--algo", algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   gen->add_option("--backend", backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  gen->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
   gen->add_option("--npy", npy_out, "also write the raw NHWC floats to this .npy file");
   gen->add_option("-o,--output", out, "PNG file to write");
 
@@ -241,6 +245,7 @@ int main(int argc, char** argv) {
   runc->add_option("--threads", run_threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   runc->add_option("--algo", run_algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   runc->add_option("--backend", run_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  runc->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
 
   std::string inspect_model;
   auto* insp = app.add_subcommand("inspect", "show a model's inputs, ops, shapes and the phases of each transposed conv");
@@ -255,6 +260,7 @@ int main(int argc, char** argv) {
   rep->add_option("--threads", report_threads, "threads the session would run on (0 = all cores): the heads' workspace is per thread")
       ->check(CLI::Range(0, 1024));
   rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  rep->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
   rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
@@ -294,6 +300,7 @@ int main(int argc, char** argv) {
   bch->add_option("--threads", bn.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   bch->add_option("--algo", bn.algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   bch->add_option("--backend", bn.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  bch->add_flag("--tf32", bn.tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");

@@ -33,13 +33,14 @@ struct PlannedModel {
   AlgorithmTotals totals;
 };
 
-PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTransposeAlgo algo, int64_t batch, int threads) {
+PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTransposeAlgo algo, int64_t batch, int threads, bool allow_tf32) {
   const Model::Impl& m = model.impl();
   PlannedModel p;
   PlanOptions options;
   options.batch = batch;
   options.threads = threads;
   options.conv_transpose_algo = algo;
+  options.allow_tf32 = allow_tf32;
   p.plan = build_session_plan(m, backend, options, m, /*tracker=*/nullptr);
   const std::vector<OpInfo> infos = model.ops();
   auto tensor_bytes = [&](int t) {
@@ -212,7 +213,7 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
   r.file_bytes = model->file_bytes();
   r.weight_bytes = model->weight_bytes();
   std::vector<PlannedModel> planned;
-  for (ConvTransposeAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads));
+  for (ConvTransposeAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads, options.allow_tf32));
   const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.conv_transpose_algo) - std::begin(kAlgorithms));
   r.layers = planned[chosen].layers;
   for (size_t i = 0; i < r.layers.size(); ++i) {

@@ -61,6 +61,7 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
                           .batch = options.batch,
                           .threads = options.threads,
                           .conv_transpose_algo = options.conv_transpose_algo,
+                          .allow_tf32 = options.allow_tf32,
                           .tracker = tracker,
                           .training = options.training,
                           .accumulate_input = options.training ? plan.accumulate[static_cast<size_t>(i)] : std::vector<char>{},

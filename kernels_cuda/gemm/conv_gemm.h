@@ -50,12 +50,18 @@ struct ConvGemmShape {
 
 // How a problem is cut into blocks on a device: chosen once, when the kernel is built.
 struct ConvGemmLaunch {
-  enum class Kind { kTiled64, kTiled128, kNarrow, kNarrowGroup8, kNarrowWarp } kind = Kind::kTiled64;
+  // kTiled*: FP32 FMA units. kTensor128Tf32: tensor cores on TF32 operands (GemmMath::kTf32
+  // only). kNarrow*: heads with 1-4 output channels.
+  enum class Kind { kTiled64, kTiled128, kTensor128Tf32, kNarrow, kNarrowGroup8, kNarrowWarp } kind = Kind::kTiled64;
   int k_splits = 1;                   // > 1: partial sums in the workspace, then a reduce
   uint64_t workspace_bytes = 0;
   const char* name() const;           // "gemm_tiled128", "gemm_narrow_warp", ... (+ "_splitk")
 };
-ConvGemmLaunch plan_conv_gemm(const ConvGemmShape& shape, int multiprocessors);
+// The arithmetic a problem may use: kFp32 (FMA units, FP32 accuracy), or kTf32: the
+// tensor cores on operands rounded to TF32 where that is faster (PyTorch's default for
+// cuDNN convolutions; about 1e-3 relative error).
+enum class GemmMath { kFp32, kTf32 };
+ConvGemmLaunch plan_conv_gemm(const ConvGemmShape& shape, int multiprocessors, GemmMath math = GemmMath::kFp32);
 
 // One run. `tasks` is the shape's task table in device memory; weights are float or
 // (weights_f16) IEEE halves; bias may be null; activation numbered as cpu::Activation.

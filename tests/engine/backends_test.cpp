@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <iostream>
 #include <filesystem>
 
 #include "edgegan/edgegan.h"
@@ -140,6 +141,24 @@ TEST_P(OtherBackend, Fp16WeightsAgreeWithTheCpu) {
     const auto want = Session(model, cpu_options).run(inputs);
     const auto got = Session(model, options(2, ConvTransposeAlgo::kSplit)).run(inputs);
     EXPECT_LE(max_abs_diff(got[0].f32, want[0].f32), 1e-4f) << name;
+  }
+}
+
+// --tf32: operands rounded to 10-bit mantissas on the tensor cores. The figure below
+// is the accuracy the README states for it.
+TEST_P(OtherBackend, Tf32StaysWithinOneHundredthOfTheCpu) {
+  for (const char* name : {"built/dcgan64_generator", "built/huge2_dcgan", "golden/dcgan_digits_generator"}) {
+    const auto model = testing::test_model(name);
+    const auto inputs = inputs_for(*model, 16, 5);
+    SessionOptions cpu_options;
+    cpu_options.batch = 16;
+    const auto want = Session(model, cpu_options).run(inputs);
+    SessionOptions o = options(16, ConvTransposeAlgo::kSplit);
+    o.allow_tf32 = true;
+    const auto got = Session(model, o).run(inputs);
+    const float err = max_abs_diff(got[0].f32, want[0].f32);
+    EXPECT_LE(err, 1e-2f) << name;
+    std::cout << name << ": TF32 max |diff| against the CPU " << err << "\n";
   }
 }
 

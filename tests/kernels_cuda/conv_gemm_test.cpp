@@ -83,6 +83,43 @@ std::vector<cuda::ConvGemmLaunch> launches_for(const cuda::ConvGemmShape& s) {
   return out;
 }
 
+// TF32 operands (10-bit mantissas): products within about 2^-10 of FP32's, so sums of
+// up to a few thousand products of values in [-1, 1] stay within 2e-2.
+TEST(CudaConvGemm, Tf32TensorCoresStayWithinTheirPrecision) {
+  std::string why;
+  if (!gpu_present(&why)) GTEST_SKIP() << "no GPU: " << why;
+  std::mt19937 rng(15);
+  for (int trial = 0; trial < 10; ++trial) {
+    const int batch = uniform_int(rng, 1, 200), in = uniform_int(rng, 1, 1000), out = uniform_int(rng, 5, 300);
+    const auto x = random_floats(rng, static_cast<size_t>(batch * in));
+    const auto w = random_floats(rng, static_cast<size_t>(in * out));
+    std::vector<float> ref(static_cast<size_t>(batch * out));
+    for (int n = 0; n < batch; ++n)
+      for (int o = 0; o < out; ++o) {
+        double acc = 0;
+        for (int i = 0; i < in; ++i) acc += static_cast<double>(x[static_cast<size_t>(n * in + i)]) * w[static_cast<size_t>(i * out + o)];
+        ref[static_cast<size_t>(n * out + o)] = static_cast<float>(acc);
+      }
+    const auto shape = cuda::dense_gemm_shape(batch, in, out);
+    Device<float> dx(x), dw(w), y(ref.size());
+    Device<cuda::ConvGemmTask> tasks(shape.tasks);
+    for (int splits : {1, 2}) {
+      cuda::ConvGemmLaunch l;
+      l.kind = cuda::ConvGemmLaunch::Kind::kTensor128Tf32;
+      l.k_splits = splits;
+      l.workspace_bytes = static_cast<uint64_t>(splits) * batch * out * 4;
+      Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
+      cuda::ConvGemmArgs a;
+      a.x = dx.get(), a.y = y.get(), a.weights = dw.get(), a.tasks = tasks.get(), a.workspace = ws.get();
+      cuda::conv_gemm(shape, l, a, nullptr);
+      cuda::check_cuda(cudaDeviceSynchronize(), "run");
+      const float err = max_abs_diff(y.host(ref.size()), ref);
+      EXPECT_LE(err, 2e-2f) << "trial " << trial;
+      EXPECT_GT(err, 0.f) << "TF32 rounding should show";
+    }
+  }
+}
+
 // Runs `s` on device x / weights with every launch; each result must match `ref`.
 void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias, int act,
                          const std::vector<float>& ref, const std::string& what) {

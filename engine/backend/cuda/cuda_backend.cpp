@@ -302,7 +302,7 @@ void PreparedGemm::prepare(const KernelArgs& args, KernelUpload& upload) {
   if (!conv_gemm_supports(shape, &why))
     throw Error("CUDA backend: " + std::string(schema::EnumNameOpKind(args.op.kind_type())) +
                 (args.op.name() ? " '" + args.op.name()->str() + "'" : std::string()) + " is outside what its kernels run: " + why);
-  launch = plan_conv_gemm(shape, multiprocessor_count());
+  launch = plan_conv_gemm(shape, multiprocessor_count(), args.allow_tf32 ? GemmMath::kTf32 : GemmMath::kFp32);
   tasks = upload.bytes(shape.tasks.data(), shape.tasks.size() * sizeof(ConvGemmTask));
 }
 

@@ -144,6 +144,10 @@ struct SessionOptions {
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
   ConvTransposeAlgo conv_transpose_algo = ConvTransposeAlgo::kSplit;
+  // CUDA: let the tensor cores round GEMM operands to TF32 (10-bit mantissas, as
+  // PyTorch does by default for cuDNN convolutions): faster, about 1e-3 relative
+  // error. Off: FP32 accuracy (the CPU's 1e-4 tolerances). The CPU ignores it.
+  bool allow_tf32 = false;
   // A session whose model would hold more than this (arena + weight copies + the
   // mapped weights, MemoryReport::total_bytes) is refused before anything is
   // allocated: a hostile or mistaken model cannot make an edge device swap or be
