@@ -10,6 +10,8 @@ on the GPU, under torch.no_grad():
   cudnn_fp32_cl      channels_last (NHWC, edgegan's layout), TF32 off
   compile_fp32       torch.compile (default mode) of the fp32 module
   eager              whole generators: the module as written (TF32 off)
+  eager_fp32_host    whole generators from host noise to a host image (z.cuda(), G, .cpu()),
+                     which is what `edgegan bench --backend cuda` times
 
     python3 bench/cuda_peers.py --repeat 50 [--no-compile] > torch.jsonl
 """
@@ -65,6 +67,10 @@ def time_variants(kind, name, module, x, repeat, compile_too, batch):
                  ms=median_ms(m, xi, repeat))
         set_tf32(False)
         module = module.to(memory_format=torch.contiguous_format)
+        if kind == "generator":
+            set_tf32(False)
+            host = x.cpu()
+            emit(kind=kind, name=name, batch=batch, variant="eager_fp32_host", ms=median_ms(lambda h: module(h.cuda()).cpu(), host, repeat))
         if compile_too:
             try:
                 compiled = torch.compile(module)

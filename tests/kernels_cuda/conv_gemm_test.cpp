@@ -73,12 +73,15 @@ std::vector<cuda::ConvGemmLaunch> launches_for(const cuda::ConvGemmShape& s) {
       l.workspace_bytes = splits > 1 ? static_cast<uint64_t>(splits) * s.tasks.size() * s.max_task_pixels() * s.cout * 4 : 0;
       out.push_back(l);
     }
-  if (s.cout <= 4)
-    for (auto kind : {cuda::ConvGemmLaunch::Kind::kNarrow, cuda::ConvGemmLaunch::Kind::kNarrowGroup8, cuda::ConvGemmLaunch::Kind::kNarrowWarp}) {
+  if (s.cout <= 4) {
+    std::vector<cuda::ConvGemmLaunch::Kind> kinds = {cuda::ConvGemmLaunch::Kind::kNarrow, cuda::ConvGemmLaunch::Kind::kNarrowGroup8,
+                                                     cuda::ConvGemmLaunch::Kind::kNarrowWarp};
+    for (auto kind : kinds) {
       cuda::ConvGemmLaunch l;
       l.kind = kind;
       out.push_back(l);
     }
+  }
   out.push_back(cuda::plan_conv_gemm(s, cuda::multiprocessor_count()));
   return out;
 }

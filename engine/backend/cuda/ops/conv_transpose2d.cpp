@@ -1,5 +1,8 @@
 // ConvTranspose2D on the GPU. Split (the product): one implicit-GEMM task per phase
-// over the file's sub-kernels as stored, each phase writing its strided outputs.
+// over the file's sub-kernels as stored, each phase writing its strided outputs. A
+// layer whose input is a 1x1 map (a generator's projection of the noise) has at most
+// one tap per output: it runs as one dense GEMM, y[N][(oh, ow, co)] = x[N][ci] W'[ci][..],
+// on W' built once here (its tap, or zero, per output), instead of 16 mostly empty taps.
 // The zero-insertion and col2im baselines, for comparison, reassemble the full
 // kernel once when the session is built.
 #include "engine/backend/cuda/cuda_kernel.h"
@@ -18,7 +21,30 @@ class ConvTranspose2DCuda final : public OpKernel {
     activation_ = ep ? static_cast<int>(ep->activation()) : 0;
     alpha_ = ep ? ep->alpha() : 0.01f;
     const auto phases_h = cpu::split_conv_transpose_axis(shape_.h), phases_w = cpu::split_conv_transpose_axis(shape_.w);
-    if (algo_ == ConvTransposeAlgo::kSplit) {
+    projection_ = algo_ == ConvTransposeAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
+    if (projection_) {
+      const auto full = full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kChannelsFirst);  // [Cin][kh][kw][Cout]
+      const int64_t out_h = shape_.h.out, out_w = shape_.w.out, cout = shape_.out_channels, row = out_h * out_w * cout;
+      full_.assign(static_cast<size_t>(shape_.in_channels * row), 0.f);
+      for (int64_t oh = 0; oh < out_h; ++oh)
+        for (int64_t ow = 0; ow < out_w; ++ow) {
+          // The one tap landing on (oh, ow) from input (0, 0), if any.
+          const int64_t ah = oh + shape_.h.pad_begin, aw = ow + shape_.w.pad_begin;
+          if (ah % shape_.h.dilation || aw % shape_.w.dilation) continue;
+          const int64_t th = ah / shape_.h.dilation, tw = aw / shape_.w.dilation;
+          if (ah < 0 || aw < 0 || th >= shape_.h.kernel || tw >= shape_.w.kernel) continue;
+          for (int64_t ci = 0; ci < shape_.in_channels; ++ci)
+            std::copy_n(full.begin() + ((ci * shape_.h.kernel + th) * shape_.w.kernel + tw) * cout, cout,
+                        full_.begin() + ci * row + (oh * out_w + ow) * cout);
+        }
+      if (const float* b = ep && ep->bias() ? a.weights.f32(ep->bias()) : nullptr) {
+        projection_bias_.resize(static_cast<size_t>(row));
+        for (int64_t i = 0; i < row; ++i) projection_bias_[static_cast<size_t>(i)] = b[i % cout];
+        bias_ = upload_.bytes(projection_bias_.data(), projection_bias_.size() * 4);
+      }
+      gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch), static_cast<int>(shape_.in_channels), static_cast<int>(row));
+      first_ = upload_.bytes(full_.data(), full_.size() * 4);
+    } else if (algo_ == ConvTransposeAlgo::kSplit) {
       // Each phase's sub-kernel is its own buffer: the tasks address them from the
       // first one present (all sit in one allocation, or all in the mapped file).
       std::vector<int> slots;
@@ -34,25 +60,12 @@ class ConvTranspose2DCuda final : public OpKernel {
       gemm_.shape = conv_transpose2d_split_shape(shape_, phases_h, phases_w, offsets, static_cast<int>(op.weight_panel_columns()));
     } else {
       // The baselines read the whole kernel, assembled here from the phases.
-      cpu::ConvTranspose2DWeights w;
-      w.phases_h = phases_h, w.phases_w = phases_w, w.panel_columns = op.weight_panel_columns();
-      std::vector<std::vector<float>> widened;
-      for (const auto* p : *op.phases()) {
-        if (p->weights() && a.weights.is_f16(p->weights())) {
-          widened.push_back(a.model.widened(p->weights()));
-          w.sub_kernels.push_back(widened.back().data());
-        } else {
-          w.sub_kernels.push_back(a.weights.f32(p->weights()));
-        }
-      }
-      full_.resize(static_cast<size_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels));
       if (algo_ == ConvTransposeAlgo::kZeroInsert) {
-        cpu::assemble_conv_transpose2d_full_kernel(shape_, w, cpu::FullKernelLayout::kTapsFirst, full_.data());
-        full_ = conv_transpose2d_flipped_kernel(shape_, full_.data());
+        full_ = conv_transpose2d_flipped_kernel(shape_, full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kTapsFirst).data());
         gemm_.shape = conv_transpose2d_zero_insert_shape(shape_);
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_upsampled_floats(shape_)) * 4;
       } else {
-        cpu::assemble_conv_transpose2d_full_kernel(shape_, w, cpu::FullKernelLayout::kChannelsFirst, full_.data());
+        full_ = full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kChannelsFirst);
         gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch * shape_.h.in * shape_.w.in), static_cast<int>(shape_.in_channels),
                                        static_cast<int>(shape_.h.kernel * shape_.w.kernel * shape_.out_channels));
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_columns_floats(shape_)) * 4;
@@ -63,6 +76,7 @@ class ConvTranspose2DCuda final : public OpKernel {
     gemm_.prepare(a, upload_);
     upload_.commit();
     full_ = {};
+    projection_bias_ = {};
   }
 
   const char* kernel_name() const override {
@@ -71,7 +85,7 @@ class ConvTranspose2DCuda final : public OpKernel {
       case ConvTransposeAlgo::kCol2im: return "cuda_conv_transpose2d_col2im";
       case ConvTransposeAlgo::kSplit: break;
     }
-    return "cuda_conv_transpose2d_split";
+    return projection_ ? "cuda_conv_transpose2d_split_1x1_input" : "cuda_conv_transpose2d_split";
   }
   uint64_t workspace_bytes() const override { return staging_bytes_ + gemm_.launch.workspace_bytes; }
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
@@ -84,7 +98,7 @@ class ConvTranspose2DCuda final : public OpKernel {
     uint8_t* gemm_ws = ctx.workspace + staging_bytes_;
     switch (algo_) {
       case ConvTransposeAlgo::kSplit:
-        return gemm_.run(upload_, x, y, upload_.at(first_), f16_, bias, activation_, alpha_, gemm_ws, stream_of(ctx));
+        return gemm_.run(upload_, x, y, upload_.at(first_), f16_ && !projection_, bias, activation_, alpha_, gemm_ws, stream_of(ctx));
       case ConvTransposeAlgo::kZeroInsert: {
         float* x_up = reinterpret_cast<float*>(ctx.workspace);
         conv_transpose2d_zero_insert_upsample(shape_, x, x_up, stream_of(ctx));
@@ -100,12 +114,32 @@ class ConvTranspose2DCuda final : public OpKernel {
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
  private:
+  // The whole kernel in `layout`, assembled from the file's phases (fp16 widened).
+  std::vector<float> full_kernel(const KernelArgs& a, const schema::ConvTranspose2D& op, const std::vector<cpu::AxisPhase>& phases_h,
+                                 const std::vector<cpu::AxisPhase>& phases_w, cpu::FullKernelLayout layout) const {
+    cpu::ConvTranspose2DWeights w;
+    w.phases_h = phases_h, w.phases_w = phases_w, w.panel_columns = op.weight_panel_columns();
+    std::vector<std::vector<float>> widened;
+    for (const auto* p : *op.phases()) {
+      if (p->weights() && a.weights.is_f16(p->weights())) {
+        widened.push_back(a.model.widened(p->weights()));
+        w.sub_kernels.push_back(widened.back().data());
+      } else {
+        w.sub_kernels.push_back(a.weights.f32(p->weights()));
+      }
+    }
+    std::vector<float> full(static_cast<size_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels));
+    cpu::assemble_conv_transpose2d_full_kernel(shape_, w, layout, full.data());
+    return full;
+  }
+
   KernelUpload upload_;
   ConvTransposeAlgo algo_;
   int input_, output_;
   cpu::ConvShape shape_;
   PreparedGemm gemm_;
-  std::vector<float> full_;
+  std::vector<float> full_, projection_bias_;  // host copies until they are uploaded
+  bool projection_ = false;                    // a 1x1 input: one dense GEMM
   int first_ = -1, bias_ = -1, activation_ = 0;
   float alpha_ = 0.01f;
   bool f16_ = false;
