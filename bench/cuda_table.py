@@ -1,0 +1,59 @@
+#!/usr/bin/env python3
+"""The README's GPU tables from one run's results (bench/results/cuda_h100/):
+
+    python3 bench/cuda_table.py DIR
+
+DIR holds edgegan_layers.jsonl (build/bench/cuda_layers_bench), torch_layers.jsonl and
+torch_generators.jsonl (bench/cuda_peers.py), edgegan_generators.jsonl (one
+`edgegan bench --backend cuda --json` object per line). Times are medians in ms.
+"""
+import json
+import os
+import sys
+
+
+def load(path):
+    with open(path) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def main(d):
+    e = {(r["layer"], r["batch"], r["algo"]): r for r in load(os.path.join(d, "edgegan_layers.jsonl"))}
+    t = {(r["name"], r["batch"], r["variant"]): r["ms"] for r in load(os.path.join(d, "torch_layers.jsonl")) if "ms" in r}
+    print("| layer | batch | split fp32 | split `--tf32` | zero-insert | col2im | cuDNN fp32 | cuDNN fp32 NHWC | cuDNN TF32 "
+          "| fp32: split / best fp32 cuDNN | `--tf32` / cuDNN TF32 | split / zero-insert |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for (name, b, algo), r in sorted(e.items(), key=lambda kv: (kv[0][0], kv[0][1])):
+        if algo != "split":
+            continue
+        ms, tf = r["ms"], e[(name, b, "split_tf32")]["ms"]
+        z, c = e[(name, b, "zero-insert")]["ms"], e[(name, b, "col2im")]["ms"]
+        f, cl, ct = t[(name, b, "cudnn_fp32")], t[(name, b, "cudnn_fp32_cl")], t[(name, b, "cudnn_tf32")]
+        print(f"| {name} | {b} | {ms:.4f} | {tf:.4f} | {z:.4f} | {c:.4f} | {f:.4f} | {cl:.4f} | {ct:.4f} "
+              f"| {min(f, cl) / ms:.2f}x | {ct / tf:.2f}x | {z / ms:.2f}x |")
+    print()
+    g = {}
+    for r in load(os.path.join(d, "edgegan_generators.jsonl")):
+        name = os.path.basename(r["model"]).replace(".egan", "")
+        if name == "generator":
+            name = os.path.basename(os.path.dirname(r["model"]))
+        name = name.replace("_generator", "")
+        variant = "zero-insert" if r["algo"] == "zero-insert" else ("tf32" if r.get("tf32") else "fp32")
+        g[(name, r["batch"], variant)] = r["total_ms"]
+    tg = {(r["name"], r["batch"], r["variant"]): r["ms"] for r in load(os.path.join(d, "torch_generators.jsonl")) if "ms" in r}
+    print("| generator | batch | edgegan fp32 | edgegan `--tf32` | edgegan zero-insert | PyTorch eager fp32, host to host "
+          "| eager fp32, on device | eager TF32 | torch.compile fp32 | edgegan fp32 / eager host to host |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+
+    def fmt(x):
+        return f"{x:.4f}" if x else "-"
+    for (name, b) in sorted({(k[0], k[1]) for k in g}):
+        host = tg.get((name, b, "eager_fp32_host"))
+        ratio = f"{host / g[(name, b, 'fp32')]:.2f}x" if host else "-"
+        print(f"| {name} | {b} | {fmt(g.get((name, b, 'fp32')))} | {fmt(g.get((name, b, 'tf32')))} | {fmt(g.get((name, b, 'zero-insert')))} "
+              f"| {fmt(host)} | {fmt(tg.get((name, b, 'eager_fp32')))} | {fmt(tg.get((name, b, 'eager_tf32')))} "
+              f"| {fmt(tg.get((name, b, 'compile_fp32')))} | {ratio} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "cuda_h100"))
