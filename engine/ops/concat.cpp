@@ -11,14 +11,9 @@ class ConcatKernel final : public OpKernel {
  public:
   ConcatKernel(const KernelArgs& a, const schema::Concat& op)
       : output_(op.output()), inputs_(op.inputs()->begin(), op.inputs()->end()), sources_(inputs_.size()), targets_(inputs_.size()) {
-    // `outer` rows of one contiguous chunk per input.
-    const TensorDesc& y = a.tensor(op.output());
-    const size_t axis = static_cast<size_t>(op.axis());
-    outer_ = a.batch;
-    for (size_t k = 1; k < axis; ++k) outer_ *= y.dims[k];
-    int64_t inner = 1;
-    for (size_t k = axis + 1; k < y.dims.size(); ++k) inner *= y.dims[k];
-    for (int index : inputs_) chunks_.push_back(a.tensor(index).dims[axis] * inner);
+    const ConcatLayout layout = concat_layout(a, op);
+    outer_ = layout.outer;
+    chunks_ = layout.chunks;
     for (size_t k = 0; k < inputs_.size(); ++k) {
       const int64_t count = outer_ * chunks_[k];
       if (a.accumulates(k)) temp_floats_.push_back(count), scratch_.take(count);

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <vector>
 
 #include "engine/ops/op_def.h"
 
@@ -29,6 +30,24 @@ inline uint64_t conv_transpose2d_macs(const cpu::ConvShape& s, ConvTransposeAlgo
 inline uint64_t conv2d_macs(const cpu::ConvShape& s) {
   return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, static_cast<int64_t>(cpu::conv_useful_pairs(s.h)),
                                                         static_cast<int64_t>(cpu::conv_useful_pairs(s.w))}));
+}
+
+// A Concat as `outer` rows of one contiguous chunk per input (chunks[k] floats of
+// input k per row), the output's rows being the chunks side by side.
+struct ConcatLayout {
+  int64_t outer = 1;
+  std::vector<int64_t> chunks;
+};
+inline ConcatLayout concat_layout(const KernelArgs& a, const schema::Concat& op) {
+  ConcatLayout l;
+  const TensorDesc& y = a.tensor(op.output());
+  const size_t axis = static_cast<size_t>(op.axis());
+  l.outer = a.batch;
+  for (size_t k = 1; k < axis; ++k) l.outer *= y.dims[k];
+  int64_t inner = 1;
+  for (size_t k = axis + 1; k < y.dims.size(); ++k) inner *= y.dims[k];
+  for (int index : *op.inputs()) l.chunks.push_back(a.tensor(index).dims[axis] * inner);
+  return l;
 }
 
 // dst[i] += src[i]

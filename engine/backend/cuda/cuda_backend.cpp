@@ -315,6 +315,23 @@ void PreparedGemm::run(const KernelUpload& upload, const float* x, float* y, con
   conv_gemm(shape, launch, a, stream);
 }
 
+GemmOpKernel::GemmOpKernel(const KernelArgs& a, int input, int output, uint32_t weights, const schema::Epilogue* ep, ConvGemmShape shape)
+    : upload_(a), input_(input), output_(output) {
+  weights_ = upload_.weights(weights);
+  f16_ = a.weights.is_f16(weights);
+  bias_ = upload_.weights(ep ? ep->bias() : 0);
+  activation_ = ep ? static_cast<int>(ep->activation()) : 0;
+  alpha_ = ep ? ep->alpha() : 0.01f;
+  gemm_.shape = std::move(shape);
+  gemm_.prepare(a, upload_);
+  upload_.commit();
+}
+
+void GemmOpKernel::run(const RunContext& ctx) {
+  gemm_.run(upload_, ctx.f32(input_), ctx.f32(output_), upload_.at(weights_), f16_, upload_.as<float>(bias_), activation_, alpha_, ctx.workspace,
+            static_cast<cudaStream_t>(ctx.stream));
+}
+
 void no_backward(const char* kernel) {
   throw Error(std::string(kernel) + ": the CUDA backend has no backward kernels yet; train on the CPU backend");
 }

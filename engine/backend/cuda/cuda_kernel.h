@@ -89,6 +89,28 @@ struct PreparedGemm {
 // A kernel that has no backward pass on this backend.
 [[noreturn]] void no_backward(const char* kernel);
 
+// An op whose whole run is one implicit GEMM with a bias and activation epilogue
+// (Conv2D, Dense): weights and bias uploaded once, the problem planned once.
+class GemmOpKernel : public OpKernel {
+ public:
+  uint64_t workspace_bytes() const override { return gemm_.launch.workspace_bytes; }
+  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
+  void run(const RunContext& ctx) override;
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ protected:
+  GemmOpKernel(const KernelArgs& args, int input, int output, uint32_t weights, const schema::Epilogue* epilogue, ConvGemmShape shape);
+
+ private:
+  KernelUpload upload_;
+  PreparedGemm gemm_;
+  int input_, output_;
+  int weights_ = -1, bias_ = -1, activation_ = 0;
+  float alpha_ = 0.01f;
+  bool f16_ = false;
+};
+
+
 inline cudaStream_t stream_of(const RunContext& ctx) { return static_cast<cudaStream_t>(ctx.stream); }
 
 // The kernel factory of an op kind, defined in ops/<op>.cpp; cuda_backend.cpp lists

@@ -1,6 +1,7 @@
 // Concat on the GPU: per input, `outer` rows of one contiguous chunk copied into
 // their column of the output (one strided device copy per input).
 #include "engine/backend/cuda/cuda_kernel.h"
+#include "engine/ops/op_kernel_util.h"
 
 namespace edgegan::cuda {
 namespace {
@@ -8,13 +9,9 @@ namespace {
 class ConcatCuda final : public OpKernel {
  public:
   ConcatCuda(const KernelArgs& a, const schema::Concat& op) : output_(op.output()), inputs_(op.inputs()->begin(), op.inputs()->end()) {
-    const TensorDesc& y = a.tensor(op.output());
-    const size_t axis = static_cast<size_t>(op.axis());
-    outer_ = a.batch;
-    for (size_t k = 1; k < axis; ++k) outer_ *= y.dims[k];
-    int64_t inner = 1;
-    for (size_t k = axis + 1; k < y.dims.size(); ++k) inner *= y.dims[k];
-    for (int index : inputs_) chunks_.push_back(a.tensor(index).dims[axis] * inner);
+    const ConcatLayout layout = concat_layout(a, op);
+    outer_ = layout.outer;
+    chunks_ = layout.chunks;
     for (int64_t c : chunks_) row_ += c;
   }
   const char* kernel_name() const override { return "cuda_concat"; }
