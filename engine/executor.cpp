@@ -13,7 +13,7 @@ Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, Sess
   uint64_t largest_copy = 0;
   for (int t : m_.input_tensors) largest_copy = std::max(largest_copy, tensor_bytes(t));
   for (int t : m_.output_tensors) largest_copy = std::max(largest_copy, tensor_bytes(t));
-  stream_->reserve_staging(largest_copy, tracker);
+  stream_->reserve_staging(largest_copy);
   values_.resize(plan_.tensor_buffer.size());
   for (size_t t = 0; t < values_.size(); ++t) values_[t] = address(plan_.tensor_buffer[t]);
   gradients_.assign(values_.size(), nullptr);

@@ -36,8 +36,9 @@ class BackendStream {
   virtual ~BackendStream() = default;
   virtual void* native() const = 0;  // what kernels launch on: a cudaStream_t; nullptr on the CPU
   // Host-side staging for the copies (CUDA: pinned memory), reserved once so that no
-  // copy allocates; `bytes` is the largest single copy the executor will make.
-  virtual void reserve_staging(uint64_t bytes, MemoryTracker& tracker) = 0;
+  // copy allocates; `bytes` is the largest single copy the executor will make. It is
+  // host memory outside the model's accounting (the size of one input or output).
+  virtual void reserve_staging(uint64_t bytes) = 0;
   virtual void copy_to_device(uint8_t* device, const void* host, size_t bytes) = 0;  // `host` is free again on return
   virtual void copy_to_host(void* host, const uint8_t* device, size_t bytes) = 0;    // complete on return
   virtual void fill_zero(uint8_t* device, size_t bytes) = 0;

@@ -20,7 +20,7 @@ class HostBuffer final : public DeviceBuffer {
 class HostStream final : public BackendStream {
  public:
   void* native() const override { return nullptr; }
-  void reserve_staging(uint64_t, MemoryTracker&) override {}
+  void reserve_staging(uint64_t) override {}
   void copy_to_device(uint8_t* device, const void* host, size_t bytes) override {
     if (bytes) std::memcpy(device, host, bytes);
   }

@@ -422,7 +422,10 @@ __global__ void conv_gemm_reduce(Params p) {
   }
 }
 
+// Grid-stride kernels (the reduce): enough blocks to fill the GPU, capped.
 int blocks_for(long long n, int threads) { return static_cast<int>(std::min<long long>((n + threads - 1) / threads, 1 << 20)); }
+// One thread (or lane group) per item, no stride loop: every item needs its block.
+unsigned blocks_covering(long long n, int threads) { return static_cast<unsigned>((n + threads - 1) / threads); }
 
 template <typename WT>
 void launch(const Params& p, const ConvGemmLaunch& l, cudaStream_t stream) {
@@ -444,13 +447,13 @@ void launch(const Params& p, const ConvGemmLaunch& l, cudaStream_t stream) {
       break;
     }
     case ConvGemmLaunch::Kind::kNarrow:
-      conv_gemm_narrow<1, WT><<<dim3(static_cast<unsigned>(blocks_for(p.max_pixels, kThreads)), tasks), kThreads, 0, stream>>>(p);
+      conv_gemm_narrow<1, WT><<<dim3(blocks_covering(p.max_pixels, kThreads), tasks), kThreads, 0, stream>>>(p);
       break;
     case ConvGemmLaunch::Kind::kNarrowGroup8:
-      conv_gemm_narrow<8, WT><<<dim3(static_cast<unsigned>(blocks_for(p.max_pixels * 8, kThreads)), tasks), kThreads, 0, stream>>>(p);
+      conv_gemm_narrow<8, WT><<<dim3(blocks_covering(p.max_pixels * 8, kThreads), tasks), kThreads, 0, stream>>>(p);
       break;
     case ConvGemmLaunch::Kind::kNarrowWarp:
-      conv_gemm_narrow<32, WT><<<dim3(static_cast<unsigned>(blocks_for(p.max_pixels * 32, kThreads)), tasks), kThreads, 0, stream>>>(p);
+      conv_gemm_narrow<32, WT><<<dim3(blocks_covering(p.max_pixels * 32, kThreads), tasks), kThreads, 0, stream>>>(p);
       break;
   }
   check_cuda(cudaGetLastError(), "conv_gemm launch");

@@ -79,7 +79,7 @@ class CudaStream final : public BackendStream {
   }
   void* native() const override { return stream_; }
 
-  void reserve_staging(uint64_t bytes, MemoryTracker&) override {
+  void reserve_staging(uint64_t bytes) override {
     if (bytes <= staging_bytes_) return;
     if (staging_) check(cudaFreeHost(staging_), "free pinned staging");
     staging_ = nullptr;
@@ -248,7 +248,8 @@ DeviceAllocation& DeviceAllocation::operator=(DeviceAllocation&& o) noexcept {
   return *this;
 }
 
-KernelUpload::KernelUpload(const KernelArgs& args) : model_(args.model), weights_(args.weights), tracker_(args.tracker) {}
+KernelUpload::KernelUpload(const KernelArgs& args)
+    : model_(args.model), weights_(args.weights), tracker_(args.tracker), map_weights_(weight_placement() == WeightPlacement::kMap) {}
 
 int KernelUpload::weights(uint32_t buffer) {
   if (buffer == 0) return -1;
@@ -257,7 +258,7 @@ int KernelUpload::weights(uint32_t buffer) {
   const uint64_t bytes = model_.buffer_bytes(buffer);
   const auto* p = static_cast<const uint8_t*>(host);
   const bool in_file = model_.file && p >= model_.file && p + bytes <= model_.file + model_.file_size;
-  if (in_file && weight_placement() == WeightPlacement::kMap) {
+  if (in_file && map_weights_) {
     pieces_.push_back({host, bytes, UINT64_MAX});
     return static_cast<int>(pieces_.size()) - 1;
   }

@@ -66,6 +66,7 @@ class KernelUpload {
   const Model::Impl& model_;
   const WeightSource& weights_;
   MemoryTracker* tracker_;
+  bool map_weights_;  // weight_placement(), read once for the whole kernel
   std::shared_ptr<void> mapping_;  // the model file's host registration, while mapped
   std::vector<Piece> pieces_;
   std::vector<const void*> device_;

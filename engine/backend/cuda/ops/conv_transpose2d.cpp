@@ -17,11 +17,12 @@ class ConvTranspose2DCuda final : public OpKernel {
   ConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
       : upload_(a), algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
     const auto* ep = op.epilogue();
-    bias_ = upload_.weights(ep ? ep->bias() : 0);
     activation_ = ep ? static_cast<int>(ep->activation()) : 0;
     alpha_ = ep ? ep->alpha() : 0.01f;
     const auto phases_h = cpu::split_conv_transpose_axis(shape_.h), phases_w = cpu::split_conv_transpose_axis(shape_.w);
     projection_ = algo_ == ConvTransposeAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
+    // (A projection uploads its bias expanded to every output position instead.)
+    if (!projection_) bias_ = upload_.weights(ep ? ep->bias() : 0);
     if (projection_) {
       const auto full = full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kChannelsFirst);  // [Cin][kh][kw][Cout]
       const int64_t out_h = shape_.h.out, out_w = shape_.w.out, cout = shape_.out_channels, row = out_h * out_w * cout;
