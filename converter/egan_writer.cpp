@@ -5,6 +5,7 @@
 #include "converter/errors.h"
 #include "converter/ops/op_lowering.h"
 #include "engine/format/egan_format.h"
+#include "engine/model_integrity.h"
 #include "egan_generated.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
@@ -76,6 +77,7 @@ std::vector<uint8_t> EganWriter::finish(const IrModel& m, const std::string& pro
     file.resize(at + (blob.bytes.size() + kAlign - 1) / kAlign * kAlign, 0);
     std::memcpy(file.data() + at, blob.bytes.data(), blob.bytes.size());
   }
+  seal_model_file(file);
   return file;
 }
 

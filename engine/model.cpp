@@ -11,36 +11,36 @@ namespace edgegan {
 Model::Model(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Model::~Model() = default;
 
-std::shared_ptr<const Model> Model::load(const std::string& path) {
+std::shared_ptr<const Model> Model::load(const std::string& path, const LoadOptions& options) {
   try {
-    return load_checked(path);
+    return load_checked(path, options);
   } catch (const std::bad_alloc&) {
     throw Error("'" + path + "': out of memory while loading the model");
   }
 }
 
-std::shared_ptr<const Model> Model::load_checked(const std::string& path) {
+std::shared_ptr<const Model> Model::load_checked(const std::string& path, const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
   impl->mapping = std::make_unique<MappedFile>(path);
   impl->file = impl->mapping->data();
   impl->file_size = impl->mapping->size();
   try {
-    validate_model(*impl);
+    validate_model(*impl, options);
   } catch (const Error& e) {
     throw Error("'" + path + "': " + e.what());
   }
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
-std::shared_ptr<const Model> Model::from_bytes(std::span<const uint8_t> bytes) {
+std::shared_ptr<const Model> Model::from_bytes(std::span<const uint8_t> bytes, const LoadOptions& options) {
   try {
-    return from_bytes_checked(bytes);
+    return from_bytes_checked(bytes, options);
   } catch (const std::bad_alloc&) {
     throw Error("out of memory while loading the model");
   }
 }
 
-std::shared_ptr<const Model> Model::from_bytes_checked(std::span<const uint8_t> bytes) {
+std::shared_ptr<const Model> Model::from_bytes_checked(std::span<const uint8_t> bytes, const LoadOptions& options) {
   auto impl = std::make_unique<Impl>();
   // A 64-byte aligned copy, so weights are aligned exactly as in a mapped file.
   const size_t padded = (bytes.size() + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment;
@@ -49,10 +49,21 @@ std::shared_ptr<const Model> Model::from_bytes_checked(std::span<const uint8_t> 
   if (!bytes.empty()) std::memcpy(impl->owned.get(), bytes.data(), bytes.size());
   impl->file = impl->owned.get();
   impl->file_size = bytes.size();
-  validate_model(*impl);
+  validate_model(*impl, options);
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
+const char* to_string(Integrity integrity) {
+  switch (integrity) {
+    case Integrity::kVerified: return "verified";
+    case Integrity::kNotVerified: return "not verified";
+    case Integrity::kNoChecksum: return "no checksum";
+  }
+  return "?";
+}
+
+Integrity Model::integrity() const { return impl_->integrity; }
+const std::vector<std::string>& Model::warnings() const { return impl_->warnings; }
 uint32_t Model::schema_version() const { return impl_->root->schema_version(); }
 const std::string& Model::producer() const { return impl_->producer; }
 const std::string& Model::source_sha256() const { return impl_->source_sha256; }

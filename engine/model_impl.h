@@ -46,7 +46,9 @@ struct Model::Impl final : WeightSource {
   size_t file_size = 0;
   const schema::Model* root = nullptr;
   const uint8_t* data = nullptr;         // data section
-  size_t data_size = 0;
+  size_t data_size = 0;                  // excluding the checksum trailer
+  Integrity integrity = Integrity::kNoChecksum;
+  std::vector<std::string> warnings;
 
   std::vector<TensorDesc> tensors;
   std::vector<InputInfo> inputs;
@@ -64,9 +66,10 @@ struct Model::Impl final : WeightSource {
   std::vector<float> widened(uint32_t buffer) const;  // a float copy, whatever the stored precision
 };
 
-// Builds a Model::Impl from a file image: runs the flatbuffers Verifier, then
-// the semantic checks. Throws Error naming the op / tensor and the defect.
-void validate_model(Model::Impl& impl);
+// Builds a Model::Impl from a file image: checks the checksums (unless told not
+// to), runs the flatbuffers Verifier, then the semantic checks. Throws Error naming
+// the damaged section, or the op / tensor and the defect.
+void validate_model(Model::Impl& impl, const LoadOptions& options = {});
 
 }  // namespace edgegan
 

@@ -11,6 +11,7 @@
 
 #include "engine/text_stream.h"
 #include "engine/model_impl.h"
+#include "engine/model_integrity.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_validator.h"
 #include "kernels_cpu/common/half.h"
@@ -38,9 +39,6 @@ class Validator {
   explicit Validator(Model::Impl& m) : m_(m), root_(*m.root) {}
 
   void run() {
-    if (root_.schema_version() != kSchemaVersion)
-      fail("header", "schema version " + std::to_string(root_.schema_version()) +
-                         " is not supported (this engine reads version " + std::to_string(kSchemaVersion) + ")");
     m_.producer = str(root_.producer());
     m_.source_sha256 = str(root_.source_sha256());
     check_buffers();
@@ -213,7 +211,20 @@ class Validator {
 
 }  // namespace
 
-void validate_model(Model::Impl& m) {
+namespace {
+
+std::string hex(uint64_t v) {
+  static const char* digits = "0123456789abcdef";
+  std::string s(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) s[static_cast<size_t>(i)] = digits[v & 15];
+  return s;
+}
+
+[[noreturn]] void corrupt(const std::string& what) { throw Error("corrupt model: " + what); }
+
+}  // namespace
+
+void validate_model(Model::Impl& m, const LoadOptions& options) {
   constexpr size_t kMinSize = 16;
   if (m.file_size < kMinSize) throw Error("invalid model: the file is too small to be an .egan model (" + std::to_string(m.file_size) + " bytes)");
   if (!flatbuffers::BufferHasIdentifier(m.file, schema::ModelIdentifier(), /*size_prefixed=*/true))
@@ -221,13 +232,56 @@ void validate_model(Model::Impl& m) {
   const uint64_t fb_size = flatbuffers::ReadScalar<flatbuffers::uoffset_t>(m.file);
   if (fb_size > m.file_size - sizeof(flatbuffers::uoffset_t))
     throw Error("invalid model: the file is truncated (header says " + std::to_string(fb_size) + " bytes of graph, file has " + std::to_string(m.file_size) + ")");
+  const size_t data_begin = data_section_begin(fb_size);
+
+  // The graph's checksum comes first: a damaged graph is named as such, not as
+  // whatever nonsense the damage happens to spell.
+  Trailer trailer;
+  const bool has_trailer = m.file_size >= data_begin + kTrailerSize && read_trailer(m.file, m.file_size, &trailer);
+  if (has_trailer && options.verify_checksums) {
+    const uint64_t graph = checksum(m.file, data_begin);
+    if (graph != trailer.graph_checksum)
+      corrupt("the graph section (bytes 0.." + std::to_string(data_begin) + ") fails its checksum (stored " +
+              hex(trailer.graph_checksum) + ", computed " + hex(graph) + ")");
+  }
+
   flatbuffers::Verifier verifier(m.file, sizeof(flatbuffers::uoffset_t) + fb_size, /*max_depth=*/64, /*max_tables=*/1'000'000);
   if (!schema::VerifySizePrefixedModelBuffer(verifier))
     throw Error("invalid model: the graph section is corrupt (flatbuffers verification failed)");
   m.root = schema::GetSizePrefixedModel(m.file);
-  const size_t data_begin = (sizeof(flatbuffers::uoffset_t) + fb_size + kWeightAlignment - 1) / kWeightAlignment * kWeightAlignment;
-  m.data = m.file + std::min(data_begin, m.file_size);
-  m.data_size = data_begin < m.file_size ? m.file_size - data_begin : 0;
+
+  const uint32_t version = m.root->schema_version();
+  if (version < kOldestReadableSchemaVersion || version > kSchemaVersion)
+    throw Error("invalid model: schema version " + std::to_string(version) + " is not supported (this engine reads versions " +
+                std::to_string(kOldestReadableSchemaVersion) + " to " + std::to_string(kSchemaVersion) + ")");
+  size_t data_end = m.file_size;
+  if (version >= kFirstChecksummedSchemaVersion) {
+    if (!has_trailer)
+      corrupt("its checksum trailer is missing: the file is truncated or its last " + std::to_string(kTrailerSize) +
+              " bytes are damaged");
+    data_end = m.file_size - kTrailerSize;
+    const uint64_t data_bytes = data_end >= data_begin ? data_end - data_begin : 0;
+    if (data_end < data_begin || trailer.data_bytes != data_bytes)
+      corrupt("the trailer says " + std::to_string(trailer.data_bytes) + " bytes of weights, the file holds " +
+              std::to_string(data_bytes) + " (truncated or extended)");
+    if (options.verify_checksums) {
+      const uint64_t data = checksum(m.file + data_begin, data_bytes);
+      if (data != trailer.data_checksum)
+        corrupt("the weights (data section, " + std::to_string(data_bytes) + " bytes from offset " +
+                std::to_string(data_begin) + ") fail their checksum (stored " + hex(trailer.data_checksum) +
+                ", computed " + hex(data) + ")");
+      m.integrity = Integrity::kVerified;
+    } else {
+      m.integrity = Integrity::kNotVerified;
+    }
+  } else {
+    if (has_trailer) corrupt("schema version " + std::to_string(version) + " files have no checksum trailer, but this one ends in one");
+    m.integrity = Integrity::kNoChecksum;
+    m.warnings.push_back("the model carries no checksum (schema version " + std::to_string(version) +
+                         ", written before checksums): damage to it cannot be detected; convert it again to add them");
+  }
+  m.data = m.file + std::min(data_begin, data_end);
+  m.data_size = data_begin < data_end ? data_end - data_begin : 0;
   Validator(m).run();
 }
 

@@ -12,6 +12,7 @@
 #include "engine/executor.h"
 #include "engine/input_binding.h"
 #include "engine/model_impl.h"
+#include "engine/model_integrity.h"
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/optimizer/optimizer.h"
 
@@ -319,9 +320,12 @@ void Trainer::save(const std::string& path, const std::string& source_path) cons
   const Model::Impl& m = s.m();
   if (!source_path.empty()) ensure_not_an_input(path, {source_path});
   // Same file, same layout: only the weight bytes change, so the phases stay split
-  // and every offset stays valid.
-  std::vector<uint8_t> bytes(m.file, m.file + m.file_size);
+  // and every offset stays valid. The old checksum trailer is left behind and a
+  // new one sealed over the new weights; a file from before checksums gains them.
   const size_t data_begin = static_cast<size_t>(m.data - m.file);
+  std::vector<uint8_t> bytes(m.file, m.file + data_begin + m.data_size);
+  if (!schema::GetMutableSizePrefixedModel(bytes.data())->mutate_schema_version(kSchemaVersion))
+    throw Error("internal: the model's schema version is not stored in place");
   for (const Param& p : s.params) {
     uint8_t* dst = bytes.data() + data_begin + m.root->buffers()->Get(p.buffer)->offset();
     if (m.is_f16(p.buffer)) {  // an fp16 model stays fp16: the tuned weights are rounded to half
@@ -333,6 +337,7 @@ void Trainer::save(const std::string& path, const std::string& source_path) cons
       std::memcpy(dst, p.value.data(), p.value.size() * sizeof(float));
     }
   }
+  seal_model_file(bytes);
   Model::from_bytes(bytes);  // what we write must load
   write_file_atomically(path, bytes.data(), bytes.size());
 }

@@ -10,6 +10,7 @@ packages=(
   libssl-dev                                 # SHA-256 of the source model
   libcli11-dev libstb-dev                    # CLI parsing, PNG writing + chart text
   nlohmann-json3-dev                         # report JSON
+  libxxhash-dev                              # model file checksums (header-only use)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   clang libclang-rt-14-dev libomp-14-dev     # sanitizer and fuzz builds (libFuzzer, libomp + Archer for TSan)
 )

@@ -7,9 +7,12 @@
 
 namespace edgegan {
 
-// The schema version this code writes and reads; bumped when a reader must reject
-// files of another version (new fields and ops are appended without a bump).
-constexpr uint32_t kSchemaVersion = 1;
+// The schema version this code writes; bumped when a reader must reject files of
+// another version (new fields and ops are appended without a bump). Version 2 added
+// the checksum trailer (engine/model_integrity.h); version 1 files, which carry no
+// checksum, still load.
+constexpr uint32_t kSchemaVersion = 2;
+constexpr uint32_t kOldestReadableSchemaVersion = 1;
 // Every weight buffer starts at a multiple of this in the data section, so it can be
 // used in place from a memory map by vector loads.
 constexpr size_t kWeightAlignment = 64;

@@ -293,7 +293,8 @@ TEST(Converter, MetadataRoundTrips) {
   }
   EXPECT_EQ(model->source_sha256(), hex);
   EXPECT_NE(model->producer().find("edgegan-convert"), std::string::npos);
-  EXPECT_EQ(model->schema_version(), 1u);
+  EXPECT_EQ(model->schema_version(), 2u);
+  EXPECT_EQ(model->integrity(), Integrity::kVerified);
   std::map<std::string, std::string> meta(model->metadata().begin(), model->metadata().end());
   EXPECT_EQ(meta["source_file"], "cgan_tiny.onnx");
   EXPECT_EQ(meta["onnx_opset"], "13");

@@ -103,18 +103,38 @@ struct OpTiming {
   double seconds = 0;
 };
 
+struct LoadOptions {
+  // Check the file's checksums (XXH3-64 of the graph and of the weights) before
+  // anything else. This reads every weight page once; off, a mapped model's
+  // weights are read only when a session first uses them, and damaged weights
+  // go unnoticed. The structure is checked either way.
+  bool verify_checksums = true;
+};
+
+// What the load proved about the file's bytes.
+enum class Integrity {
+  kVerified,     // both checksums matched
+  kNotVerified,  // the file has checksums; LoadOptions::verify_checksums was off
+  kNoChecksum,   // written before checksums existed (schema version 1): damage cannot be detected
+};
+const char* to_string(Integrity integrity);
+
 class Model {
  public:
-  // Maps the file read-only and validates it (flatbuffers Verifier + semantic checks).
-  static std::shared_ptr<const Model> load(const std::string& path);
+  // Maps the file read-only, verifies its checksums and validates it (flatbuffers
+  // Verifier + semantic checks). A damaged file throws Error naming the damaged part.
+  static std::shared_ptr<const Model> load(const std::string& path, const LoadOptions& options = {});
   // Validates and copies an in-memory file image (tests, fuzzing, embedded use).
-  static std::shared_ptr<const Model> from_bytes(std::span<const uint8_t> bytes);
+  static std::shared_ptr<const Model> from_bytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
 
   ~Model();
   Model(const Model&) = delete;
   Model& operator=(const Model&) = delete;
 
   uint32_t schema_version() const;
+  Integrity integrity() const;
+  // Said once per load for a user to see, e.g. that the file carries no checksum.
+  const std::vector<std::string>& warnings() const;
   const std::string& producer() const;
   const std::string& source_sha256() const;
   const std::vector<std::pair<std::string, std::string>>& metadata() const;
@@ -134,8 +154,8 @@ class Model {
 
  private:
   explicit Model(std::unique_ptr<Impl> impl);
-  static std::shared_ptr<const Model> load_checked(const std::string& path);
-  static std::shared_ptr<const Model> from_bytes_checked(std::span<const uint8_t> bytes);
+  static std::shared_ptr<const Model> load_checked(const std::string& path, const LoadOptions& options);
+  static std::shared_ptr<const Model> from_bytes_checked(std::span<const uint8_t> bytes, const LoadOptions& options);
   std::unique_ptr<Impl> impl_;
 };
 
