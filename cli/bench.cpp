@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "cli/model_loading.h"
 #include "edgegan/edgegan.h"
 
 namespace edgegan_cli {
@@ -37,7 +38,7 @@ std::vector<edgegan::Tensor> bench_inputs(const edgegan::Model& model, int batch
 }  // namespace
 
 int bench(const BenchArgs& a) {
-  auto model = edgegan::Model::load(a.model);
+  auto model = edgegan_cli::load_model(a.model);
   edgegan::SessionOptions options;
   options.threads = a.threads;
   options.batch = a.batch;

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "cli/progress_bar.h"
+#include "cli/model_loading.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
 #include "edgegan/trainer.h"
@@ -149,7 +150,7 @@ int finetune(const FinetuneArgs& a) {
       throw Error("--discriminator-output and --output name the same file '" + a.output + "'");
   }
 
-  auto g_model = edgegan::Model::load(a.generator);
+  auto g_model = edgegan_cli::load_model(a.generator);
   if (g_model->noise_size() == 0) throw Error("'" + a.generator + "' has no noise input; it is not a generator");
   if (g_model->outputs().size() != 1) throw Error("'" + a.generator + "' has " + std::to_string(g_model->outputs().size()) + " outputs; fine-tuning needs one image output");
   const edgegan::Tensor images = load_images(a, *g_model);
@@ -172,7 +173,7 @@ int finetune(const FinetuneArgs& a) {
   edgegan::Trainer g(g_model, g_options);
   std::unique_ptr<edgegan::Trainer> d;
   if (!a.discriminator.empty()) {
-    auto d_model = edgegan::Model::load(a.discriminator);
+    auto d_model = edgegan_cli::load_model(a.discriminator);
     if (takes_labels(*d_model) != !labels.empty())
       throw Error(std::string("the discriminator ") + (labels.empty() ? "takes labels but the generator does not" : "takes no labels but the generator does"));
     if (a.discriminator_learning_rate > 0.f) options.learning_rate = a.discriminator_learning_rate;

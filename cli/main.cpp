@@ -5,6 +5,8 @@
 //   edgegan report MODEL [--batch N] [--threads T] [--json] [--chart FILE]
 //   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--backend cpu|cuda] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
+//   edgegan verify MODEL...
+// Every command verifies a model's checksums as it loads it, unless --no-verify.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cmath>
@@ -14,6 +16,7 @@
 
 #include "cli/bench.h"
 #include "cli/finetune.h"
+#include "cli/model_loading.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
 #include "edgegan/report.h"
@@ -43,7 +46,7 @@ int generate(const std::string& path, int count, uint64_t seed, int label, int t
              const std::string& backend, int columns, int scale, const std::string& out, const std::string& npy_out) {
   edgegan::ensure_not_an_input(out, {path});
   if (!npy_out.empty()) edgegan::ensure_not_an_input(npy_out, {path});
-  auto model = edgegan::Model::load(path);
+  auto model = edgegan_cli::load_model(path);
   if (model->noise_size() == 0) throw edgegan::Error("'" + path + "' has no noise input; it is not a generator (use 'edgegan run')");
   const int64_t classes = model->label_count();
   if (label >= 0 && classes == 0) throw edgegan::Error("--label given, but '" + path + "' is not a conditional model");
@@ -67,7 +70,7 @@ int generate(const std::string& path, int count, uint64_t seed, int label, int t
 
 int run(const std::string& path, const std::vector<std::string>& inputs, const std::string& out, bool nhwc, int threads,
         const std::string& algo, const std::string& backend) {
-  auto model = edgegan::Model::load(path);
+  auto model = edgegan_cli::load_model(path);
   std::vector<edgegan::Tensor> tensors;
   std::vector<std::string> input_files = {path};
   int64_t batch = -1;
@@ -108,8 +111,9 @@ int run(const std::string& path, const std::vector<std::string>& inputs, const s
 }
 
 int inspect(const std::string& path) {
-  auto model = edgegan::Model::load(path);
-  std::cout << path << ": schema " << model->schema_version() << ", by " << model->producer() << "\n"
+  auto model = edgegan_cli::load_model(path);
+  std::cout << path << ": schema " << model->schema_version() << ", by " << model->producer() << ", checksums "
+            << edgegan::to_string(model->integrity()) << "\n"
             << "source sha256 " << model->source_sha256() << "\n";
   for (const auto& [k, v] : model->metadata()) std::cout << "  " << k << ": " << v << "\n";
   for (const auto& in : model->inputs()) {
@@ -149,7 +153,7 @@ int inspect(const std::string& path) {
 
 // Fine-tuning memory: what a Trainer holds for this model and batch (planned, nothing allocated).
 int training_report(const std::string& path, int batch, const std::string& optimizer, bool json) {
-  auto model = edgegan::Model::load(path);
+  auto model = edgegan_cli::load_model(path);
   edgegan::TrainerOptions options;
   options.batch = batch;
   options.optimizer = optimizer == "sgd" ? edgegan::Optimizer::kSgd : edgegan::Optimizer::kAdam;
@@ -182,7 +186,7 @@ int training_report(const std::string& path, int batch, const std::string& optim
 int report(const std::string& path, int batch, int threads, const std::string& backend, const std::string& algo, bool json,
            const std::string& chart) {
   if (!chart.empty()) edgegan::ensure_not_an_input(chart, {path});
-  auto model = edgegan::Model::load(path);
+  auto model = edgegan_cli::load_model(path);
   std::vector<std::string> algos = {algo};
   if (algo == "all") algos = {"split", "zero-insert", "col2im"};
   std::vector<edgegan::MemoryReport> reports;
@@ -211,6 +215,10 @@ int report(const std::string& path, int batch, int threads, const std::string& b
 int main(int argc, char** argv) {
   CLI::App app{"edgegan: GAN generator inference on the edge"};
   app.require_subcommand(1);
+  app.fallthrough();  // --no-verify may follow the subcommand
+  bool no_verify = false;
+  app.add_flag("--no-verify", no_verify,
+               "skip the model's checksums (faster first load of a big model; damage to its weights goes unnoticed)");
   // Every argument error is one line, like every other error.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("edgegan: error: ") + e.what() + " (see edgegan --help)\n";
@@ -305,8 +313,17 @@ int main(int argc, char** argv) {
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");
 
+  std::vector<std::string> verify_models;
+  auto* ver = app.add_subcommand("verify", "check models' checksums and structure without running them");
+  ver->add_option("models", verify_models, ".egan models")->required()->check(CLI::ExistingFile);
+
   CLI11_PARSE(app, argc, argv);
+  edgegan_cli::set_verify_checksums(!no_verify);
   try {
+    if (*ver) {
+      if (no_verify) throw edgegan::Error("verify takes no --no-verify");
+      return edgegan_cli::verify(verify_models);
+    }
     if (*gen) return generate(model, count, seed, label, threads, algo, backend, columns, scale, out, npy_out);
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);

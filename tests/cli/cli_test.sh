@@ -60,6 +60,24 @@ expect_error "inspect an onnx file" "not an .egan file" "$edgegan" inspect "$dcg
 head -c 1000 "$work/dcgan.egan" >"$work/truncated.egan"
 expect_error "inspect truncated" "invalid model" "$edgegan" inspect "$work/truncated.egan"
 
+# --- verify: checksums
+expect_ok "verify converted models" "$edgegan" verify "$work/dcgan.egan" "$work/cgan.egan"
+[ "$(grep -c ': ok (graph and' "$work/out.txt")" -eq 2 ] && ok || bad "verify does not report both files intact: $(cat "$work/out.txt")"
+python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[len(b)//2]^=1; open(sys.argv[2],'wb').write(b)" "$work/dcgan.egan" "$work/weights_flipped.egan"
+"$edgegan" verify "$work/dcgan.egan" "$work/weights_flipped.egan" >"$work/out.txt" 2>&1
+[ $? -eq 1 ] && ok || bad "verify of a damaged file did not exit 1"
+grep -q "weights_flipped.egan: DAMAGED: corrupt model: the weights" "$work/out.txt" && ok || bad "verify does not name the damaged weights: $(cat "$work/out.txt")"
+expect_error "generate from damaged weights" "corrupt model: the weights .* fail their checksum" "$edgegan" generate "$work/weights_flipped.egan" -o "$work/x.png"
+[ -e "$work/x.png" ] && bad "a damaged model wrote an image" || ok
+expect_ok "--no-verify skips the checksums" "$edgegan" generate "$work/weights_flipped.egan" -n 1 --no-verify -o "$work/unverified.png"
+expect_error "verify with --no-verify" "verify takes no --no-verify" "$edgegan" verify "$work/dcgan.egan" --no-verify
+legacy="$src/tests/fixtures/schema_v1/cgan_digits_generator.egan"
+expect_ok "verify a schema-1 file" "$edgegan" verify "$legacy"
+grep -q "no checksum (schema version 1" "$work/out.txt" && ok || bad "verify does not say the old file has no checksum"
+expect_ok "inspect a schema-1 file" "$edgegan" inspect "$legacy"
+grep -q "warning: .*carries no checksum" "$work/err.txt" && ok || bad "loading an old file gives no warning: $(cat "$work/err.txt")"
+grep -q "checksums no checksum" "$work/out.txt" && ok || bad "inspect does not show the missing checksum"
+
 # --- generate
 expect_ok "generate dcgan" "$edgegan" generate "$work/dcgan.egan" -n 9 --seed 3 -o "$work/d.png"
 [ -s "$work/d.png" ] && ok || bad "no PNG written"
