@@ -200,38 +200,4 @@ void ensure_not_an_input(const std::string& output, const std::vector<std::strin
   }
 }
 
-
-void write_file_atomically(const std::string& path, const void* bytes, size_t size) {
-  const size_t slash = path.find_last_of('/');
-  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path.substr(0, slash));
-  std::string tmp = (dir == "/" ? "" : dir) + "/.edgegan-tmp-XXXXXX";
-  const int fd = ::mkstemp(tmp.data());
-  if (fd < 0) throw Error("cannot write to directory '" + dir + "': " + std::strerror(errno));
-  const auto* p = static_cast<const uint8_t*>(bytes);
-  size_t left = size;
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      ::unlink(tmp.c_str());
-      throw Error("cannot write '" + path + "': " + std::strerror(err));
-    }
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error("cannot write '" + path + "': " + std::strerror(err));
-  }
-  ::chmod(tmp.c_str(), 0644);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmp.c_str());
-    throw Error("cannot write '" + path + "': " + std::strerror(err));
-  }
-}
-
 }  // namespace edgegan

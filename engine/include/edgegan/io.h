@@ -23,7 +23,9 @@ void write_png_grid(const std::string& path, const Tensor& images, int columns, 
                     float value_min, float value_max);
 
 // Writes `bytes` to `path` via a temporary file in the same directory and an
-// atomic rename, so a failed write never leaves a truncated file behind.
+// atomic rename, so a failed write never leaves a truncated file behind. A
+// temporary left by a writer that was killed (`.edgegan-tmp-<pid>-*`, its pid gone,
+// untouched for 10 minutes, same owner) is removed by the next write to that directory.
 void write_file_atomically(const std::string& path, const void* bytes, size_t size);
 
 // Throws Error when `output` is the same file as one of `inputs` (same device and
