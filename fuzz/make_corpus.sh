@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Rebuilds the committed seed corpus from the golden cases: small valid files
-# plus near misses (truncated, a flipped header byte).  fuzz/make_corpus.sh BUILD_DIR
+# plus near misses (truncated, a flipped header byte). Seeds named regression_*
+# (inputs that once found a bug) are kept.  fuzz/make_corpus.sh BUILD_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 c=fuzz/corpus
-rm -rf "$c" && mkdir -p "$c/egan" "$c/onnx" "$c/npy"
+mkdir -p "$c/egan" "$c/onnx" "$c/npy"
+find "$c" -type f ! -name 'regression_*' -delete
 for case in cgan_embed_concat_small g_k3s2_outpad_nonsquare d_conv_dilated_flatten convt_asym_pads convt_output_shape d_examples_squeeze_opset17 cgan_mlp_label_first; do
   onnx=tests/golden/cases/$case/model.onnx
   cp "$onnx" "$c/onnx/$case.onnx"
