@@ -237,6 +237,13 @@ const ConstTensor& RuntimeNode::constant(size_t k, const char* what) const {
   return v.c;
 }
 
+const ConstTensor& RuntimeNode::float_constant(size_t k, const char* what) const {
+  const ConstTensor& c = constant(k, what);
+  if (c.is_int)
+    throw ConvertError(where(node) + ": " + what + " must be floating point, but '" + node.inputs[k] + "' holds integers");
+  return c;
+}
+
 void RuntimeNode::set_output(std::vector<int64_t> shape, bool is_int) {
   if (shape.empty()) throw ConvertError(where(node) + ": output has no batch dimension");
   for (size_t k = 1; k < shape.size(); ++k)

@@ -83,6 +83,7 @@ class RuntimeNode {
   const Value& input(size_t k) const;                              // defined before this node
   const Value& runtime_input(size_t k) const;                      // ... and computed at run time
   const ConstTensor& constant(size_t k, const char* what) const;  // ... and a constant
+  const ConstTensor& float_constant(size_t k, const char* what) const;  // ... of floating-point values (weights)
   const std::map<std::string, Value>& values() const { return pass_.values; }
   // The output: positive dimensions after the batch, at most 2^32 values per sample.
   void set_output(std::vector<int64_t> shape, bool is_int = false);

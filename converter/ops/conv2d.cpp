@@ -14,8 +14,8 @@ class Conv2DLowering final : public OpLowering {
 
   void infer(RuntimeNode& n) const override {
     const Value& x = n.runtime_input(0);
-    const ConstTensor& w = n.constant(1, "weights");
-    if (n.has_input(2)) n.constant(2, "bias");
+    const ConstTensor& w = n.float_constant(1, "weights");
+    if (n.has_input(2)) n.float_constant(2, "bias");
     const ConvGeometry g = resolve_conv(n.node, x.shape, w.dims);
     n.set_output({n.batch(), g.out_channels, g.out_h, g.out_w});
   }

@@ -18,7 +18,7 @@ class DenseLowering final : public OpLowering {
     if (n.op == "MatMul") {
       check_attributes(n, {});
       if (x.shape.size() != 2) throw ConvertError(where(n) + ": only 2-D [batch, features] x [features, out] products are supported");
-      const ConstTensor& w = rn.constant(1, "weights");
+      const ConstTensor& w = rn.float_constant(1, "weights");
       if (w.dims.size() != 2 || w.dims[0] != x.shape[1]) throw ConvertError(where(n) + ": weights do not match the input features");
       rn.set_output({rn.batch(), w.dims[1]});
       return;
@@ -27,14 +27,14 @@ class DenseLowering final : public OpLowering {
     if (attr_int(n, "transA", 0) != 0)
       throw ConvertError(where(n) + ": attribute 'transA' = 1 is not supported (the activation must be the left operand)");
     if (x.shape.size() != 2) throw ConvertError(where(n) + ": input must be 2-D [batch, features]");
-    const ConstTensor& w = rn.constant(1, "weights");
+    const ConstTensor& w = rn.float_constant(1, "weights");
     if (w.dims.size() != 2) throw ConvertError(where(n) + ": weights must be 2-D");
     const bool tb = attr_int(n, "transB", 0) != 0;
     const int64_t k = tb ? w.dims[1] : w.dims[0], m = tb ? w.dims[0] : w.dims[1];
     if (k != x.shape[1])
       throw ConvertError(where(n) + ": input has " + std::to_string(x.shape[1]) + " features, the weights expect " + std::to_string(k));
     if (rn.has_input(2)) {
-      const ConstTensor& c = rn.constant(2, "bias");
+      const ConstTensor& c = rn.float_constant(2, "bias");
       if (c.numel() != m && c.numel() != 1) throw ConvertError(where(n) + ": bias must have one value per output feature");
     }
     rn.set_output({rn.batch(), m});

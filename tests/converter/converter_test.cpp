@@ -191,6 +191,14 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
       {"3-D deconv", [](OnnxBuilder& b) {
          conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{1, 1, 1}); });
        }, {"up1", "'dilations'", "2 values"}},
+      {"integer weights", [](OnnxBuilder& b) {  // found by onnx_converter_fuzzer: once a read through a null pointer
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("W", {2, 2, 3, 3}, std::vector<int64_t>(36, 1));
+         b.node("ConvTranspose", "up1", {"x", "W"}, {"y"});
+       }, {"up1", "weights must be floating point", "'W' holds integers"}},
+      {"integer bias", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").floats("W", {2, 2, 3, 3}, std::vector<float>(36, 0.1f)).ints("B", {2}, {1, 2});
+         b.node("Conv", "c1", {"x", "W", "B"}, {"y"});
+       }, {"c1", "bias must be floating point"}},
       {"run-time weights", [](OnnxBuilder& b) {
          b.input("x", {-1, 2, 3, 3}).input("w", {-1, 2, 3, 3}).output("y");
          b.node("ConvTranspose", "up1", {"x", "w"}, {"y"});
