@@ -211,6 +211,8 @@ int report(const std::string& path, int batch, int threads, const std::string& b
 int main(int argc, char** argv) {
   CLI::App app{"edgegan: GAN generator inference on the edge"};
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("edgegan ") + edgegan::version() + " (.egan schema " +
+                                        std::to_string(edgegan::file_format_version()) + ")");
   // Every argument error is one line, like every other error.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("edgegan: error: ") + e.what() + " (see edgegan --help)\n";
