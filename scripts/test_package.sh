@@ -54,7 +54,9 @@ echo "-- Python wheel"
 wheel_start=$SECONDS
 "$python" -m venv "$work/build-venv"
 "$work/build-venv/bin/pip" install -q --disable-pip-version-check "scikit-build-core==1.1.2" "nanobind==3.1.0"
-"$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps . -w "$work/dist"
+# A build directory of its own: every run compiles from scratch, as CI does.
+"$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+  --config-settings=build-dir="$work/wheel-build" . -w "$work/dist"
 wheel=$(ls "$work"/dist/edgegan-*.whl)
 echo "built $(basename "$wheel") in $((SECONDS - wheel_start)) s"
 
