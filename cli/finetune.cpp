@@ -3,17 +3,15 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <numeric>
-#include <random>
-#include <sstream>
 
 #include "cli/progress_bar.h"
 #include "cli/model_loading.h"
 #include "edgegan/edgegan.h"
+#include "edgegan/finetune.h"
 #include "edgegan/io.h"
 #include "edgegan/trainer.h"
 
@@ -22,17 +20,14 @@ namespace {
 
 using edgegan::Error;
 
-bool takes_labels(const edgegan::Model& m) {
-  return std::any_of(m.inputs().begin(), m.inputs().end(), [](const edgegan::InputInfo& i) { return i.role == edgegan::InputRole::kLabel; });
-}
-
 std::string shape_text(const std::vector<int64_t>& d, size_t from) {
   std::string s;
   for (size_t i = from; i < d.size(); ++i) s += (i > from ? "x" : "") + std::to_string(d[i]);
   return s;
 }
 
-// The training images, checked against what the generator makes and moved to its storage layout.
+// The training images, shaped as the generator makes them and moved to its storage layout
+// (edgegan::finetune checks their values).
 edgegan::Tensor load_images(const FinetuneArgs& a, const edgegan::Model& g) {
   const edgegan::OutputInfo& out = g.outputs().front();
   edgegan::Tensor data = edgegan::read_npy(a.data);
@@ -44,21 +39,6 @@ edgegan::Tensor load_images(const FinetuneArgs& a, const edgegan::Model& g) {
   if (data.shape.size() != want.size() || !std::equal(want.begin() + 1, want.end(), data.shape.begin() + 1) || data.shape[0] < 1)
     throw Error("--data '" + a.data + "' holds an array of " + shape_text(data.shape, 0) + ", but the generator makes " +
                 shape_text(want, 1) + (nhwc ? " images (give N x " + shape_text(want, 1) + ", NCHW)" : " values per sample"));
-  float lo = INFINITY, hi = -INFINITY;
-  for (float v : data.f32) {
-    if (!std::isfinite(v)) throw Error("--data '" + a.data + "' holds a NaN or infinite value");
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-  }
-  if (!std::isnan(out.value_min)) {
-    const float slack = 0.01f * (out.value_max - out.value_min);
-    if (lo < out.value_min - slack || hi > out.value_max + slack) {
-      std::ostringstream os;
-      os << "--data '" << a.data << "' values span [" << lo << ", " << hi << "], but the generator's output lies in [" << out.value_min
-         << ", " << out.value_max << "]; rescale the images to that range";
-      throw Error(os.str());
-    }
-  }
   return nhwc ? edgegan::to_nhwc(data) : data;
 }
 
@@ -76,45 +56,7 @@ std::vector<int64_t> load_labels(const FinetuneArgs& a, const edgegan::Model& g,
   if (t.dtype != edgegan::DType::kInt64 || t.shape.size() != 1 || t.shape[0] != images)
     throw Error("--labels '" + a.labels + "' must hold " + std::to_string(images) + " int64 labels (one per image), shape (" +
                 std::to_string(images) + ",)");
-  for (size_t i = 0; i < t.i64.size(); ++i)
-    if (t.i64[i] < 0 || t.i64[i] >= classes)
-      throw Error("--labels '" + a.labels + "': label " + std::to_string(t.i64[i]) + " at position " + std::to_string(i) + " is outside 0.." +
-                  std::to_string(classes - 1));
   return t.i64;
-}
-
-// Shuffled passes over the images: each step takes the next `batch` of a permutation.
-class BatchSampler {
- public:
-  BatchSampler(int64_t images, int batch, uint64_t seed) : order_(static_cast<size_t>(images)), batch_(batch), rng_(seed) {
-    std::iota(order_.begin(), order_.end(), 0);
-    std::shuffle(order_.begin(), order_.end(), rng_);
-  }
-  std::vector<int64_t> next() {
-    std::vector<int64_t> rows;
-    while (static_cast<int>(rows.size()) < batch_) {
-      if (at_ == order_.size()) {
-        std::shuffle(order_.begin(), order_.end(), rng_);
-        at_ = 0;
-      }
-      rows.push_back(order_[at_++]);
-    }
-    return rows;
-  }
-
- private:
-  std::vector<int64_t> order_;
-  size_t at_ = 0;
-  int batch_;
-  std::mt19937_64 rng_;
-};
-
-template <typename T>
-std::vector<T> gather_rows(const std::vector<T>& all, int64_t row_size, const std::vector<int64_t>& rows) {
-  std::vector<T> out;
-  out.reserve(rows.size() * static_cast<size_t>(row_size));
-  for (int64_t r : rows) out.insert(out.end(), all.begin() + r * row_size, all.begin() + (r + 1) * row_size);
-  return out;
 }
 
 // Mean of the first and of the last tenth (at least one step) of a loss history.
@@ -122,11 +64,6 @@ std::pair<double, double> first_and_last(const std::vector<double>& history) {
   const size_t n = std::max<size_t>(1, history.size() / 10);
   auto mean = [&](size_t from) { return std::accumulate(history.begin() + static_cast<long>(from), history.begin() + static_cast<long>(from + n), 0.0) / static_cast<double>(n); };
   return {mean(0), mean(history.size() - n)};
-}
-
-double recent_mean(const std::vector<double>& history) {
-  const size_t n = std::min<size_t>(10, history.size());
-  return std::accumulate(history.end() - static_cast<long>(n), history.end(), 0.0) / static_cast<double>(n);
 }
 
 std::string fixed(double v, int digits = 3) {
@@ -154,11 +91,7 @@ int finetune(const FinetuneArgs& a) {
   if (g_model->noise_size() == 0) throw Error("'" + a.generator + "' has no noise input; it is not a generator");
   if (g_model->outputs().size() != 1) throw Error("'" + a.generator + "' has " + std::to_string(g_model->outputs().size()) + " outputs; fine-tuning needs one image output");
   const edgegan::Tensor images = load_images(a, *g_model);
-  const int64_t count = images.shape[0], image_size = images.elements() / count;
-  const std::vector<int64_t> labels = load_labels(a, *g_model, count);
-  if (a.batch > count)
-    throw Error("--batch " + std::to_string(a.batch) + " is larger than the " + std::to_string(count) + " images in '" + a.data +
-                "'; use --batch " + std::to_string(count) + " or fewer");
+  const std::vector<int64_t> labels = load_labels(a, *g_model, images.shape[0]);
 
   edgegan::TrainerOptions options;
   options.batch = a.batch;
@@ -173,49 +106,27 @@ int finetune(const FinetuneArgs& a) {
   edgegan::Trainer g(g_model, g_options);
   std::unique_ptr<edgegan::Trainer> d;
   if (!a.discriminator.empty()) {
-    auto d_model = edgegan_cli::load_model(a.discriminator);
-    if (takes_labels(*d_model) != !labels.empty())
-      throw Error(std::string("the discriminator ") + (labels.empty() ? "takes labels but the generator does not" : "takes no labels but the generator does"));
     if (a.discriminator_learning_rate > 0.f) options.learning_rate = a.discriminator_learning_rate;
-    d = std::make_unique<edgegan::Trainer>(d_model, options);
+    d = std::make_unique<edgegan::Trainer>(edgegan_cli::load_model(a.discriminator), options);
   } else if (a.discriminator_learning_rate > 0.f) {
     throw Error("--d-lr needs --discriminator");
   }
 
-  const int64_t nz = g_model->noise_size();
-  // Without a discriminator each image keeps one noise vector for the whole run.
-  const std::vector<float> paired_noise = d ? std::vector<float>{} : edgegan::normal_noise(static_cast<size_t>(count * nz), a.seed);
-  const edgegan::Loss loss = a.loss == "l1" ? edgegan::Loss::kL1 : edgegan::Loss::kMse;
-  BatchSampler sampler(count, a.batch, a.seed);
-  std::vector<double> d_history, g_history;
+  edgegan::FinetuneOptions run;
+  run.steps = a.steps;
+  run.loss = a.loss == "l1" ? edgegan::Loss::kL1 : edgegan::Loss::kMse;
+  run.seed = a.seed;
   ProgressBar bar(std::cerr, a.steps, ::isatty(2) != 0);
-
-  for (int64_t step = 1; step <= a.steps; ++step) {
-    const std::vector<int64_t> rows = sampler.next();
-    const std::vector<int64_t> batch_labels = labels.empty() ? std::vector<int64_t>{} : gather_rows(labels, 1, rows);
-    std::string figures;
-    if (d) {
-      edgegan::GanBatch batch{gather_rows(images.f32, image_size, rows), batch_labels,
-                              edgegan::normal_noise(static_cast<size_t>(a.batch * nz), a.seed * 1000003 + static_cast<uint64_t>(step)), batch_labels};
-      const edgegan::GanLosses l = edgegan::gan_step(g, *d, batch);
-      d_history.push_back(l.discriminator_real + l.discriminator_fake);
-      g_history.push_back(l.generator);
-      figures = "D " + fixed(recent_mean(d_history)) + "  G " + fixed(recent_mean(g_history));
-    } else {
-      const edgegan::Tensor made = g.forward(edgegan::batch_inputs(*g_model, a.batch, gather_rows(paired_noise, nz, rows), batch_labels)).front();
-      edgegan::Tensor gradient;
-      g_history.push_back(edgegan::loss_and_gradient(loss, made, gather_rows(images.f32, image_size, rows), &gradient));
-      g.backward({gradient});
-      g.step();
-      figures = a.loss + " " + fixed(recent_mean(g_history), 4);
-    }
-    if (!std::isfinite(g_history.back()) || (!d_history.empty() && !std::isfinite(d_history.back())))
-      throw Error("the loss became " + fixed(g_history.back()) + " at step " + std::to_string(step) +
-                  "; lower the learning rate (--lr). Nothing was written");
-    if (!a.quiet) bar.update(step, figures);
-  }
+  auto show = [&](const edgegan::FinetuneProgress& p) {
+    if (!a.quiet)
+      bar.update(p.step, d ? "D " + fixed(p.discriminator_loss) + "  G " + fixed(p.generator_loss) : a.loss + " " + fixed(p.generator_loss, 4));
+    return true;
+  };
+  const edgegan::FinetuneResult result = edgegan::finetune(g, d.get(), images, labels, run, show);
   if (!a.quiet) bar.finish();
   const double seconds = bar.elapsed_seconds();
+  const std::vector<double>& g_history = result.generator_losses;
+  const std::vector<double>& d_history = result.discriminator_losses;
 
   g.save(a.output, a.generator);
   if (d && !a.discriminator_output.empty()) d->save(a.discriminator_output, a.discriminator);

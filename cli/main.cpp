@@ -219,6 +219,8 @@ int main(int argc, char** argv) {
   bool no_verify = false;
   app.add_flag("--no-verify", no_verify,
                "skip the model's checksums (faster first load of a big model; damage to its weights goes unnoticed)");
+  app.set_version_flag("--version", std::string("edgegan ") + edgegan::version() + " (.egan schema " +
+                                        std::to_string(edgegan::file_format_version()) + ")");
   // Every argument error is one line, like every other error.
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("edgegan: error: ") + e.what() + " (see edgegan --help)\n";

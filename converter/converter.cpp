@@ -19,7 +19,8 @@
 namespace edgegan::converter {
 namespace {
 
-const char* kProducer = "edgegan-convert 0.1.0";
+// Recorded in every file: the project version (one number for library, tools and module).
+const char* kProducer = "edgegan-convert " EDGEGAN_VERSION_STRING;
 
 std::string sha256_hex(const std::string& bytes) {
   unsigned char digest[EVP_MAX_MD_SIZE];

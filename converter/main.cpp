@@ -3,12 +3,15 @@
 #include <iostream>
 
 #include "converter/converter.h"
+#include "edgegan/edgegan.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"edgegan-convert: ONNX GAN generator/discriminator -> .egan model (transposed convolutions stored pre-split)"};
   app.failure_message([](const CLI::App*, const CLI::Error& e) {
     return std::string("edgegan-convert: error: ") + e.what() + " (see edgegan-convert --help)\n";
   });
+  app.set_version_flag("--version", std::string("edgegan-convert ") + edgegan::version() + " (writes .egan schema " +
+                                        std::to_string(edgegan::file_format_version()) + ")");
   std::string input, output, weights = "fp32";
   bool quiet = false;
   app.add_option("input", input, "ONNX model exported by torch.onnx.export")->required()->check(CLI::ExistingFile);

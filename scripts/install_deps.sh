@@ -13,6 +13,8 @@ packages=(
   libxxhash-dev                              # model file checksums (header-only use)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   clang libclang-rt-14-dev libomp-14-dev     # sanitizer and fuzz builds (libFuzzer, libomp + Archer for TSan)
+  python3-venv python3-dev ninja-build       # the Python module's wheel (scikit-build-core, nanobind from PyPI)
+  python3-numpy python3-pytest               # its tests
 )
 
 missing=()

@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what it needs, then
 #   1. builds the product (Release; CUDA objects when nvcc exists) and runs every test,
-#   2. cross-builds for AArch64 and runs the whole suite under qemu-aarch64 (NEON kernels),
-#   3. runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
-#   4. runs it under ThreadSanitizer (OpenMP via LLVM's libomp + Archer),
-#   5. runs each libFuzzer target for FUZZ_SECONDS (default 60) on the seed corpus.
+#   2. installs it into a temporary prefix and builds samples/consumer against the
+#      package (CMake and pkg-config), builds the Python wheel, installs it into a
+#      fresh venv and runs the Python tests (scripts/test_package.sh),
+#   3. cross-builds for AArch64 and runs the whole suite under qemu-aarch64 (NEON kernels),
+#   4. runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
+#   5. runs it under ThreadSanitizer (OpenMP via LLVM's libomp + Archer),
+#   6. runs each libFuzzer target for FUZZ_SECONDS (default 60) on the seed corpus.
 # QUICK=1 stops after step 1 (the everyday loop).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,17 +15,19 @@ scripts/install_deps.sh
 # Short OpenMP regions on a shared 2-core box: threads must sleep, not spin.
 export OMP_WAIT_POLICY=passive
 
-echo "== 1/5 build and test"
+echo "== 1/6 build and test"
 scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --no-tests=error -j"$(nproc)"
 [ "${QUICK:-0}" = 1 ] && exit 0
 
-echo "== 2/5 AArch64 cross build, tests under qemu-aarch64"
+echo "== 2/6 install, consumer project, Python wheel and its tests"
+scripts/test_package.sh
+echo "== 3/6 AArch64 cross build, tests under qemu-aarch64"
 scripts/test_aarch64.sh
-echo "== 3/5 AddressSanitizer + UndefinedBehaviorSanitizer"
+echo "== 4/6 AddressSanitizer + UndefinedBehaviorSanitizer"
 scripts/sanitize.sh address
-echo "== 4/5 ThreadSanitizer"
+echo "== 5/6 ThreadSanitizer"
 scripts/sanitize.sh thread
-echo "== 5/5 fuzzing"
+echo "== 6/6 fuzzing"
 scripts/fuzz.sh
-echo "test stages: 5 passed, 0 failed"
+echo "test stages: 6 passed, 0 failed"

@@ -17,7 +17,16 @@
 #include <string>
 #include <vector>
 
+#include "edgegan/version.h"
+
 namespace edgegan {
+
+// The version of the library linked in, "MAJOR.MINOR.PATCH" (EDGEGAN_VERSION_STRING is
+// the headers' version; with a shared library the two can differ).
+const char* version();
+// The .egan schema version this library reads and its converter writes
+// (Model::schema_version() of every file it accepts; docs/file-format.md).
+uint32_t file_format_version();
 
 class Error : public std::runtime_error {
  public:

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# The packaging stage of scripts/test.sh: what a user of edgegan from another project
+# does, checked from outside the source tree.
+#   1. cmake --install of the stage-1 build into a temporary prefix;
+#   2. samples/consumer, a separate CMake project, found the package with
+#      find_package(edgegan CONFIG) and built against the shared and the static
+#      library, run on the shipped models; the same file compiled with pkg-config;
+#   3. the Python wheel built once (pip wheel, scikit-build-core + nanobind from PyPI),
+#      installed into a fresh venv, a grid generated from outside the tree and compared
+#      with the CLI's, and the pytest suite (python/tests) run against that install.
+# Needs the stage-1 build in ${BUILD_DIR:-build} (scripts/build.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+repo=$PWD
+build=$repo/${BUILD_DIR:-build}
+python=/usr/bin/python3   # Debian's, whatever python3 comes first on PATH
+start=$SECONDS
+work=$(mktemp -d "${TMPDIR:-/tmp}/edgegan-package.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+export CMAKE_BUILD_PARALLEL_LEVEL=${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}
+export OMP_WAIT_POLICY=${OMP_WAIT_POLICY:-passive}
+dcgan=$repo/models/dcgan_digits/generator.egan
+cgan=$repo/models/cgan_digits/generator.egan
+
+echo "-- cmake --install into a temporary prefix"
+prefix=$work/prefix
+cmake --install "$build" --prefix "$prefix" >/dev/null
+for f in include/edgegan/edgegan.h include/edgegan/version.h lib/libedgegan.a lib/libedgegan.so lib/cmake/edgegan/edgegan-config.cmake \
+         lib/cmake/edgegan/edgegan-config-version.cmake lib/pkgconfig/edgegan.pc bin/edgegan bin/edgegan-convert; do
+  [ -e "$prefix/$f" ] || { echo "missing from the install: $f"; exit 1; }
+done
+version=$("$prefix/bin/edgegan" --version)
+echo "$version; $("$prefix/bin/edgegan-convert" --version)"
+
+echo "-- samples/consumer with find_package, shared and static"
+for kind in shared static; do
+  static=OFF
+  [ $kind = static ] && static=ON
+  cmake -S samples/consumer -B "$work/consumer-$kind" -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_STATIC=$static >/dev/null
+  cmake --build "$work/consumer-$kind" >/dev/null
+  "$work/consumer-$kind/edgegan_consumer" "$cgan" "$work/consumer-$kind.png"
+done
+ldd "$work/consumer-shared/edgegan_consumer" | grep -q "$prefix/lib/libedgegan.so" || { echo "the shared consumer does not load the installed library"; exit 1; }
+
+echo "-- samples/consumer/main.cpp with pkg-config"
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+# shellcheck disable=SC2046  # pkg-config prints several flags
+g++ -std=c++20 -O1 samples/consumer/main.cpp $(pkg-config --cflags --libs edgegan) -Wl,-rpath,"$(pkg-config --variable=libdir edgegan)" \
+    -o "$work/pkg_config_consumer"
+"$work/pkg_config_consumer" "$dcgan"
+[ "$(pkg-config --modversion edgegan)" = "$(echo "$version" | cut -d' ' -f2)" ] || { echo "edgegan.pc has another version"; exit 1; }
+
+echo "-- Python wheel"
+wheel_start=$SECONDS
+"$python" -m venv "$work/build-venv"
+"$work/build-venv/bin/pip" install -q --disable-pip-version-check "scikit-build-core==1.1.2" "nanobind==3.1.0"
+# A build directory of its own: every run compiles from scratch, as CI does.
+"$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+  --config-settings=build-dir="$work/wheel-build" . -w "$work/dist"
+wheel=$(ls "$work"/dist/edgegan-*.whl)
+echo "built $(basename "$wheel") in $((SECONDS - wheel_start)) s"
+
+echo "-- the wheel in a fresh venv (NumPy and pytest from Debian's packages)"
+"$python" -m venv --system-site-packages "$work/venv"
+"$work/venv/bin/pip" install -q --disable-pip-version-check "$wheel"
+(cd "$work" && "$work/venv/bin/python" -c "
+import edgegan
+m = edgegan.Model.load('$dcgan')
+images = edgegan.Session(m, batch=64, threads=2).generate(edgegan.normal_noise((64, m.noise_size), seed=1))
+edgegan.write_png_grid('python_grid.png', images, value_range=m.outputs[0]['value_range'])
+print('edgegan', edgegan.__version__, 'from', edgegan.__file__, '->', images.shape)
+")
+"$prefix/bin/edgegan" generate "$dcgan" -n 64 --seed 1 -o "$work/cli_grid.png" >/dev/null
+cmp "$work/python_grid.png" "$work/cli_grid.png" || { echo "the module's grid differs from the CLI's"; exit 1; }
+EDGEGAN_CLI=$prefix/bin/edgegan EDGEGAN_CONVERT=$prefix/bin/edgegan-convert \
+  "$work/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+echo "package stage: $((SECONDS - start)) s"
