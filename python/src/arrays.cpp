@@ -146,7 +146,8 @@ std::vector<edgegan::Tensor> to_tensors(const nb::dict& arrays, const std::vecto
   for (const TensorSpec& s : specs) names += (names.empty() ? "'" : ", '") + s.name + "'";
   for (auto [key, value] : arrays) {
     if (!nb::isinstance<nb::str>(key)) throw nb::type_error((what + " must be a dict from names (str) to arrays").c_str());
-    const std::string name = nb::cast<std::string>(key);
+    std::string name;
+    if (!nb::try_cast(key, name)) throw nb::value_error((what + " names must be valid UTF-8 text").c_str());
     bool known = false;
     for (const TensorSpec& s : specs) known = known || s.name == name;
     if (!known) throw nb::value_error(("the model has no " + what + " named '" + name + "' (it has " + names + ")").c_str());

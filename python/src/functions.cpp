@@ -30,8 +30,12 @@ std::string convert(const std::filesystem::path& onnx_path, const std::filesyste
 
 nb::object normal_noise(nb::handle shape, uint64_t seed) {
   std::vector<int64_t> dims;
-  if (nb::isinstance<nb::int_>(shape)) dims.push_back(nb::cast<int64_t>(shape));
-  else if (!nb::try_cast(shape, dims)) throw nb::type_error("normal_noise: shape must be an int or a sequence of ints");
+  int64_t single = 0;
+  if (nb::isinstance<nb::int_>(shape)) {
+    // An int beyond int64 (2**64) must be a ValueError, not nanobind's bad_cast.
+    if (!nb::try_cast(shape, single)) throw nb::value_error("normal_noise: bad dimension (outside the 64-bit range)");
+    dims.push_back(single);
+  } else if (!nb::try_cast(shape, dims)) throw nb::type_error("normal_noise: shape must be an int or a sequence of ints");
   int64_t count = 1;
   for (int64_t d : dims) {
     if (d < 0 || d > (int64_t{1} << 32)) throw nb::value_error(("normal_noise: bad dimension " + std::to_string(d)).c_str());
