@@ -7,7 +7,9 @@
 #      library, run on the shipped models; the same file compiled with pkg-config;
 #   3. the Python wheel built once (pip wheel, scikit-build-core + nanobind from PyPI),
 #      installed into a fresh venv, a grid generated from outside the tree and compared
-#      with the CLI's, and the pytest suite (python/tests) run against that install.
+#      with the CLI's, and the pytest suite (python/tests) run against that install;
+#   4. the module's argument checking fuzzed for ${FUZZ_SECONDS:-60} s (atheris from PyPI,
+#      fuzz/python_arguments_fuzzer.py) against that install.
 # Needs the stage-1 build in ${BUILD_DIR:-build} (scripts/build.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -74,4 +76,15 @@ print('edgegan', edgegan.__version__, 'from', edgegan.__file__, '->', images.sha
 cmp "$work/python_grid.png" "$work/cli_grid.png" || { echo "the module's grid differs from the CLI's"; exit 1; }
 EDGEGAN_CLI=$prefix/bin/edgegan EDGEGAN_CONVERT=$prefix/bin/edgegan-convert \
   "$work/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
+echo "-- fuzzing the module's argument checking for ${FUZZ_SECONDS:-60} s"
+"$work/venv/bin/pip" install -q --disable-pip-version-check "atheris==3.0.0"
+mkdir -p "$work/fuzz-corpus"
+if ! (cd "$work" && "$work/venv/bin/python" "$repo/fuzz/python_arguments_fuzzer.py" "$work/fuzz-corpus" \
+        -max_total_time="${FUZZ_SECONDS:-60}" -timeout=10 -rss_limit_mb=4096 -print_final_stats=1 >"$work/fuzz.log" 2>&1); then
+  grep -v "leaked" "$work/fuzz.log" | tail -n 40
+  mkdir -p "${FUZZ_ARTIFACTS:-$repo/fuzz-artifacts}" && cp "$work"/crash-* "$work"/oom-* "$work"/timeout-* "${FUZZ_ARTIFACTS:-$repo/fuzz-artifacts}/" 2>/dev/null || true
+  echo "fuzz python_arguments_fuzzer: FAILED (inputs in ${FUZZ_ARTIFACTS:-$repo/fuzz-artifacts})"
+  exit 1
+fi
+echo "fuzz python_arguments_fuzzer: ok, $(grep -o "number_of_executed_units: *[0-9]*" "$work/fuzz.log" | grep -o "[0-9]*$") executions"
 echo "package stage: $((SECONDS - start)) s"
