@@ -3,7 +3,8 @@
 #   1. builds the product (Release; CUDA objects when nvcc exists) and runs every test,
 #   2. installs it into a temporary prefix and builds samples/consumer against the
 #      package (CMake and pkg-config), builds the Python wheel, installs it into a
-#      fresh venv and runs the Python tests (scripts/test_package.sh),
+#      fresh venv, runs the Python tests and fuzzes the module's argument checking
+#      for FUZZ_SECONDS (scripts/test_package.sh),
 #   3. cross-builds for AArch64 and runs the whole suite under qemu-aarch64 (NEON kernels),
 #   4. runs the suite again under AddressSanitizer + UndefinedBehaviorSanitizer,
 #   5. runs it under ThreadSanitizer (OpenMP via LLVM's libomp + Archer),

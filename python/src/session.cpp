@@ -31,9 +31,11 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   o.batch = batch;
   if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
   else if (backend != "cpu") throw nb::value_error(("backend must be 'cpu' or 'cuda', got '" + backend + "'").c_str());
-  if (algo != "split" && algo != "zero-insert" && algo != "col2im")
-    throw nb::value_error(("algo must be 'split', 'zero-insert' or 'col2im', got '" + algo + "'").c_str());
-  o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);
+  try {
+    o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);  // the engine's one list of names
+  } catch (const edgegan::Error& e) {
+    throw nb::value_error((std::string("algo must be a known algorithm: ") + e.what()).c_str());
+  }
   o.allow_tf32 = allow_tf32;
   if (memory_limit_bytes) o.memory_limit_bytes = *memory_limit_bytes;
   if (compute_limit_macs) o.compute_limit_macs = *compute_limit_macs;
