@@ -19,6 +19,11 @@
 
 namespace edgegan::converter {
 
+// The default-domain opsets the converter reads: 11 (the oldest torch.onnx exports
+// worth supporting) to 28 (the newest the onnx 1.23 wheel knows). Ops whose meaning changed across
+// these versions read the model's opset (OnnxGraph::opset) where it matters.
+inline constexpr int64_t kOldestOpset = 11, kNewestOpset = 28;
+
 struct Value {
   bool is_const = false;
   ConstTensor c;                  // when is_const

@@ -234,6 +234,11 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 4}).output("y");
          b.node("Relu", "r", {"x"}, {"y"});
        }, {"opset 9"}},
+      {"future opset", [](OnnxBuilder& b) {
+         b.proto().mutable_opset_import(0)->set_version(29);
+         b.input("x", {-1, 4}).output("y");
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"opset 29", "11-28"}},
       {"fixed-size input needed", [](OnnxBuilder& b) {
          b.input("x", {-1, 4}).output("y");
          b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("F");
