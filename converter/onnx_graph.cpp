@@ -245,15 +245,16 @@ const ConstTensor& RuntimeNode::float_constant(size_t k, const char* what) const
   return c;
 }
 
-void RuntimeNode::set_output(std::vector<int64_t> shape, bool is_int) {
+void RuntimeNode::set_output_at(size_t k, std::vector<int64_t> shape, bool is_int) {
+  if (k >= node.outputs.size() || node.outputs[k].empty()) throw ConvertError(where(node) + ": output " + std::to_string(k) + " is missing");
   if (shape.empty()) throw ConvertError(where(node) + ": output has no batch dimension");
-  for (size_t k = 1; k < shape.size(); ++k)
-    if (shape[k] < 1) throw ConvertError(where(node) + ": output dimension " + std::to_string(k) + " is " + std::to_string(shape[k]));
+  for (size_t d = 1; d < shape.size(); ++d)
+    if (shape[d] < 1) throw ConvertError(where(node) + ": output dimension " + std::to_string(d) + " is " + std::to_string(shape[d]));
   checked_numel(std::vector<int64_t>(shape.begin() + 1, shape.end()), kMaxSampleElements, where(node));
   Value v;
   v.shape = std::move(shape);
   v.is_int = is_int;
-  pass_.values[node.outputs.at(0)] = std::move(v);
+  pass_.values[node.outputs[k]] = std::move(v);
 }
 
 void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {

@@ -91,7 +91,8 @@ class RuntimeNode {
   const ConstTensor& float_constant(size_t k, const char* what) const;  // ... of floating-point values (weights)
   const std::map<std::string, Value>& values() const { return pass_.values; }
   // The output: positive dimensions after the batch, at most 2^32 values per sample.
-  void set_output(std::vector<int64_t> shape, bool is_int = false);
+  void set_output(std::vector<int64_t> shape, bool is_int = false) { set_output_at(0, std::move(shape), is_int); }
+  void set_output_at(size_t k, std::vector<int64_t> shape, bool is_int = false);  // ops with several outputs
 
  private:
   AnalysisPass& pass_;

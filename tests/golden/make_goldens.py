@@ -116,6 +116,23 @@ def onnx_auto_pads(in_sz, k, s, out_sz, mode, dil=(1, 1), out_pad=(0, 0)):
 
 
 # ----------------------------------------------------------------------------- torch cases
+class SplitSliceCrop(nn.Module):
+    """Split and Slice where torch writes them: chunk, crops, strided slices, split."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3, padding=1)
+        self.out = nn.Conv2d(8, 4, 1)
+
+    def forward(self, x):
+        a, b = torch.chunk(self.conv(x), 2, dim=1)              # Split on channels
+        a = F.relu(a)[:, :, 1:-1, 1:-1]                          # crop: one Slice over H and W
+        b = torch.tanh(b)[:, :, 1:-1, 1:-1]
+        top, bottom = torch.split(torch.cat([a, b], 1), [3, 4], dim=2)  # Split on H, unequal
+        y = torch.cat([bottom, top], 2)
+        return self.out(y[:, :, :, ::2])                         # step-2 Slice on W
+
+
+
 class GK3S2OutpadNonsquare(nn.Module):
     def __init__(self):
         super().__init__()
@@ -282,6 +299,13 @@ def make_torch_cases():
                {"noise": torch.randn(4, 8), "labels": torch.tensor([3, 1, 9, 0], dtype=torch.int64)}, "img", 12,
                "PyTorch-GAN style MLP cGAN: cat(Embedding(10,10)(labels), noise) on axis -1, Linear+LeakyReLU, "
                "Linear+BatchNorm1d(eps 0.8)+LeakyReLU, Linear+Tanh, view(size(0),1,6,6). opset 12.", seed=8)
+
+
+    torch.manual_seed(9)
+    m = SplitSliceCrop()
+    torch_case("split_slice_crop", m, {"x": torch.randn(2, 3, 9, 10)}, "y", 13,
+               "torch.chunk on channels (Split), crops x[:, :, 1:-1, 1:-1] and a step-2 slice (Slice on run-time "
+               "tensors over two axes), torch.split along H with unequal parts, re-joined by Concat. opset 13.", seed=9)
 
 
 # ----------------------------------------------------------------------------- hand-built ONNX
