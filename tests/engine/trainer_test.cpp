@@ -96,6 +96,9 @@ void check_gradients(const std::shared_ptr<const Model>& model, int batch, unsig
 TEST(Trainer, GeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("cgan_embed_concat_small"), 3, 1); }
 TEST(Trainer, NonSquareGeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("g_k3s2_outpad_nonsquare"), 2, 2); }
 TEST(Trainer, DiscriminatorGradientsMatchFiniteDifferences) { check_gradients(golden_model("d_conv_dilated_flatten"), 2, 3); }
+TEST(Trainer, DepthwiseBlockGradientsMatchFiniteDifferences) { check_gradients(golden_model("inverted_residual_depthwise"), 2, 5); }
+TEST(Trainer, GroupedConvGradientsMatchFiniteDifferences) { check_gradients(golden_model("conv_grouped_depthwise_mult2"), 2, 9); }
+TEST(Trainer, GroupedConvTransposeGradientsMatchFiniteDifferences) { check_gradients(golden_model("convt_grouped"), 2, 7); }
 TEST(Trainer, AffineAndTwoOutputGradientsMatchFiniteDifferences) { check_gradients(two_output_model(), 2, 4); }
 
 // Every generator family of the zoo (tests/golden/make_zoo.py) trains: its backward,
