@@ -381,9 +381,10 @@ class ConvTranspose2DDef final : public OpDef {
       info.fp16_weights |= m.is_f16(p->weights());
     }
     if (c.epilogue()) info.weight_bytes += m.buffer_bytes(c.epilogue()->bias());
-    // One panel as wide as Cout is the plain layout: reported as 0.
-    info.weight_panel_columns =
-        static_cast<int64_t>(c.weight_panel_columns()) < c.out_channels() ? static_cast<int>(c.weight_panel_columns()) : 0;
+    // One panel as wide as Cout (a group's, when grouped) is the plain layout: reported as 0.
+    info.weight_panel_columns = static_cast<int64_t>(c.weight_panel_columns()) < c.out_channels() / std::max(1, c.groups())
+                                    ? static_cast<int>(c.weight_panel_columns())
+                                    : 0;
   }
 
   std::vector<ParameterSlot> parameters(const schema::Op& o) const override {
