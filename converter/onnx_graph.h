@@ -122,6 +122,7 @@ struct ConvGeometry {
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t out_h = 0, out_w = 0;
+  int64_t groups = 1;  // ONNX 'group': in and out channels split into this many groups (Conv only)
 };
 // x: [N, C, H, W]; w: ConvTranspose [Cin, Cout, kh, kw] / Conv [Cout, Cin, kh, kw].
 ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
