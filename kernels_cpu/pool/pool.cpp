@@ -23,6 +23,19 @@ TapRange valid_taps(const ConvAxis& a, int64_t o) {
   return r;
 }
 
+// Taps t of one axis through which some output's window reaches input i:
+// 0 <= (i + pad_begin - t*dilation) / stride < out, so only those are visited (a global
+// pool's input pixel is tap i of the one window, not a scan of the whole kernel).
+TapRange covering_taps(const ConvAxis& a, int64_t i) {
+  const int64_t hi = i + a.pad_begin;                       // t*d <= hi
+  const int64_t lo = hi - (a.out - 1) * a.stride;           // t*d >= lo
+  TapRange r;
+  r.first = lo <= 0 ? 0 : (lo + a.dilation - 1) / a.dilation;
+  r.last = hi < 0 ? 0 : std::min(a.kernel, hi / a.dilation + 1);
+  if (r.last < r.first) r.last = r.first;
+  return r;
+}
+
 // The average's divisor along one axis: taps inside the input, or (count_include_pad)
 // inside the padded input [-pad_begin, in + pad_end).
 int64_t axis_count(const ConvAxis& a, int64_t o, bool include_pad) {
@@ -166,11 +179,12 @@ void pool_backward(const PoolShape& s, PoolKind kind, bool include_pad, const fl
     for (int64_t iw = 0; iw < s.w.in; ++iw) {
       float* d = dx + (r * s.w.in + iw) * c;
       std::fill(d, d + c, 0.f);
-      for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
+      const TapRange rh = covering_taps(s.h, ih), rw = covering_taps(s.w, iw);
+      for (int64_t kh = rh.first; kh < rh.last; ++kh) {
         const int64_t ph = ih + s.h.pad_begin - kh * s.h.dilation;
         if (ph < 0 || ph % s.h.stride != 0 || ph / s.h.stride >= s.h.out) continue;
         const int64_t oh = ph / s.h.stride;
-        for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+        for (int64_t kw = rw.first; kw < rw.last; ++kw) {
           const int64_t pw = iw + s.w.pad_begin - kw * s.w.dilation;
           if (pw < 0 || pw % s.w.stride != 0 || pw / s.w.stride >= s.w.out) continue;
           const int64_t ow = pw / s.w.stride;
