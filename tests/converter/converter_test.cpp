@@ -326,6 +326,36 @@ TEST(Converter, RankThreeMapsKeepOnnxOrderAtTheEdgesAndNhwcInside) {
   }
 }
 
+// Global pools of a rank-3 graph input (relayouted into a map) and of a rank-4 one.
+TEST(Converter, GlobalPoolsReduceTheWholeMap) {
+  std::mt19937 rng(26);
+  for (int rank : {3, 4}) {
+    SCOPED_TRACE(rank);
+    const std::vector<int64_t> dims = rank == 3 ? std::vector<int64_t>{-1, 3, 7} : std::vector<int64_t>{-1, 3, 2, 5};
+    const int64_t pixels = rank == 3 ? 7 : 10;
+    OnnxBuilder b;
+    b.input("x", dims).output("mx").output("avg");
+    b.node("GlobalMaxPool", "gmp", {"x"}, {"mx"});
+    b.node("GlobalAveragePool", "gap", {"x"}, {"avg"});
+    const auto model = Model::from_bytes(convert_onnx(b.bytes(), "t.onnx").egan);
+    for (const OutputInfo& o : model->outputs())  // [N, 3, 1] row-major; [N, 1, 1, 3] NHWC
+      EXPECT_EQ(o.dims, rank == 3 ? std::vector<int64_t>({-1, 3, 1}) : std::vector<int64_t>({-1, 1, 1, 3}));
+    Session session(model, {.batch = 2});
+    Tensor x{"x", DType::kFloat32, Layout::kRowMajor, dims, random_floats(rng, static_cast<size_t>(2 * 3 * pixels)), {}};
+    x.shape[0] = 2;
+    const std::vector<Tensor> out = session.run({model->inputs()[0].layout == Layout::kNHWC ? to_nhwc(x) : x});
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t c = 0; c < 3; ++c) {
+        const auto first = x.f32.begin() + (n * 3 + c) * pixels;
+        const float mx = *std::max_element(first, first + pixels);
+        double sum = 0;
+        for (int64_t p = 0; p < pixels; ++p) sum += first[p];
+        EXPECT_EQ(out[0].f32[static_cast<size_t>(n * 3 + c)], mx);
+        EXPECT_NEAR(out[1].f32[static_cast<size_t>(n * 3 + c)], sum / static_cast<double>(pixels), 1e-6);
+      }
+  }
+}
+
 TEST(Converter, PoolsAndOneDimensionalConvolutionsRefuseWhatTheyDoNotImplement) {
   auto pool = [](const char* op, const std::function<void(onnx::NodeProto&)>& attrs, bool indices = false) {
     return [=](OnnxBuilder& b) {
