@@ -1,6 +1,8 @@
 // Pool from ONNX AveragePool, MaxPool, GlobalAveragePool and GlobalMaxPool of a map
-// ([N, C, H, W], or [N, C, L] as a map of height 1). Refused: auto_pad SAME_*, an
-// average's dilations other than 1, MaxPool's storage_order 1 and Indices output.
+// ([N, C, H, W], or [N, C, L] as a map of height 1). Refused: an average's dilations
+// other than 1, MaxPool's storage_order 1 and Indices output, ranks other than 3 and 4.
+#include <algorithm>
+
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
@@ -51,6 +53,20 @@ ConvGeometry pool_geometry(const Node& n, const std::vector<int64_t>& x) {
     pads = attr_ints(n, "pads", pads);
     if (pads.size() != 2 * spatial)
       throw ConvertError(where(n) + ": attribute 'pads' must have " + std::to_string(2 * spatial) + " values, got " + std::to_string(pads.size()));
+  } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    // ONNX: output = ceil(in / stride), the total padding that needs split in two, the
+    // odd unit at the end (SAME_UPPER) or the beginning (SAME_LOWER).
+    if (find_attr(n, "pads")) throw ConvertError(where(n) + ": attributes 'pads' and 'auto_pad' = " + auto_pad + " are mutually exclusive");
+    const int64_t in[2] = {map->h, map->w};
+    for (size_t a = 0; a < 2; ++a) {
+      if (spatial == 1 && a == 0) continue;
+      const size_t i = spatial == 1 ? 0 : a;  // index into the ONNX lists (width only for 1-D)
+      const int64_t out = (in[a] + s[a] - 1) / s[a];
+      const int64_t total = std::max<int64_t>(0, (out - 1) * s[a] + d[a] * (k[a] - 1) + 1 - in[a]);
+      const int64_t small = total / 2, large = total - small;
+      pads[i] = auto_pad == "SAME_UPPER" ? small : large;
+      pads[i + spatial] = auto_pad == "SAME_UPPER" ? large : small;
+    }
   } else if (auto_pad != "VALID") {
     throw ConvertError(where(n) + ": attribute 'auto_pad' = '" + auto_pad + "' is not supported");
   }

@@ -381,7 +381,11 @@ TEST(Converter, PoolsAndOneDimensionalConvolutionsRefuseWhatTheyDoNotImplement) 
       {"indices", pool("MaxPool", [](N&) {}, true), {"p1", "'Indices'"}},
       {"average dilations", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{2, 2}); }),
        {"p1", "AveragePool", "'dilations'"}},
-      {"auto_pad same", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_UPPER")); }), {"p1", "'auto_pad'", "SAME_UPPER"}},
+      {"unknown auto_pad", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_MIDDLE")); }), {"p1", "'auto_pad'", "SAME_MIDDLE"}},
+      {"auto_pad and pads", pool("MaxPool", [](N& n) {
+         OnnxBuilder::attr(n, "auto_pad", std::string("SAME_UPPER"));
+         OnnxBuilder::attr(n, "pads", std::vector<int64_t>{1, 1, 0, 0});
+       }), {"p1", "'pads'", "mutually exclusive"}},
       {"pads as large as the window", pool("MaxPool", [](N& n) { OnnxBuilder::attr(n, "pads", std::vector<int64_t>{2, 0, 0, 0}); }), {"p1", "'pads'"}},
       {"pads count", pool("MaxPool", [](N& n) { OnnxBuilder::attr(n, "pads", std::vector<int64_t>{1, 1}); }), {"p1", "'pads'", "4 values"}},
       {"ceil_mode 2", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "ceil_mode", int64_t{2}); }), {"p1", "'ceil_mode'"}},
