@@ -178,7 +178,7 @@ void Lowering::finish_outputs() {
     int t = it->second;
     for (const IrInput& in : ir_.inputs)
       if (in.tensor == t) throw ConvertError("graph output '" + name + "' is a graph input; nothing to compute");
-    if (!used.insert(it->second).second) throw ConvertError("graph output '" + name + "' duplicates another output");
+    if (!used.insert(t).second) throw ConvertError("graph output '" + name + "' duplicates another output");
     if (ir_.tensors[static_cast<size_t>(t)].is_int) throw ConvertError("graph output '" + name + "' is an integer tensor");
     // A rank-3 map leaves the model in ONNX order [N, C, L], as graph inputs come in
     // (free when C = 1: the Reshape aliases).
@@ -204,7 +204,7 @@ void Lowering::assign_roles() {
     out.role = t.nhwc ? schema::OutputRole_Image : sequence_outputs_.count(out.tensor) ? schema::OutputRole_Other : schema::OutputRole_Score;
     image_output = image_output || t.nhwc;
     auto it = producer_.find(out.tensor);
-    while (it != producer_.end() && ir_.ops[static_cast<size_t>(it->second)].kind == schema::OpKind_Reshape)  // keeps the values
+    if (sequence_outputs_.count(out.tensor))  // the range of the map before its relayout
       it = producer_.find(ir_.ops[static_cast<size_t>(it->second)].inputs[0]);
     const schema::Activation act = it == producer_.end() ? schema::Activation_None : ir_.ops[static_cast<size_t>(it->second)].activation;
     if (act == schema::Activation_Tanh) { out.value_min = -1.f; out.value_max = 1.f; }

@@ -69,8 +69,8 @@ class Lowering {
   std::map<std::string, int> consumers_;
   std::map<std::string, int> tensor_of_;
   std::map<int, int> producer_;  // tensor -> op
-  std::map<int, int> nhwc_copy_;
-  std::set<int> sequence_outputs_;  // rank-3 maps put back into ONNX order [N, C, L]  // row-major rank-3 tensor -> its NHWC relayout
+  std::map<int, int> nhwc_copy_;    // row-major rank-3 tensor -> its NHWC relayout
+  std::set<int> sequence_outputs_;  // graph outputs: rank-3 maps put back into ONNX order [N, C, L]
 };
 
 }  // namespace edgegan::converter
