@@ -36,6 +36,8 @@ struct IrOp {
   float alpha = 0.01f;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, storage order
+  int64_t norm_groups = 0;           // GroupNorm (weights: scale, bias: shift, per channel)
+  float epsilon = 0.f;               // GroupNorm
 };
 
 struct IrInput {

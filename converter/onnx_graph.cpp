@@ -105,8 +105,8 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
   if (opset_ == 0) throw ConvertError("the model declares no default-domain opset");
-  if (opset_ < 11 || opset_ > 17)
-    throw ConvertError("opset " + std::to_string(opset_) + " is not supported (edgegan-convert reads opsets 11-17; re-export with torch.onnx.export(..., opset_version=13))");
+  if (opset_ < 11 || opset_ > 25)
+    throw ConvertError("opset " + std::to_string(opset_) + " is not supported (edgegan-convert reads opsets 11-25; re-export with torch.onnx.export(..., opset_version=13))");
   const auto& g = model.graph();
   for (const auto& t : g.initializer()) initializers_[t.name()] = decode_tensor(t, "initializer '" + t.name() + "'");
   for (const auto& in : g.input()) {
