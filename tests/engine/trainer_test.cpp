@@ -92,6 +92,14 @@ TEST(Trainer, GeneratorGradientsMatchFiniteDifferences) { check_gradients(golden
 TEST(Trainer, NonSquareGeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("g_k3s2_outpad_nonsquare"), 2, 2); }
 TEST(Trainer, DiscriminatorGradientsMatchFiniteDifferences) { check_gradients(golden_model("d_conv_dilated_flatten"), 2, 3); }
 TEST(Trainer, AffineAndTwoOutputGradientsMatchFiniteDifferences) { check_gradients(two_output_model(), 2, 4); }
+// GroupNorm: torch's GroupNorm pattern (Mul, Add and LeakyReLU folded in) between
+// convolutions, and a GroupNormalization straight from the input. (Not the ReLU
+// instance-norm case: normalised maps put so many values next to ReLU's kink that
+// finite differences cross one.)
+TEST(Trainer, GroupNormGradientsMatchFiniteDifferences) {
+  check_gradients(golden_model("norm_group_norm_torch"), 2, 6);
+  check_gradients(golden_model("norm_group_normalization_opset21"), 3, 7);
+}
 
 TEST(Trainer, AdamLowersTheLossAndTheSavedModelReloads) {
   const auto model = golden_model("cgan_embed_concat_small");

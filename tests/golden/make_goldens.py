@@ -2,7 +2,8 @@
 """Regenerate the small "awkward geometry" golden cases under tests/golden/cases/.
 
 Usage (from the repo root):
-    OMP_WAIT_POLICY=passive /usr/bin/python3 tests/golden/make_goldens.py
+    OMP_WAIT_POLICY=passive /usr/bin/python3 tests/golden/make_goldens.py [CASE ...]
+With case names, only those cases are written.
 
 Every case is tiny (KBs), randomly initialised with a fixed seed. BatchNorm layers are
 put in eval mode with non-trivial random running stats / affine params so that BN
@@ -25,6 +26,11 @@ from golden_util import write_case, fix_output_shapes  # noqa: E402
 
 torch.set_num_threads(1)
 SUMMARY = []
+ONLY = set(sys.argv[1:])  # case names to write; empty: all
+
+
+def selected(name):
+    return not ONLY or name in ONLY
 
 
 # ----------------------------------------------------------------------------- helpers
@@ -50,6 +56,8 @@ def torch_case(name, model, inputs, output_name, opset, readme, seed, keep_bn=Fa
     """Export a torch module (eval mode, dynamic batch), run it, write the case.
     keep_bn: export with TrainingMode.PRESERVE so the exporter does not fold Conv+BN
     itself (the model is in eval mode, so BN is still exported in inference form)."""
+    if not selected(name):
+        return
     randomize_bn(model, seed + 1000)
     model.eval()
     in_names = list(inputs)
@@ -70,6 +78,8 @@ def torch_case(name, model, inputs, output_name, opset, readme, seed, keep_bn=Fa
 
 def onnx_case(name, node, x, inits, out_shape, expected, readme):
     """Hand-built single-ConvTranspose graph: input 'x', output 'y', dynamic batch 'N'."""
+    if not selected(name):
+        return
     xin = helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N"] + list(x.shape[1:]))
     yout = helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N"] + list(out_shape[1:]))
     init = [numpy_helper.from_array(v.numpy().astype(np.float32), k) for k, v in inits.items()]
@@ -226,6 +236,111 @@ class CganMlpLabelFirst(nn.Module):
         return img.view(img.size(0), *self.img_shape)
 
 
+def randomize_norms(model, seed):
+    """Give every GroupNorm / affine InstanceNorm random scale and shift (torch starts at 1 and 0)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.GroupNorm, nn.InstanceNorm2d)) and m.weight is not None:
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g) * 0.5 + 1.0)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.3)
+
+
+class NormTransformerBlocks(nn.Module):
+    """fast-neural-style TransformerNet's ConvLayer + InstanceNorm2d(affine) + ReLU, twice
+    (zero padding in the convolution: reflection padding is not supported), small widths,
+    then a 3-channel output conv."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 5, stride=1, padding=2)
+        self.in1 = nn.InstanceNorm2d(8, affine=True)
+        self.conv2 = nn.Conv2d(8, 12, 3, stride=2, padding=1)
+        self.in2 = nn.InstanceNorm2d(12, affine=True)
+        self.conv3 = nn.Conv2d(12, 3, 3, stride=1, padding=1)
+
+    def forward(self, x):
+        x = F.relu(self.in1(self.conv1(x)))
+        x = F.relu(self.in2(self.conv2(x)))
+        return self.conv3(x)
+
+
+class NormGroupNormTorch(nn.Module):
+    """nn.GroupNorm(1, C) and nn.GroupNorm(2, 8) blocks as torch 1.13 exports them (Reshape to
+    [N, G, -1], InstanceNormalization, Reshape back, Mul, Add), each with LeakyReLU after."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 6, 3, padding=1)
+        self.gn1 = nn.GroupNorm(1, 6)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=2, padding=1)
+        self.gn2 = nn.GroupNorm(2, 8)
+        self.conv3 = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        x = F.leaky_relu(self.gn1(self.conv1(x)), 0.2)
+        x = F.leaky_relu(self.gn2(self.conv2(x)), 0.1)
+        return torch.tanh(self.conv3(x))
+
+
+def make_norm_cases():
+    torch.manual_seed(20)
+    m = NormTransformerBlocks()
+    randomize_norms(m, 20)
+    torch_case("norm_instance_transformer", m, {"image": torch.randn(2, 3, 12, 10) * 2 + 0.5}, "styled", 13,
+               "fast-neural-style TransformerNet-like: Conv k5 p2 (3->8) + InstanceNorm2d(affine) + ReLU, "
+               "Conv k3 s2 p1 (8->12, 12x10 -> 6x5) + InstanceNorm2d(affine) + ReLU, Conv k3 p1 (12->3). "
+               "Zero padding (reflection padding is not supported). opset 13: InstanceNormalization nodes.", seed=20)
+
+    torch.manual_seed(21)
+    m = NormGroupNormTorch()
+    randomize_norms(m, 21)
+    torch_case("norm_group_norm_torch", m, {"image": torch.randn(3, 3, 9, 7) * 3 - 1}, "image_out", 13,
+               "Conv (3->6) + GroupNorm(1, 6) + LeakyReLU(0.2), Conv s2 (6->8, 9x7 -> 5x4) + GroupNorm(2, 8) + "
+               "LeakyReLU(0.1), Conv 1x1 (8->2) + Tanh. torch 1.13 exports each GroupNorm as Reshape(x -> [N,G,-1]) "
+               "-> InstanceNormalization(ones, zeros) -> Reshape(-> x's shape) -> Mul(gamma) -> Add(beta); the "
+               "converter fuses each into one GroupNorm op with its activation. opset 13.", seed=21)
+
+    for opset in (18, 21):
+        name = "norm_group_normalization_opset%d" % opset
+        if not selected(name):
+            continue
+        g = torch.Generator().manual_seed(22 + opset)
+        n, c, h, w, groups, eps = 2, 6, 4, 5, 3, 1e-4
+        x = (torch.randn(n, c, h, w, generator=g) * 2 + 5).numpy().astype(np.float32)
+        count = groups if opset == 18 else c  # opset 18: one scale per group; 21: one per channel
+        scale = (torch.randn(count, generator=g) * 0.5 + 1).numpy().astype(np.float32)
+        bias = (torch.randn(count, generator=g) * 0.3).numpy().astype(np.float32)
+        # The definition, in float64: statistics per (sample, group) over H x W x C/groups.
+        xg = x.astype(np.float64).reshape(n, groups, -1)
+        mean = xg.mean(axis=2, keepdims=True)
+        var = xg.var(axis=2, keepdims=True)
+        xn = ((xg - mean) / np.sqrt(var + eps)).reshape(n, c, h, w)
+        per_channel = (lambda v: np.repeat(v, c // groups)) if opset == 18 else (lambda v: v)
+        y = xn * per_channel(scale.astype(np.float64)).reshape(1, c, 1, 1) + per_channel(bias.astype(np.float64)).reshape(1, c, 1, 1)
+        y = np.where(y > 0, y, 0.05 * y).astype(np.float32)
+        attrs = {"epsilon": eps, "num_groups": groups}
+        if opset == 21:
+            attrs["stash_type"] = 1
+        nodes = [helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["n"], name="gn", **attrs),
+                 helper.make_node("LeakyRelu", ["n"], ["y"], name="act", alpha=0.05)]
+        graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", c, h, w])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", c, h, w])],
+                                  initializer=[numpy_helper.from_array(scale, "scale"), numpy_helper.from_array(bias, "bias")])
+        # onnx 1.12 (beside torch 1.13) knows opsets up to 17, so no checker here.
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="edgegan-make_goldens")
+        model.ir_version = 8 if opset == 18 else 10
+        with tempfile.TemporaryDirectory() as td:
+            path = os.path.join(td, "model.onnx")
+            onnx.save(model, path)
+            write_case(name, {"x": x}, {"y": y}, onnx_bytes_path=path,
+                       readme="Hand-built opset-%d GroupNormalization (num_groups 3, 6 channels, epsilon 1e-4%s) + "
+                              "LeakyRelu(0.05), X [N,6,4,5] with mean ~5. scale and bias hold one value per %s. "
+                              "Expected = numpy in float64: per (sample, group) mean and biased variance over the "
+                              "group's 2 channels x 4 x 5, normalised, times scale, plus bias (%s), LeakyReLU."
+                              % (opset, ", stash_type 1" if opset == 21 else "", "group" if opset == 18 else "channel",
+                                 "each group's value repeated over its channels" if opset == 18 else "per channel"))
+        record(name, {"x": x}, {"y": y})
+
+
 def make_torch_cases():
     torch.manual_seed(1)
     m = GK3S2OutpadNonsquare()
@@ -346,6 +461,7 @@ def make_onnx_cases():
 def main():
     make_torch_cases()
     make_onnx_cases()
+    make_norm_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:
