@@ -36,8 +36,10 @@ class ChannelAffineLowering final : public OpLowering {
     const ConstTensor& c = rn.input(1).c;
     // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
     const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
-    const bool channels = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
-                          c.dims[c.dims.size() - 2] == 1;
+    // (or one value for every channel, as torch's nn.GroupNorm(affine=False) export multiplies by [1,1,1]).
+    const bool channels = x.shape.size() == 4 && ((c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
+                                                   c.dims[c.dims.size() - 2] == 1) ||
+                                                  (c.numel() == 1 && c.dims.size() <= 4));
     if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant " + n.op + " is supported");
     rn.set_output(x.shape);
   }

@@ -33,12 +33,14 @@ std::string convert_error(const std::string& bytes) {
 constexpr int64_t kC = 8, kH = 3, kW = 5;
 
 // torch 1.13's export of nn.GroupNorm(groups, 8) on [N, 8, 3, 5], then LeakyRelu(0.2).
+// With affine=False torch multiplies by a [1,1,1] one and adds a [1,1,1] zero: gamma and beta of one value.
 void torch_group_norm(OnnxBuilder& b, int64_t groups, const std::vector<float>& gamma, const std::vector<float>& beta) {
   b.input("x", {-1, kC, kH, kW}).output("y");
   b.ints("to_groups", {3}, {0, groups, -1}).ints("back", {4}, {0, kC, kH, kW});
   b.floats("ones", {groups}, std::vector<float>(static_cast<size_t>(groups), 1.f));
   b.floats("zeros", {groups}, std::vector<float>(static_cast<size_t>(groups), 0.f));
-  b.floats("gamma", {kC, 1, 1}, gamma).floats("beta", {kC, 1, 1}, beta);
+  const int64_t c = static_cast<int64_t>(gamma.size());
+  b.floats("gamma", {c, 1, 1}, gamma).floats("beta", {c, 1, 1}, beta);
   b.node("Reshape", "r1", {"x", "to_groups"}, {"g"});
   OnnxBuilder::attr(b.node("InstanceNormalization", "in", {"g", "ones", "zeros"}, {"n"}), "epsilon", 1e-5f);
   b.node("Reshape", "r2", {"n", "back"}, {"m"});
@@ -73,6 +75,14 @@ TEST(GroupNormConverter, FusesTorchGroupNormPatternWithMulAddAndActivation) {
     EXPECT_NE(model->ops()[0].attributes.find("leaky_relu(0.2)"), std::string::npos) << model->ops()[0].attributes;
     expect_group_norm(model, groups, gamma, beta, 1e-5f, cpu::Activation::kLeakyRelu, 0.2f);
   }
+}
+
+TEST(GroupNormConverter, FusesTorchGroupNormWithoutAffineParameters) {
+  OnnxBuilder b;
+  torch_group_norm(b, 4, {2.f}, {0.5f});
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "gn.onnx").egan);
+  ASSERT_EQ(model->ops().size(), 1u);
+  expect_group_norm(model, 4, std::vector<float>(kC, 2.f), std::vector<float>(kC, 0.5f), 1e-5f, cpu::Activation::kLeakyRelu, 0.2f);
 }
 
 TEST(GroupNormConverter, UnfusedPatternStillConverts) {
