@@ -35,7 +35,8 @@ struct IrOp {
   schema::Activation activation = schema::Activation_None;
   float alpha = 0.01f;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
-  int axis = 0;                      // Concat, storage order
+  int axis = 0;                      // Concat, Slice: storage order
+  int64_t start = 0, step = 1;       // Slice
   int64_t norm_groups = 0;           // GroupNorm (weights: scale, bias: shift, per channel)
   float epsilon = 0.f;               // GroupNorm
 };
