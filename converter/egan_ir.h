@@ -39,6 +39,8 @@ struct IrOp {
   int64_t start = 0, step = 1;       // Slice
   schema::PoolKind pool_kind = schema::PoolKind_Average;  // Pool (geometry: kernel, strides, dilations, pads, out_h/out_w)
   bool ceil_mode = false, count_include_pad = false;      // Pool
+  int64_t norm_groups = 0;           // GroupNorm (weights: scale, bias: shift, per channel)
+  float epsilon = 0.f;               // GroupNorm
 };
 
 struct IrInput {

@@ -82,7 +82,7 @@ std::string Lowering::resolve(const std::string& name) const {
   return it == alias_.end() ? name : it->second;
 }
 
-int Lowering::new_tensor(const std::string& name, const Value& v, bool nhwc_map) {
+IrTensor Lowering::ir_tensor(const std::string& name, const Value& v, bool nhwc_map) {
   IrTensor t;
   t.name = name;
   t.is_int = v.is_int;
@@ -94,7 +94,11 @@ int Lowering::new_tensor(const std::string& name, const Value& v, bool nhwc_map)
   } else {
     t.dims.insert(t.dims.end(), v.shape.begin() + 1, v.shape.end());
   }
-  ir_.tensors.push_back(t);
+  return t;
+}
+
+int Lowering::new_tensor(const std::string& name, const Value& v, bool nhwc_map) {
+  ir_.tensors.push_back(ir_tensor(name, v, nhwc_map));
   const int index = static_cast<int>(ir_.tensors.size()) - 1;
   tensor_of_[name] = index;
   return index;
@@ -174,6 +178,35 @@ IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::Op
   IrOp& op = ir_.ops[static_cast<size_t>(it->second)];
   if (std::find(kinds.begin(), kinds.end(), op.kind) == kinds.end() || op.activation != schema::Activation_None) return nullptr;
   return &op;
+}
+
+void Lowering::alias_output(const Node& n) {
+  const std::string in = resolve(n.inputs[0]);
+  consumers_[n.outputs[0]] += consumers_[in] - 1;  // the other readers of the input read the same tensor
+  tensor_of_[n.outputs[0]] = tensor(n, 0);
+}
+
+bool Lowering::tensor_holds(int t, const std::string& name) const {
+  const IrTensor& have = ir_.tensors[static_cast<size_t>(t)];
+  const IrTensor want = ir_tensor(name, value(name));  // rank 3: row-major, as a Reshape writes it
+  return have.dims == want.dims && have.nhwc == want.nhwc && have.is_int == want.is_int;
+}
+
+const Node* Lowering::sole_reader(const std::string& value) const {
+  const std::string v = resolve(value);
+  for (const auto& out : g_.outputs())
+    if (resolve(out) == v) return nullptr;
+  const Node* reader = nullptr;
+  const auto& nodes = a_.nodes;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (a_.folded[i] || nodes[i].op == "Identity" || nodes[i].op == "Dropout") continue;
+    for (const auto& in : nodes[i].inputs)
+      if (!in.empty() && resolve(in) == v) {
+        if (reader && reader != &nodes[i]) return nullptr;
+        reader = &nodes[i];
+      }
+  }
+  return reader;
 }
 
 void Lowering::absorb(const Node& n, IrOp& op) {

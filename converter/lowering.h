@@ -59,12 +59,20 @@ class Lowering {
   void absorb(const Node& n, IrOp& op);
   // W := W * scale[output channel]; bias := bias * scale + shift (a folded BatchNorm or bias).
   void scale_and_shift(IrOp& op, const std::vector<float>& scale, const std::vector<float>& shift);
-  // n's output is its input 0 (a reshape that changes nothing).
-  void alias_output(const Node& n) { tensor_of_[n.outputs[0]] = tensor(n, 0); }
+  // n's output is its input 0 (a reshape that changes nothing). The tensor's readers
+  // through either name count as its readers (for fusable_producer).
+  void alias_output(const Node& n);
+  // Whether IR tensor `t` already holds ONNX value `name`'s shape (storage dims and layout).
+  bool tensor_holds(int t, const std::string& name) const;
+  // The one run-time node reading `value` (through aliases), or nullptr when there are
+  // none, several, or the value is also a graph output.
+  const Node* sole_reader(const std::string& value) const;
   IrModel& model() { return ir_; }
 
  private:
   int new_tensor(const std::string& name, const Value& v, bool nhwc_map = false);
+  // The IR tensor a value of that name and shape becomes (nhwc_map: a rank-3 map stored NHWC).
+  static IrTensor ir_tensor(const std::string& name, const Value& v, bool nhwc_map = false);
   // A Reshape op from tensor t (ONNX shape `shape`) into a new tensor `name` stored NHWC or row-major.
   int relayout(int t, const std::string& name, const std::vector<int64_t>& shape, bool to_nhwc, const std::string& op_name);
   void finish_outputs();

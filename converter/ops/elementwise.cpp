@@ -24,7 +24,8 @@ class ElementwiseLowering final : public OpLowering {
                                    : n.op == "Sigmoid" ? schema::Activation_Sigmoid
                                                        : schema::Activation_LeakyRelu;
     const float alpha = n.op == "LeakyRelu" ? attr_float(n, "alpha", 0.01f) : 0.01f;
-    if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine})) {
+    if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine,
+                                          schema::OpKind_GroupNorm})) {
       p->activation = act;
       p->alpha = alpha;
       l.absorb(n, *p);

@@ -32,7 +32,9 @@ class ReshapeLowering final : public OpLowering {
   }
 
   void lower(const Node& n, Lowering& l) const override {
-    if (l.value(n.outputs[0]).shape == l.value(n.inputs[0]).shape) return l.alias_output(n);  // a no-op reshape
+    // A no-op reshape: the input's tensor has the output's shape already (the same
+    // shape, or a value a fusion computed in its original shape: GroupNorm).
+    if (l.tensor_holds(l.tensor(n, 0), n.outputs[0])) return l.alias_output(n);
     l.add_op(schema::OpKind_Reshape, n, {l.tensor(n, 0)});
   }
 

@@ -135,6 +135,37 @@ TEST(TrainingAllocations, Dcgan64StepsAfterTheFirstAllocateNothing) {
   }
 }
 
+// GroupNorm's forward and backward take their scratch from the plan: a forward_into,
+// backward_into and step loop allocates nothing after its first pass.
+TEST(TrainingAllocations, GroupNormStepsAfterTheFirstAllocateNothing) {
+  const auto m = testing::test_model("golden/norm_group_norm_torch");
+  for (int threads : {1, 2}) {
+    SCOPED_TRACE("threads " + std::to_string(threads));
+    Trainer t(m, {.batch = 3, .threads = threads, .learning_rate = 1e-3f});
+    std::mt19937 rng(3);
+    std::uniform_real_distribution<float> uniform(-1.f, 1.f);
+    const InputInfo& in = m->inputs()[0];
+    Tensor x{in.name, in.dtype, in.layout, in.dims, {}, {}};
+    x.shape[0] = 3;
+    x.f32.resize(static_cast<size_t>(x.elements()));
+    for (float& v : x.f32) v = uniform(rng);
+    const std::vector<Tensor> inputs = {x};
+    std::vector<Tensor> outputs, input_grads;
+    t.forward_into(inputs, outputs);
+    std::vector<Tensor> grads = outputs;
+    for (float& v : grads[0].f32) v = uniform(rng);
+    t.backward_into(grads, input_grads);
+    t.step();
+    const long before = g_allocations.load();
+    for (int s = 0; s < 2; ++s) {
+      t.forward_into(inputs, outputs);
+      t.backward_into(grads, input_grads);
+      t.step();
+    }
+    EXPECT_EQ(g_allocations.load() - before, 0);
+  }
+}
+
 // The counter sees allocations: a test of the test.
 TEST(TrainingAllocations, TheCounterCounts) {
   const long before = g_allocations.load();

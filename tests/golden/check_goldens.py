@@ -136,6 +136,20 @@ def run(model, feeds):
                 r = np.expand_dims(r, ax)
         elif t == "Concat":
             r = np.concatenate(ins, axis=a["axis"])
+        elif t == "Mul":
+            r = ins[0] * ins[1]
+        elif t == "Add":
+            r = ins[0] + ins[1]
+        elif t in ("InstanceNormalization", "GroupNormalization"):
+            x = ins[0]
+            n, c = x.shape[:2]
+            g = c if t == "InstanceNormalization" else a["num_groups"]
+            xg = x.reshape(n, g, -1)
+            xn = ((xg - xg.mean(axis=2, keepdims=True)) / np.sqrt(xg.var(axis=2, keepdims=True) + a.get("epsilon", 1e-5))).reshape(x.shape)
+            # GroupNormalization-18: scale and bias per group; -21: per channel
+            scale, bias = [np.repeat(v, c // g) if v.size != c else v for v in ins[1:3]]
+            sh = (1, c) + (1,) * (x.ndim - 2)
+            r = xn * scale.reshape(sh) + bias.reshape(sh)
         else:
             raise NotImplementedError(t)
         env[node.output[0]] = r

@@ -243,6 +243,109 @@ class CganMlpLabelFirst(nn.Module):
         return img.view(img.size(0), *self.img_shape)
 
 
+def randomize_norms(model, seed):
+    """Give every GroupNorm / affine InstanceNorm random scale and shift (torch starts at 1 and 0)."""
+    g = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for m in model.modules():
+            if isinstance(m, (nn.GroupNorm, nn.InstanceNorm2d)) and m.weight is not None:
+                m.weight.copy_(torch.randn(m.weight.shape, generator=g) * 0.5 + 1.0)
+                m.bias.copy_(torch.randn(m.bias.shape, generator=g) * 0.3)
+
+
+class NormTransformerBlocks(nn.Module):
+    """fast-neural-style TransformerNet's ConvLayer + InstanceNorm2d(affine) + ReLU, twice
+    (zero padding in the convolution: reflection padding is not supported), small widths,
+    then a 3-channel output conv."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 8, 5, stride=1, padding=2)
+        self.in1 = nn.InstanceNorm2d(8, affine=True)
+        self.conv2 = nn.Conv2d(8, 12, 3, stride=2, padding=1)
+        self.in2 = nn.InstanceNorm2d(12, affine=True)
+        self.conv3 = nn.Conv2d(12, 3, 3, stride=1, padding=1)
+
+    def forward(self, x):
+        x = F.relu(self.in1(self.conv1(x)))
+        x = F.relu(self.in2(self.conv2(x)))
+        return self.conv3(x)
+
+
+class NormGroupNormTorch(nn.Module):
+    """nn.GroupNorm(1, C) and nn.GroupNorm(2, 8) blocks as torch 1.13 exports them (Reshape to
+    [N, G, -1], InstanceNormalization, Reshape back, Mul, Add), each with LeakyReLU after."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 6, 3, padding=1)
+        self.gn1 = nn.GroupNorm(1, 6)
+        self.conv2 = nn.Conv2d(6, 8, 3, stride=2, padding=1)
+        self.gn2 = nn.GroupNorm(2, 8)
+        self.conv3 = nn.Conv2d(8, 2, 1)
+
+    def forward(self, x):
+        x = F.leaky_relu(self.gn1(self.conv1(x)), 0.2)
+        x = F.leaky_relu(self.gn2(self.conv2(x)), 0.1)
+        return torch.tanh(self.conv3(x))
+
+
+def make_norm_cases():
+    torch.manual_seed(20)
+    m = NormTransformerBlocks()
+    randomize_norms(m, 20)
+    torch_case("norm_instance_transformer", m, {"image": torch.randn(2, 3, 12, 10) * 2 + 0.5}, "styled", 13,
+               "fast-neural-style TransformerNet-like: Conv k5 p2 (3->8) + InstanceNorm2d(affine) + ReLU, "
+               "Conv k3 s2 p1 (8->12, 12x10 -> 6x5) + InstanceNorm2d(affine) + ReLU, Conv k3 p1 (12->3). "
+               "Zero padding (reflection padding is not supported). opset 13: InstanceNormalization nodes.", seed=20)
+
+    torch.manual_seed(21)
+    m = NormGroupNormTorch()
+    randomize_norms(m, 21)
+    torch_case("norm_group_norm_torch", m, {"image": torch.randn(3, 3, 9, 7) * 3 - 1}, "image_out", 13,
+               "Conv (3->6) + GroupNorm(1, 6) + LeakyReLU(0.2), Conv s2 (6->8, 9x7 -> 5x4) + GroupNorm(2, 8) + "
+               "LeakyReLU(0.1), Conv 1x1 (8->2) + Tanh. torch 1.13 exports each GroupNorm as Reshape(x -> [N,G,-1]) "
+               "-> InstanceNormalization(ones, zeros) -> Reshape(-> x's shape) -> Mul(gamma) -> Add(beta); the "
+               "converter fuses each into one GroupNorm op with its activation. opset 13.", seed=21)
+
+    for opset in (18, 21):
+        name = "norm_opset%d_group_normalization" % opset
+        g = torch.Generator().manual_seed(22 + opset)
+        n, c, h, w, groups, eps = 2, 6, 4, 5, 3, 1e-4
+        x = (torch.randn(n, c, h, w, generator=g) * 2 + 5).numpy().astype(np.float32)
+        count = groups if opset == 18 else c  # opset 18: one scale per group; 21: one per channel
+        scale = (torch.randn(count, generator=g) * 0.5 + 1).numpy().astype(np.float32)
+        bias = (torch.randn(count, generator=g) * 0.3).numpy().astype(np.float32)
+        # The definition, in float64: statistics per (sample, group) over H x W x C/groups.
+        xg = x.astype(np.float64).reshape(n, groups, -1)
+        mean = xg.mean(axis=2, keepdims=True)
+        var = xg.var(axis=2, keepdims=True)
+        xn = ((xg - mean) / np.sqrt(var + eps)).reshape(n, c, h, w)
+        per_channel = (lambda v: np.repeat(v, c // groups)) if opset == 18 else (lambda v: v)
+        y = xn * per_channel(scale.astype(np.float64)).reshape(1, c, 1, 1) + per_channel(bias.astype(np.float64)).reshape(1, c, 1, 1)
+        y = np.where(y > 0, y, 0.05 * y).astype(np.float32)
+        attrs = {"epsilon": eps, "num_groups": groups}
+        if opset == 21:
+            attrs["stash_type"] = 1
+        nodes = [helper.make_node("GroupNormalization", ["x", "scale", "bias"], ["n"], name="gn", **attrs),
+                 helper.make_node("LeakyRelu", ["n"], ["y"], name="act", alpha=0.05)]
+        graph = helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["N", c, h, w])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, ["N", c, h, w])],
+                                  initializer=[numpy_helper.from_array(scale, "scale"), numpy_helper.from_array(bias, "bias")])
+        # onnx 1.12 (beside torch 1.13) knows opsets up to 17, so no checker here.
+        model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], producer_name="edgegan-make_goldens")
+        model.ir_version = 8 if opset == 18 else 10
+        with tempfile.TemporaryDirectory() as td:
+            path = os.path.join(td, "model.onnx")
+            onnx.save(model, path)
+            write_case(name, {"x": x}, {"y": y}, onnx_bytes_path=path,
+                       readme="Hand-built opset-%d GroupNormalization (num_groups 3, 6 channels, epsilon 1e-4%s) + "
+                              "LeakyRelu(0.05), X [N,6,4,5] with mean ~5. scale and bias hold one value per %s. "
+                              "Expected = numpy in float64: per (sample, group) mean and biased variance over the "
+                              "group's 2 channels x 4 x 5, normalised, times scale, plus bias (%s), LeakyReLU."
+                              % (opset, ", stash_type 1" if opset == 21 else "", "group" if opset == 18 else "channel",
+                                 "each group's value repeated over its channels" if opset == 18 else "per channel"))
+        record(name, {"x": x}, {"y": y})
+
+
 def make_torch_cases():
     torch.manual_seed(1)
     m = GK3S2OutpadNonsquare()
@@ -597,7 +700,7 @@ def make_audio_pool_cases(pending_dir=None):
 
 
 def main():
-    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool); none = all.
+    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm); none = all.
     # --pending DIR also writes the cases that need ops not yet on this branch into DIR.
     args = sys.argv[1:]
     pending = None
@@ -605,7 +708,7 @@ def main():
         i = args.index("--pending")
         pending = args[i + 1]
         del args[i:i + 2]
-    groups = set(args) or {"torch", "onnx", "groups", "audio_pool"}
+    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm"}
     if "torch" in groups:
         make_torch_cases()
     if "onnx" in groups:
@@ -614,6 +717,8 @@ def main():
         make_group_cases()
     if "audio_pool" in groups:
         make_audio_pool_cases(pending)
+    if "norm" in groups or "make_norm_cases" in groups:
+        make_norm_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:

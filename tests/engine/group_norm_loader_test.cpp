@@ -1,0 +1,81 @@
+// A hostile GroupNorm op (made, not damaged: its checksums are right) is refused by the
+// op's validation with a message naming the defect.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+
+#include "edgegan/edgegan.h"
+#include "egan_generated.h"
+#include "engine/model_integrity.h"
+#include "tests/test_models/test_models.h"
+
+namespace edgegan {
+namespace {
+
+// The torch GroupNorm golden unpacked, one GroupNorm (8 channels, 2 groups) changed, packed
+// again with its data section and new checksums.
+std::vector<uint8_t> with_group_norm(const std::function<void(schema::ModelT&, schema::GroupNormT&)>& mutate) {
+  static const std::vector<uint8_t> full = testing::test_model_bytes(std::string("golden/") + "norm_group_norm_torch");
+  const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
+  const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
+  std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
+  schema::GroupNormT* norm = nullptr;
+  for (auto& op : m->ops)
+    if (auto* g = op->kind.AsGroupNorm(); g && g->groups == 2) norm = g;
+  if (!norm) throw std::runtime_error("no GroupNorm with 2 groups");
+  mutate(*m, *norm);
+  flatbuffers::FlatBufferBuilder b;
+  schema::FinishSizePrefixedModelBuffer(b, schema::Model::Pack(b, m.get()));
+  std::vector<uint8_t> out(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
+  out.resize((out.size() + 63) / 64 * 64, 0);
+  out.insert(out.end(), full.begin() + static_cast<long>(data_begin), full.end() - kTrailerSize);
+  seal_model_file(out);
+  return out;
+}
+
+std::string load_error(const std::vector<uint8_t>& bytes) {
+  try {
+    Model::from_bytes(bytes);
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(GroupNormLoader, RejectsHostileGroupNormOps) {
+  struct Case {
+    const char* name;
+    std::function<void(schema::ModelT&, schema::GroupNormT&)> mutate;
+    const char* expected;
+  };
+  const std::vector<Case> cases = {
+      {"untouched", [](schema::ModelT&, schema::GroupNormT&) {}, ""},
+      {"groups do not divide", [](schema::ModelT&, schema::GroupNormT& g) { g.groups = 3; }, "does not divide"},
+      {"zero groups", [](schema::ModelT&, schema::GroupNormT& g) { g.groups = 0; }, "groups = 0"},
+      {"more groups than channels", [](schema::ModelT&, schema::GroupNormT& g) { g.groups = 16; }, "groups = 16"},
+      {"channels mismatch", [](schema::ModelT&, schema::GroupNormT& g) { g.channels = 4; }, "does not match input"},
+      {"negative epsilon", [](schema::ModelT&, schema::GroupNormT& g) { g.epsilon = -1.f; }, "epsilon"},
+      {"NaN epsilon", [](schema::ModelT&, schema::GroupNormT& g) { g.epsilon = NAN; }, "epsilon"},
+      {"scale missing", [](schema::ModelT&, schema::GroupNormT& g) { g.scale = 0; }, "scale is missing"},
+      {"shift of another size", [](schema::ModelT& m, schema::GroupNormT& g) {
+         for (uint32_t k = 1; k < m.buffers.size(); ++k)
+           if (m.buffers[k]->size != 32) g.shift = k;
+       }, "shift buffer has"},
+      {"scale index out of range", [](schema::ModelT&, schema::GroupNormT& g) { g.scale = 999; }, "out of range"},
+      {"unknown activation", [](schema::ModelT&, schema::GroupNormT& g) { g.activation = static_cast<schema::Activation>(42); }, "activation"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string error = load_error(with_group_norm(c.mutate));
+    if (std::string(c.expected).empty()) {
+      EXPECT_EQ(error, "");
+    } else {
+      EXPECT_NE(error.find(c.expected), std::string::npos) << "got: '" << error << "'";
+      EXPECT_NE(error.find("GroupNorm"), std::string::npos) << error;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace edgegan
