@@ -36,6 +36,11 @@ struct IrOp {
   float alpha = 0.01f;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, storage order
+  // Binary: the operation and, when one operand is the constant `weights` (in storage
+  // order), which one (0: a, 1: b; -1: none) and its storage dims (the output's rank).
+  schema::BinaryOperation binary_operation = schema::BinaryOperation_Add;
+  int constant_operand = -1;
+  std::vector<int64_t> constant_dims;
 };
 
 struct IrInput {

@@ -102,9 +102,9 @@ IrOp& Lowering::add_op(schema::OpKind kind, const Node& n, std::vector<int> inpu
   return ir_.ops.back();
 }
 
-IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds) {
-  const std::string src = resolve(n.inputs[0]);
-  const int t = tensor(n, 0);
+IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds, size_t input) {
+  const std::string src = resolve(n.inputs[input]);
+  const int t = tensor(n, input);
   const auto it = producer_.find(t);
   if (it == producer_.end() || consumers_[src] != 1) return nullptr;
   IrOp& op = ir_.ops[static_cast<size_t>(it->second)];

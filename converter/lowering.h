@@ -27,9 +27,9 @@ class Lowering {
   int tensor(const Node& n, size_t k) const;
   // A new IR op of `kind` for `n`, reading `inputs`, writing a new tensor for n's output.
   IrOp& add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs);
-  // The op that produced n's input 0, if n is its only reader, it is of one of `kinds`
-  // and it has no activation yet (so it may absorb n), else nullptr.
-  IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds);
+  // The op that produced n's input `input` (0 unless told), if n is its only reader, it
+  // is of one of `kinds` and it has no activation yet (so it may absorb n), else nullptr.
+  IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds, size_t input = 0);
   // `n` was absorbed by `op`: n's output is op's output.
   void absorb(const Node& n, IrOp& op);
   // W := W * scale[output channel]; bias := bias * scale + shift (a folded BatchNorm or bias).

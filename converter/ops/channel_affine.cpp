@@ -1,5 +1,5 @@
-// ChannelAffine from ONNX BatchNormalization (eval mode) and a per-feature or
-// per-channel constant Add. Either is folded into the Conv, ConvTranspose or Gemm
+// ChannelAffine from ONNX BatchNormalization (eval mode); the constant scalar or
+// per-channel Add/Sub/Mul/Div come here through converter/ops/binary.cpp. Either is folded into the Conv, ConvTranspose or Gemm
 // that produced its input when that op has no other reader; only what cannot fold
 // becomes a ChannelAffine op.
 #include <cmath>
@@ -14,7 +14,7 @@ namespace {
 
 class ChannelAffineLowering final : public OpLowering {
  public:
-  std::vector<std::string> onnx_ops() const override { return {"BatchNormalization", "Add"}; }
+  std::vector<std::string> onnx_ops() const override { return {"BatchNormalization"}; }
 
   void infer(RuntimeNode& rn) const override {
     const Node& n = rn.node;
@@ -32,20 +32,13 @@ class ChannelAffineLowering final : public OpLowering {
       rn.set_output(x.shape);
       return;
     }
-    if (!rn.input(1).is_const) throw ConvertError(where(n) + ": Add of two run-time tensors is not supported");
-    const ConstTensor& c = rn.input(1).c;
-    // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
-    const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
-    const bool channels = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
-                          c.dims[c.dims.size() - 2] == 1;
-    if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant Add is supported");
-    rn.set_output(x.shape);
+    throw ConvertError(where(n) + ": internal: not a BatchNormalization");
   }
 
   void lower(const Node& n, Lowering& l) const override {
     const Value& x = l.value(n.inputs[0]);
     std::vector<float> scale, shift;
-    if (n.op == "BatchNormalization") {
+    {
       if (x.shape.size() != 2 && x.shape.size() != 4)
         throw ConvertError(where(n) + ": BatchNorm on rank " + std::to_string(x.shape.size()) + " tensors is not supported");
       const float eps = attr_float(n, "epsilon", 1e-5f);
@@ -59,12 +52,6 @@ class ChannelAffineLowering final : public OpLowering {
         scale[k] = static_cast<float>(s);
         shift[k] = static_cast<float>(beta.at(static_cast<int64_t>(k)) - mean.at(static_cast<int64_t>(k)) * s);
       }
-    } else {  // a constant bias Add
-      const ConstTensor& c = l.constant(n, 1);
-      const int64_t channels = x.shape[1];
-      scale.assign(static_cast<size_t>(channels), 1.f);
-      shift.resize(static_cast<size_t>(channels));
-      for (int64_t k = 0; k < channels; ++k) shift[static_cast<size_t>(k)] = static_cast<float>(c.at(c.numel() == 1 ? 0 : k));
     }
     if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense})) {
       l.scale_and_shift(*p, scale, shift);
