@@ -34,6 +34,7 @@ struct IrOp {
   std::vector<float> bias;           // bias, or ChannelAffine shift; empty = none
   schema::Activation activation = schema::Activation_None;
   float alpha = 0.01f;
+  float beta = 0.f;                  // the activation's second parameter
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, storage order
   // Binary: the operation and, when one operand is the constant `weights` (in storage

@@ -67,7 +67,7 @@ class ChannelAffineLowering final : public OpLowering {
   flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {
     const uint32_t scale = w.blob(op.weights), shift = w.blob(op.bias);
     const auto body = schema::CreateChannelAffine(w.fbb(), op.inputs[0], op.output, static_cast<int>(op.weights.size()), scale, shift,
-                                                  op.activation, op.alpha);
+                                                  op.activation, op.alpha, op.beta);
     return w.op(op, schema::OpKind_ChannelAffine, body.Union());
   }
 };

@@ -199,6 +199,34 @@ TEST(Converter, RoutesAddSubMulDiv) {
   }
 }
 
+// Invertible activations fuse into the conv; HardSwish never does; torch's Mish
+// (x * tanh(softplus(x))) is one Elementwise op.
+TEST(Converter, FusesInvertibleActivationsAndRecognisesMish) {
+  auto kinds = [](const std::string& bytes) {
+    std::vector<std::string> k;
+    for (const auto& op : Model::from_bytes(convert_onnx(bytes, "t.onnx").egan)->ops()) k.push_back(op.kind + " " + op.attributes);
+    return k;
+  };
+  std::mt19937 rng(6);
+  for (const char* act : {"Elu", "Selu", "HardSigmoid", "Softplus", "HardSwish"}) {
+    SCOPED_TRACE(act);
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6));
+    b.node("Conv", "conv", {"x", "W"}, {"c"});
+    b.node(act, "act", {"c"}, {"y"});
+    EXPECT_EQ(kinds(b.bytes()).size(), std::string(act) == "HardSwish" ? 2u : 1u);
+  }
+  OnnxBuilder b;
+  b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6));
+  b.node("Conv", "conv", {"x", "W"}, {"c"});
+  b.node("Softplus", "sp", {"c"}, {"s"});
+  b.node("Tanh", "th", {"s"}, {"t"});
+  b.node("Mul", "mul", {"c", "t"}, {"y"});
+  const auto k = kinds(b.bytes());
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[1], "Elementwise mish");
+}
+
 struct ErrorCase {
   const char* name;
   std::function<void(OnnxBuilder&)> build;
@@ -283,6 +311,30 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 3}).input("s", {-1, 3}).output("y");
          b.node("PRelu", "pr", {"x", "s"}, {"y"});
        }, {"pr", "slope must be a constant"}},
+      {"clip with run-time bounds", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).input("lo", {-1, 1}).output("y");
+         b.node("Clip", "clamp", {"x", "lo"}, {"y"});
+       }, {"clamp", "Clip", "min", "constant"}},
+      {"clip with opset-6 attributes", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("Clip", "clamp", {"x"}, {"y"}), "min", 0.f);
+       }, {"clamp", "Clip", "'min'"}},
+      {"clip min above max", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y").floats("lo", {}, {2.f}).floats("hi", {}, {1.f});
+         b.node("Clip", "clamp", {"x", "lo", "hi"}, {"y"});
+       }, {"clamp", "min is above max"}},
+      {"selu with negative gamma", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("Selu", "s", {"x"}, {"y"}), "gamma", -1.f);
+       }, {"s", "Selu", "'gamma'"}},
+      {"elu with zero alpha", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("Elu", "e", {"x"}, {"y"}), "alpha", 0.f);
+       }, {"e", "Elu", "'alpha'"}},
+      {"hard sigmoid unknown attribute", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("HardSigmoid", "hs", {"x"}, {"y"}), "gamma", 1.f);
+       }, {"hs", "HardSigmoid", "'gamma'"}},
       {"prelu attribute", [](OnnxBuilder& b) {
          b.input("x", {-1, 3}).output("y").floats("s", {1}, {0.1f});
          OnnxBuilder::attr(b.node("PRelu", "pr", {"x", "s"}, {"y"}), "fancy", int64_t{1});

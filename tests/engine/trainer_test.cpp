@@ -98,6 +98,11 @@ TEST(Trainer, ResidualScalingGradientsMatchFiniteDifferences) { check_gradients(
 // (Batch and seed such that no pre-activation lies within the step of PReLU's kink at 0:
 // with seed 7 and batch 3 one did, and a bias's finite difference straddled it.)
 TEST(Trainer, PReluGradientsMatchFiniteDifferences) { check_gradients(golden_model("prelu_block"), 2, 8); }
+// Elu, Selu, Clip, HardSigmoid, Softplus fused into convs (gradients from the output);
+// HardSwish and Mish as Elementwise ops (gradients from the input). Elu(0.7), Selu, Clip,
+// HardSigmoid and HardSwish have kinks: with seed 9 one pre-activation lay within the
+// step of Elu's kink at 0 (slopes 0.7 and 1) and a bias's finite difference straddled it.
+TEST(Trainer, NewActivationGradientsMatchFiniteDifferences) { check_gradients(golden_model("activations_after_conv"), 2, 10); }
 
 TEST(Trainer, AdamLowersTheLossAndTheSavedModelReloads) {
   const auto model = golden_model("cgan_embed_concat_small");

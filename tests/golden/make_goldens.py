@@ -347,6 +347,22 @@ class PReluBlock(nn.Module):
         return self.p2(self.c2(self.p1(self.c1(x)))) + x
 
 
+class ActivationsAfterConv(nn.Module):
+    """One conv branch per new activation, concatenated: Elu, Selu, Hardtanh and ReLU6
+    (Clip), Hardsigmoid, Softplus fuse into their conv; Hardswish and Mish (exported as
+    x * tanh(softplus(x))) are Elementwise ops; a Softplus whose conv output has another
+    reader is an Elementwise op too."""
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv2d(3, 2, 3, padding=1) for _ in range(9)])
+
+    def forward(self, x):
+        c = [conv(x) for conv in self.convs]
+        return torch.cat([F.elu(c[0], 0.7), F.selu(c[1]), F.hardtanh(c[2], -0.5, 1.2), F.relu6(c[3] * 4),
+                          F.hardsigmoid(c[4] * 3), F.hardswish(c[5] * 3), F.softplus(c[6]), F.mish(c[7]),
+                          F.softplus(c[8]), c[8]], 1)
+
+
 def make_math_cases():
     torch.manual_seed(31)
     torch_case("binary_residual_block", BinaryResidualBlock(), {"x": torch.randn(2, 4, 6, 5), "z": torch.randn(2, 3)}, "y", 13,
@@ -361,6 +377,11 @@ def make_math_cases():
     torch_case("prelu_block", PReluBlock(), {"z": torch.randn(3, 6)}, "y", 13,
                "Linear -> PReLU(60) on rows, conv -> PReLU(7) per channel, conv -> PReLU() shared, "
                "plus a skip. opset 13.", seed=33)
+    torch.manual_seed(34)
+    torch_case("activations_after_conv", ActivationsAfterConv(), {"x": torch.randn(2, 3, 5, 4)}, "y", 17,
+               "Conv branches with Elu(0.7), Selu, Hardtanh(-0.5,1.2), ReLU6, Hardsigmoid, Hardswish, Softplus, "
+               "Mish (x*tanh(softplus(x)) at opset 17) and a Softplus beside its unactivated input, "
+               "concatenated on channels. opset 17.", seed=34)
 
 
 # ----------------------------------------------------------------------------- hand-built ONNX
