@@ -36,7 +36,8 @@ struct IrOp {
   float alpha = 0.01f;
   float beta = 0.f;                  // the activation's second parameter
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
-  int axis = 0;                      // Concat, storage order
+  int axis = 0;                      // Concat, Slice: storage order
+  int64_t start = 0, step = 1;       // Slice
   // Binary: the operation and, when one operand is the constant `weights` (in storage
   // order), which one (0: a, 1: b; -1: none) and its storage dims (the output's rank).
   schema::BinaryOperation binary_operation = schema::BinaryOperation_Add;
