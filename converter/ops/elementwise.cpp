@@ -55,7 +55,7 @@ ActivationSpec spec_of(const Node& n, const std::map<std::string, Value>& values
     throw ConvertError(where(n) + ": attribute 'alpha' = " + std::to_string(s.alpha) + " is not supported (must be positive)");
   if (s.activation == schema::Activation_Selu && !(s.beta > 0.f))
     throw ConvertError(where(n) + ": attribute 'gamma' = " + std::to_string(s.beta) + " is not supported (must be positive)");
-  if (s.activation == schema::Activation_Clip && !(s.alpha <= s.beta)) throw ConvertError(where(n) + ": min is above max");
+  // Clip with min above max is every value max (ONNX), as min(max, max(min, x)) gives.
   for (float v : {s.alpha, s.beta})
     if (!std::isfinite(v)) throw ConvertError(where(n) + ": a non-finite activation parameter is not supported");
   return s;

@@ -84,7 +84,6 @@ void OpValidator::check_activation(schema::Activation a, float alpha, float beta
   // The gradients from the output need these (docs/ops.md).
   if ((a == schema::Activation_Elu || a == schema::Activation_Selu) && !(alpha > 0.f)) fail("Elu/Selu alpha must be positive");
   if (a == schema::Activation_Selu && !(beta > 0.f)) fail("Selu gamma must be positive");
-  if (a == schema::Activation_Clip && !(alpha <= beta)) fail("Clip min is above max");
 }
 
 void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels) const {
