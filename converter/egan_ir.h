@@ -34,6 +34,7 @@ struct IrOp {
   std::vector<float> bias;           // bias, or ChannelAffine shift; empty = none
   schema::Activation activation = schema::Activation_None;
   float alpha = 0.01f;
+  float beta = 0.f;                  // the activation's second parameter
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, Slice: storage order
   int64_t start = 0, step = 1;       // Slice
@@ -41,6 +42,11 @@ struct IrOp {
   bool ceil_mode = false, count_include_pad = false;      // Pool
   int64_t norm_groups = 0;           // GroupNorm (weights: scale, bias: shift, per channel)
   float epsilon = 0.f;               // GroupNorm
+  // Binary: the operation and, when one operand is the constant `weights` (in storage
+  // order), which one (0: a, 1: b; -1: none) and its storage dims (the output's rank).
+  schema::BinaryOperation binary_operation = schema::BinaryOperation_Add;
+  int constant_operand = -1;
+  std::vector<int64_t> constant_dims;
 };
 
 struct IrInput {

@@ -55,13 +55,48 @@ IrModel Lowering::run() {
   }
   for (const auto& out : g_.outputs()) consumers_[resolve(out)]++;
 
+  // torch exports Mish before opset 18 as x * tanh(softplus(x)): the three nodes, when
+  // the Softplus and Tanh outputs have no other reader, lower as one ONNX-style Mish.
+  std::map<std::string, size_t> node_of;  // run-time output -> node
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (!a_.folded[i] && !nodes[i].outputs.empty()) node_of[nodes[i].outputs[0]] = i;
+  std::set<size_t> skipped;
+  std::map<size_t, Node> mish;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    if (a_.folded[i] || n.op != "Mul" || n.inputs.size() != 2) continue;
+    for (size_t side = 0; side < 2; ++side) {
+      const auto t = node_of.find(resolve(n.inputs[side]));
+      if (t == node_of.end() || nodes[t->second].op != "Tanh" || consumers_[nodes[t->second].outputs[0]] != 1) continue;
+      const Node& tanh = nodes[t->second];
+      const auto sp = node_of.find(resolve(tanh.inputs[0]));
+      if (sp == node_of.end() || nodes[sp->second].op != "Softplus" || consumers_[nodes[sp->second].outputs[0]] != 1) continue;
+      const Node& softplus = nodes[sp->second];
+      const std::string x = resolve(softplus.inputs[0]);
+      if (x != resolve(n.inputs[1 - side]) || value(x).is_const) continue;
+      Node m = n;
+      m.op = "Mish";
+      m.name = softplus.name + "+" + tanh.name + "+" + n.name;
+      m.inputs = {x};
+      mish[i] = m;
+      skipped.insert(t->second);
+      skipped.insert(sp->second);
+      consumers_[x]--;  // Softplus and Mul read x; the Mish once
+      break;
+    }
+  }
+
   for (const GraphInput& in : g_.inputs()) {
     const int t = new_tensor(in.name, value(in.name));
     ir_.inputs.push_back({t, schema::InputRole_Other, 0, 0});
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    if (a_.folded[i] || n.op == "Identity" || n.op == "Dropout") continue;  // folded, or aliases
+    if (a_.folded[i] || n.op == "Identity" || n.op == "Dropout" || skipped.count(i)) continue;  // folded, aliases, or in a Mish
+    if (const auto m = mish.find(i); m != mish.end()) {
+      lowering_of_onnx("Mish")->lower(m->second, *this);
+      continue;
+    }
     const OpLowering* lowering = lowering_of_onnx(n.op);
     if (!lowering) throw ConvertError(where(n) + ": op '" + n.op + "' is not supported");
     lowering->lower(n, *this);
@@ -170,9 +205,9 @@ int Lowering::storage_axis(int tensor, size_t rank, int64_t axis) const {
   return is_nhwc(tensor) ? spatial_storage_axis(rank, axis) : static_cast<int>(axis);
 }
 
-IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds) {
-  const std::string src = resolve(n.inputs[0]);
-  const int t = tensor(n, 0);
+IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds, size_t input) {
+  const std::string src = resolve(n.inputs[input]);
+  const int t = tensor(n, input);
   const auto it = producer_.find(t);
   if (it == producer_.end() || consumers_[src] != 1) return nullptr;
   IrOp& op = ir_.ops[static_cast<size_t>(it->second)];

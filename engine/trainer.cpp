@@ -32,14 +32,18 @@ struct Param {
   std::vector<float> value, grad, state1, state2;  // optimizer state only as the optimizer needs it
 };
 
-// The kernels read the trainer's copies (fp16 weights train in float).
+// The kernels read the trainer's copies (fp16 weights train in float); a buffer that
+// is no op's parameter (a Binary's constant operand, float32 only) from the model.
 class TrainerWeights final : public WeightSource {
  public:
-  explicit TrainerWeights(const std::map<uint32_t, const float*>& values) : values_(values) {}
+  TrainerWeights(const std::map<uint32_t, const float*>& values, const WeightSource& model) : values_(values), model_(model) {}
   const float* f32(uint32_t buffer) const override {
     if (buffer == 0) return nullptr;
     const auto it = values_.find(buffer);
-    if (it == values_.end()) throw Error("internal: weight buffer " + std::to_string(buffer) + " is not a parameter");
+    if (it == values_.end()) {
+      if (model_.is_f16(buffer)) throw Error("internal: weight buffer " + std::to_string(buffer) + " is float16 and not a parameter");
+      return model_.f32(buffer);
+    }
     return it->second;
   }
   const uint16_t* f16(uint32_t) const override { return nullptr; }
@@ -47,6 +51,7 @@ class TrainerWeights final : public WeightSource {
 
  private:
   const std::map<uint32_t, const float*>& values_;
+  const WeightSource& model_;
 };
 
 // Kernels built for planning only read no weight; a trainer's are float.
@@ -137,7 +142,7 @@ void Trainer::Impl::build(bool planning_only) {
     for (int p : slots) grads.push_back(p >= 0 ? params[static_cast<size_t>(p)].grad.data() : nullptr);
   }
   no_parameter_gradients.assign(ops.size(), {});
-  const TrainerWeights weights(param_values);
+  const TrainerWeights weights(param_values, m());
   const ComputeBackend& backend = compute_backend(Backend::kCpu, "trainer");
   executor = std::make_unique<Executor>(m(), backend, build_session_plan(m(), backend, plan_options(), weights, &tracker), tracker, threads);
   want_gradient.assign(m().tensors.size(), 1);

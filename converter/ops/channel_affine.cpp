@@ -1,7 +1,7 @@
-// ChannelAffine from ONNX BatchNormalization (eval mode) and a per-feature or
-// per-channel constant Add or Mul. Each is folded into the Conv, ConvTranspose, Gemm
-// or GroupNorm that produced its input when that op has no other reader; only what
-// cannot fold becomes a ChannelAffine op.
+// ChannelAffine from ONNX BatchNormalization (eval mode); the constant scalar or
+// per-channel Add/Sub/Mul/Div come here through converter/ops/binary.cpp. Either is folded into the Conv, ConvTranspose or Gemm
+// that produced its input when that op has no other reader; only what cannot fold
+// becomes a ChannelAffine op.
 #include <cmath>
 
 #include "converter/egan_writer.h"
@@ -14,7 +14,7 @@ namespace {
 
 class ChannelAffineLowering final : public OpLowering {
  public:
-  std::vector<std::string> onnx_ops() const override { return {"BatchNormalization", "Add", "Mul"}; }
+  std::vector<std::string> onnx_ops() const override { return {"BatchNormalization"}; }
 
   void infer(RuntimeNode& rn) const override {
     const Node& n = rn.node;
@@ -32,25 +32,13 @@ class ChannelAffineLowering final : public OpLowering {
       rn.set_output(x.shape);
       return;
     }
-    if (!rn.input(1).is_const) throw ConvertError(where(n) + ": " + n.op + " of two run-time tensors is not supported");
-    const ConstTensor& c = rn.input(1).c;
-    // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
-    const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
-    // ([C, 1, 1] on [N, C, H, W], [C, 1] on [N, C, L]), or one value for every channel
-    // (torch's nn.GroupNorm(affine=False) export multiplies by [1, 1, 1]).
-    const bool per_channel_4d = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
-                                c.dims[c.dims.size() - 2] == 1;
-    const bool per_channel_3d = x.shape.size() == 3 && c.numel() == x.shape[1] && c.dims.size() >= 2 && c.dims[c.dims.size() - 1] == 1;
-    const bool one_value = (x.shape.size() == 4 || x.shape.size() == 3) && c.numel() == 1 && c.dims.size() <= x.shape.size();
-    const bool channels = per_channel_4d || per_channel_3d || one_value;
-    if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant " + n.op + " is supported");
-    rn.set_output(x.shape);
+    throw ConvertError(where(n) + ": internal: not a BatchNormalization");
   }
 
   void lower(const Node& n, Lowering& l) const override {
     const Value& x = l.value(n.inputs[0]);
     std::vector<float> scale, shift;
-    if (n.op == "BatchNormalization") {
+    {
       if (x.shape.size() < 2 || x.shape.size() > 4)
         throw ConvertError(where(n) + ": BatchNorm on rank " + std::to_string(x.shape.size()) + " tensors is not supported");
       const float eps = attr_float(n, "epsilon", 1e-5f);
@@ -64,13 +52,6 @@ class ChannelAffineLowering final : public OpLowering {
         scale[k] = static_cast<float>(s);
         shift[k] = static_cast<float>(beta.at(static_cast<int64_t>(k)) - mean.at(static_cast<int64_t>(k)) * s);
       }
-    } else {  // a constant bias Add, or a constant per-channel Mul
-      const ConstTensor& c = l.constant(n, 1);
-      const int64_t channels = x.shape[1];
-      const bool mul = n.op == "Mul";
-      scale.assign(static_cast<size_t>(channels), 1.f);
-      shift.assign(static_cast<size_t>(channels), 0.f);
-      for (int64_t k = 0; k < channels; ++k) (mul ? scale : shift)[static_cast<size_t>(k)] = static_cast<float>(c.at(c.numel() == 1 ? 0 : k));
     }
     if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_GroupNorm})) {
       l.scale_and_shift(*p, scale, shift);
@@ -87,7 +68,7 @@ class ChannelAffineLowering final : public OpLowering {
   flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {
     const uint32_t scale = w.blob(op.weights), shift = w.blob(op.bias);
     const auto body = schema::CreateChannelAffine(w.fbb(), op.inputs[0], op.output, static_cast<int>(op.weights.size()), scale, shift,
-                                                  op.activation, op.alpha);
+                                                  op.activation, op.alpha, op.beta);
     return w.op(op, schema::OpKind_ChannelAffine, body.Union());
   }
 };

@@ -13,17 +13,17 @@ class ChannelAffineKernel final : public OpKernel {
   // Rank-4 activations are always NHWC, so channels are the innermost dimension for rank 2 and 4 alike.
   ChannelAffineKernel(const KernelArgs& a, const schema::ChannelAffine& op)
       : input_(op.input()), output_(op.output()), channels_(op.channels()), pixels_(a.batch * a.tensor(op.input()).per_sample / channels_),
-        scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())), activation_(to_cpu(op.activation())), alpha_(op.alpha()) {}
+        scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())), activation_(to_cpu(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {}
   const char* kernel_name() const override { return "channel_affine"; }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
   void run(const RunContext& ctx) override {
-    cpu::channel_affine(pixels_, channels_, scale_, shift_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_);
+    cpu::channel_affine(pixels_, channels_, scale_, shift_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_);
   }
   void backward(const BackwardContext& b) override {
     const int64_t count = pixels_ * channels_;
     float* g = b.grad(output_);
-    cpu::activation_backward(count, b.ctx.f32(output_), g, activation_, alpha_);
+    cpu::activation_backward(count, b.ctx.f32(output_), g, activation_, alpha_, beta_);
     float* dx = b.wants(0) ? b.grad(input_) : nullptr;
     if (dx && !b.accumulates(0)) std::fill(dx, dx + count, 0.f);  // the kernel adds
     const bool params = b.wants_parameters();
@@ -37,7 +37,7 @@ class ChannelAffineKernel final : public OpKernel {
   const float* scale_;
   const float* shift_;
   cpu::Activation activation_;
-  float alpha_;
+  float alpha_, beta_;
 };
 
 class ChannelAffineDef final : public OpDef {
@@ -57,13 +57,15 @@ class ChannelAffineDef final : public OpDef {
       v.fail("channels = " + std::to_string(op.channels()) + " does not match input '" + x.name + "' " + dims_text(x.dims));
     v.expect_buffer(op.scale(), static_cast<uint64_t>(channels), "scale", false);
     v.expect_buffer(op.shift(), static_cast<uint64_t>(channels), "shift", false);
-    v.check_activation(op.activation(), op.alpha());
+    v.check_activation(op.activation(), op.alpha(), op.beta());
+    if (!cpu::activation_invertible(to_cpu(op.activation()))) v.fail(std::string("activation ") + activation_name(op.activation()) + " cannot be fused (its gradient needs the input)");
   }
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_ChannelAffine();
     auto attrs = text_stream();
     attrs << a.channels() << " channels";
-    if (a.activation() != schema::Activation_None) attrs << " " << activation_name(a.activation());
+    if (a.activation() > schema::Activation_Sigmoid) attrs << activation_text(a.activation(), a.alpha(), a.beta());
+    else if (a.activation() != schema::Activation_None) attrs << " " << activation_name(a.activation());
     info.attributes = attrs.str();
     info.weight_bytes = m.buffer_bytes(a.scale()) + m.buffer_bytes(a.shift());
   }

@@ -54,7 +54,7 @@ class Conv2DKernel final : public OpKernel {
   void backward(const BackwardContext& b) override {
     const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
     float* g = b.grad(output_);
-    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
     ScratchLayout scratch(b.ctx.workspace);
     float* dw = scratch.take(weight_floats_);
     float* db = scratch.take(shape_.out_channels);

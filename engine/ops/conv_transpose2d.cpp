@@ -139,7 +139,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   void backward(const BackwardContext& b) override {
     const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
     float* g = b.grad(output_);
-    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
     const bool params = b.wants_parameters();
     const size_t bias_slot = phase_floats_.size();
     ScratchLayout scratch(b.ctx.workspace);
@@ -265,7 +265,7 @@ class GroupedConvTranspose2DKernel final : public OpKernel {
   void backward(const BackwardContext& b) override {
     const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
     float* g = b.grad(output_);
-    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
     const bool params = b.wants_parameters();
     const size_t bias_slot = phase_floats_.size();
     ScratchLayout scratch(b.ctx.workspace);

@@ -23,7 +23,7 @@ class DenseKernel final : public OpKernel {
   uint64_t backward_workspace_bytes() const override { return scratch_.bytes(); }
   void backward(const BackwardContext& b) override {
     float* g = b.grad(output_);
-    cpu::activation_backward(batch_ * out_, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    cpu::activation_backward(batch_ * out_, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
     ScratchLayout scratch(b.ctx.workspace);
     float* dw = scratch.take(in_ * out_);
     float* db = scratch.take(out_);

@@ -12,14 +12,17 @@ class ElementwiseKernel final : public OpKernel {
  public:
   ElementwiseKernel(const KernelArgs& a, const schema::Elementwise& op)
       : input_(op.input()), output_(op.output()), count_(a.batch * a.tensor(op.input()).per_sample), activation_(to_cpu(op.activation())),
-        alpha_(op.alpha()) {}
+        alpha_(op.alpha()), beta_(op.beta()) {}
   const char* kernel_name() const override { return "elementwise_activation"; }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
-  void run(const RunContext& ctx) override { cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_); }
+  void run(const RunContext& ctx) override { cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_); }
   void backward(const BackwardContext& b) override {
     float* g = b.grad(output_);
-    cpu::activation_backward(count_, b.ctx.f32(output_), g, activation_, alpha_);
+    // From the output where the activation allows it, else from the input (HardSwish,
+    // Mish); a training plan keeps both until this backward.
+    if (cpu::activation_invertible(activation_)) cpu::activation_backward(count_, b.ctx.f32(output_), g, activation_, alpha_, beta_);
+    else cpu::activation_backward_from_input(count_, b.ctx.f32(input_), g, activation_, alpha_, beta_);
     if (!b.wants(0)) return;
     if (b.accumulates(0)) add_into(b.grad(input_), g, count_);
     else std::copy(g, g + count_, b.grad(input_));
@@ -29,7 +32,7 @@ class ElementwiseKernel final : public OpKernel {
   int input_, output_;
   int64_t count_;
   cpu::Activation activation_;
-  float alpha_;
+  float alpha_, beta_;
 };
 
 class ElementwiseDef final : public OpDef {
@@ -45,10 +48,12 @@ class ElementwiseDef final : public OpDef {
     v.expect_float(y);
     v.expect_dims(y, x.dims, "output");
     if (y.layout != x.layout) v.fail("layout changes");
-    v.check_activation(op.activation(), op.alpha());
+    v.check_activation(op.activation(), op.alpha(), op.beta());
   }
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
-    info.attributes = activation_name(o.kind_as_Elementwise()->activation());
+    const auto& e = *o.kind_as_Elementwise();
+    info.attributes = e.activation() > schema::Activation_Sigmoid ? activation_text(e.activation(), e.alpha(), e.beta()).substr(1)
+                                                                 : std::string(activation_name(e.activation()));
   }
   std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {

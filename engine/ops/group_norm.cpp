@@ -15,7 +15,7 @@ class GroupNormKernel final : public OpKernel {
  public:
   GroupNormKernel(const KernelArgs& a, const schema::GroupNorm& op)
       : input_(op.input()), output_(op.output()), scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())),
-        epsilon_(op.epsilon()), activation_(to_cpu(op.activation())), alpha_(op.alpha()) {
+        epsilon_(op.epsilon()), activation_(to_cpu(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {
     const TensorDesc& x = a.tensor(op.input());
     shape_ = {a.batch, x.dims[1] * x.dims[2], op.channels(), op.groups()};
   }
@@ -24,13 +24,13 @@ class GroupNormKernel final : public OpKernel {
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
   void run(const RunContext& ctx) override {
-    cpu::group_norm(shape_, ctx.f32(input_), scale_, shift_, epsilon_, ctx.f32(output_), activation_, alpha_,
+    cpu::group_norm(shape_, ctx.f32(input_), scale_, shift_, epsilon_, ctx.f32(output_), activation_, alpha_, beta_,
                     reinterpret_cast<float*>(ctx.workspace), ctx.threads);
   }
   uint64_t backward_workspace_bytes() const override { return static_cast<uint64_t>(cpu::group_norm_backward_workspace(shape_)) * 4; }
   void backward(const BackwardContext& b) override {
     float* g = b.grad(output_);
-    cpu::activation_backward(shape_.batch * shape_.pixels * shape_.channels, b.ctx.f32(output_), g, activation_, alpha_);
+    cpu::activation_backward(shape_.batch * shape_.pixels * shape_.channels, b.ctx.f32(output_), g, activation_, alpha_, beta_);
     float* dx = b.wants(0) ? b.grad(input_) : nullptr;
     const bool params = b.wants_parameters();
     cpu::group_norm_backward(shape_, b.ctx.f32(input_), scale_, epsilon_, g, dx, dx && b.accumulates(0), params ? b.parameter_gradient(0) : nullptr,
@@ -44,7 +44,7 @@ class GroupNormKernel final : public OpKernel {
   const float* shift_;
   float epsilon_;
   cpu::Activation activation_;
-  float alpha_;
+  float alpha_, beta_;
 };
 
 class GroupNormDef final : public OpDef {
@@ -67,7 +67,9 @@ class GroupNormDef final : public OpDef {
     if (!std::isfinite(op.epsilon()) || op.epsilon() < 0.f) v.fail("epsilon must be finite and non-negative");
     v.expect_buffer(op.scale(), static_cast<uint64_t>(op.channels()), "scale", false);
     v.expect_buffer(op.shift(), static_cast<uint64_t>(op.channels()), "shift", false);
-    v.check_activation(op.activation(), op.alpha());
+    v.check_activation(op.activation(), op.alpha(), op.beta());
+    if (!cpu::activation_invertible(to_cpu(op.activation())))
+      v.fail(std::string("activation ") + activation_name(op.activation()) + " cannot be fused (its gradient needs the input)");
   }
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_GroupNorm();
@@ -75,7 +77,7 @@ class GroupNormDef final : public OpDef {
     attrs << a.channels() << " channels";
     if (a.groups() == a.channels()) attrs << " instance";
     else attrs << " " << a.groups() << (a.groups() == 1 ? " group" : " groups");
-    attrs << " eps " << a.epsilon() << activation_text(a.activation(), a.alpha());
+    attrs << " eps " << a.epsilon() << activation_text(a.activation(), a.alpha(), a.beta());
     info.attributes = attrs.str();
     info.weight_bytes = m.buffer_bytes(a.scale()) + m.buffer_bytes(a.shift());
   }

@@ -31,7 +31,14 @@ static_assert(static_cast<int>(schema::Activation_None) == static_cast<int>(cpu:
                   static_cast<int>(schema::Activation_Relu) == static_cast<int>(cpu::Activation::kRelu) &&
                   static_cast<int>(schema::Activation_LeakyRelu) == static_cast<int>(cpu::Activation::kLeakyRelu) &&
                   static_cast<int>(schema::Activation_Tanh) == static_cast<int>(cpu::Activation::kTanh) &&
-                  static_cast<int>(schema::Activation_Sigmoid) == static_cast<int>(cpu::Activation::kSigmoid),
+                  static_cast<int>(schema::Activation_Sigmoid) == static_cast<int>(cpu::Activation::kSigmoid) &&
+                  static_cast<int>(schema::Activation_Elu) == static_cast<int>(cpu::Activation::kElu) &&
+                  static_cast<int>(schema::Activation_Selu) == static_cast<int>(cpu::Activation::kSelu) &&
+                  static_cast<int>(schema::Activation_Clip) == static_cast<int>(cpu::Activation::kClip) &&
+                  static_cast<int>(schema::Activation_HardSigmoid) == static_cast<int>(cpu::Activation::kHardSigmoid) &&
+                  static_cast<int>(schema::Activation_HardSwish) == static_cast<int>(cpu::Activation::kHardSwish) &&
+                  static_cast<int>(schema::Activation_Softplus) == static_cast<int>(cpu::Activation::kSoftplus) &&
+                  static_cast<int>(schema::Activation_Mish) == static_cast<int>(cpu::Activation::kMish),
               "schema::Activation and cpu::Activation number the activations alike");
 inline cpu::Activation to_cpu(schema::Activation a) { return static_cast<cpu::Activation>(a); }
 

@@ -38,6 +38,7 @@ cpu::Epilogue KernelArgs::epilogue(const schema::Epilogue* ep) const {
   e.bias = weights.f32(ep->bias());
   e.activation = to_cpu(ep->activation());
   e.alpha = ep->alpha();
+  e.beta = ep->beta();
   return e;
 }
 

@@ -15,26 +15,31 @@ inline const char* activation_name(schema::Activation a) {
     case schema::Activation_LeakyRelu: return "leaky_relu";
     case schema::Activation_Tanh: return "tanh";
     case schema::Activation_Sigmoid: return "sigmoid";
+    case schema::Activation_Elu: return "elu";
+    case schema::Activation_Selu: return "selu";
+    case schema::Activation_Clip: return "clip";
+    case schema::Activation_HardSigmoid: return "hard_sigmoid";
+    case schema::Activation_HardSwish: return "hard_swish";
+    case schema::Activation_Softplus: return "softplus";
+    case schema::Activation_Mish: return "mish";
   }
   return "";
 }
 
 // " relu", " leaky_relu(0.2)" or "".
-inline std::string activation_text(schema::Activation a, float alpha) {
+inline std::string activation_text(schema::Activation a, float alpha, float beta = 0.f) {
   if (a == schema::Activation_None) return "";
   std::string s = std::string(" ") + activation_name(a);
-  if (a == schema::Activation_LeakyRelu) {
-    auto os = text_stream();
-    os << "(" << alpha << ")";
-    s += os.str();
-  }
-  return s;
+  auto os = text_stream();
+  if (a == schema::Activation_LeakyRelu || a == schema::Activation_Elu) os << "(" << alpha << ")";
+  if (a == schema::Activation_Selu || a == schema::Activation_Clip || a == schema::Activation_HardSigmoid) os << "(" << alpha << "," << beta << ")";
+  return s + os.str();
 }
 
 // " +bias relu" and the like.
 inline std::string epilogue_text(const schema::Epilogue* ep) {
   if (!ep) return "";
-  return (ep->bias() ? std::string(" +bias") : std::string()) + activation_text(ep->activation(), ep->alpha());
+  return (ep->bias() ? std::string(" +bias") : std::string()) + activation_text(ep->activation(), ep->alpha(), ep->beta());
 }
 
 // "k4x4 s2x2 pads(t,l,b,r) 1,1,1,1 +bias relu", for Conv2D and ConvTranspose2D alike.

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/text_stream.h"
+#include "kernels_cpu/activation/activation.h"
 
 namespace edgegan {
 
@@ -76,15 +77,21 @@ void OpValidator::expect_buffer(uint32_t index, uint64_t elements, const char* r
     fail(std::string(role) + " buffer has " + std::to_string(buffers->Get(index)->size()) + " bytes, the op needs " + std::to_string(want));
 }
 
-void OpValidator::check_activation(schema::Activation a, float alpha) const {
+void OpValidator::check_activation(schema::Activation a, float alpha, float beta) const {
   if (a < schema::Activation_MIN || a > schema::Activation_MAX) fail("unknown activation");
   if (!std::isfinite(alpha)) fail("activation slope is not finite");
+  if (!std::isfinite(beta)) fail("activation parameter beta is not finite");
+  // The gradients from the output need these (docs/ops.md).
+  if ((a == schema::Activation_Elu || a == schema::Activation_Selu) && !(alpha > 0.f)) fail("Elu/Selu alpha must be positive");
+  if (a == schema::Activation_Selu && !(beta > 0.f)) fail("Selu gamma must be positive");
 }
 
 void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels) const {
   if (!ep) return;
   expect_buffer(ep->bias(), static_cast<uint64_t>(channels), "bias", true);
-  check_activation(ep->activation(), ep->alpha());
+  check_activation(ep->activation(), ep->alpha(), ep->beta());
+  if (!cpu::activation_invertible(static_cast<cpu::Activation>(ep->activation())))
+    fail("a fused activation whose gradient needs its input (HardSwish, Mish)");
 }
 
 }  // namespace edgegan

@@ -44,7 +44,7 @@ class OpValidator {
   // A weight buffer of `elements` values: float32, or float16 where the op reads
   // half-precision weights too. Buffer 0 is accepted when optional or elements == 0.
   void expect_buffer(uint32_t index, uint64_t elements, const char* role, bool optional, bool fp16_allowed = false) const;
-  void check_activation(schema::Activation activation, float alpha) const;
+  void check_activation(schema::Activation activation, float alpha, float beta = 0.f) const;
   void check_epilogue(const schema::Epilogue* epilogue, int64_t channels) const;
   // The parameters Conv2D and ConvTranspose2D share; returns the NHWC input.
   template <typename ConvOp>

@@ -23,12 +23,12 @@ void map_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
 float fast_tanh(float x) { return tanh_rational(x); }
 
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
-                      Activation activation, float alpha) {
+                      Activation activation, float alpha, float beta) {
   if (activation == Activation::kNone) return;
-  with_activation(activation, alpha, [&](auto f) { map_pixels(y, count, channels, pixel_stride, f); });
+  with_activation(activation, alpha, [&](auto f) { map_pixels(y, count, channels, pixel_stride, f); }, beta);
 }
 
-void activation_backward(int64_t count, const float* y, float* grad, Activation a, float alpha) {
+void activation_backward(int64_t count, const float* y, float* grad, Activation a, float alpha, float beta) {
   // One branch-free loop per activation (vectorised), not a switch per element.
   switch (a) {
     case Activation::kRelu:
@@ -43,7 +43,53 @@ void activation_backward(int64_t count, const float* y, float* grad, Activation 
     case Activation::kSigmoid:
       for (int64_t i = 0; i < count; ++i) grad[i] *= y[i] * (1.f - y[i]);
       break;
+    case Activation::kElu:  // alpha > 0: y > 0 iff x > 0; below, act' = alpha * exp(x) = y + alpha
+      for (int64_t i = 0; i < count; ++i) grad[i] *= y[i] > 0.f ? 1.f : y[i] + alpha;
+      break;
+    case Activation::kSelu:  // alpha, gamma > 0: act' = gamma above 0, y + gamma * alpha below
+      for (int64_t i = 0; i < count; ++i) grad[i] *= y[i] > 0.f ? beta : y[i] + beta * alpha;
+      break;
+    case Activation::kClip:  // 1 strictly inside [min, max]
+      for (int64_t i = 0; i < count; ++i) grad[i] = y[i] > alpha && y[i] < beta ? grad[i] : 0.f;
+      break;
+    case Activation::kHardSigmoid:
+      for (int64_t i = 0; i < count; ++i) grad[i] = y[i] > 0.f && y[i] < 1.f ? grad[i] * alpha : 0.f;
+      break;
+    case Activation::kSoftplus:  // sigmoid(x) = 1 - exp(-y)
+      for (int64_t i = 0; i < count; ++i) grad[i] *= -std::expm1(-y[i]);
+      break;
+    case Activation::kHardSwish:
+    case Activation::kMish:  // not functions of y: activation_backward_from_input
+      activation_backward_from_input(count, y, grad, a, alpha, beta);  // unreachable for validated callers
+      break;
     case Activation::kNone: break;
+  }
+}
+
+void activation_backward_from_input(int64_t count, const float* x, float* grad, Activation a, float alpha, float beta) {
+  switch (a) {
+    case Activation::kHardSwish:
+      for (int64_t i = 0; i < count; ++i) {
+        const float v = x[i];
+        grad[i] *= v < -3.f ? 0.f : v > 3.f ? 1.f : (2.f * v + 3.f) * (1.f / 6.f);
+      }
+      return;
+    case Activation::kMish:
+      for (int64_t i = 0; i < count; ++i) {
+        const float v = x[i];
+        const float t = std::tanh(softplus_exact(v));
+        const float s = 1.f / (1.f + std::exp(-v));
+        grad[i] *= t + v * (1.f - t * t) * s;
+      }
+      return;
+    default: break;
+  }
+  // The others from their output.
+  for (int64_t i0 = 0; i0 < count; i0 += 256) {
+    float y[256];
+    const int64_t n = count - i0 < 256 ? count - i0 : 256;
+    for (int64_t i = 0; i < n; ++i) y[i] = activate(x[i0 + i], a, alpha, beta);
+    activation_backward(n, y, grad + i0, a, alpha, beta);
   }
 }
 

@@ -4,22 +4,43 @@
 // forms that fused epilogues use (activation_functors.h), and the gradient.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 
 namespace edgegan::cpu {
 
-enum class Activation : int { kNone = 0, kRelu = 1, kLeakyRelu = 2, kTanh = 3, kSigmoid = 4 };
-inline constexpr int kActivationCount = 5;
+// Parameters: LeakyRelu slope alpha; Elu alpha; Selu alpha and gamma (beta); Clip min
+// (alpha) and max (beta); HardSigmoid alpha*x + beta. HardSwish, Softplus, Mish: none.
+enum class Activation : int {
+  kNone = 0, kRelu = 1, kLeakyRelu = 2, kTanh = 3, kSigmoid = 4,
+  kElu = 5, kSelu = 6, kClip = 7, kHardSigmoid = 8, kHardSwish = 9, kSoftplus = 10, kMish = 11
+};
+inline constexpr int kActivationCount = 12;
+
+// Whether the gradient follows from the activation's OUTPUT (activation_backward); the
+// others (HardSwish, Mish) need the input (activation_backward_from_input) and so never
+// fuse into a producer's epilogue.
+inline bool activation_invertible(Activation a) { return a != Activation::kHardSwish && a != Activation::kMish; }
+
+// softplus(v) = log(1 + exp(v)), without overflow.
+inline float softplus_exact(float v) { return v > 20.f ? v : std::log1p(std::exp(v)); }
 
 // The definition (std::tanh and std::exp): what reference kernels compute.
-inline float activate(float v, Activation a, float alpha) {
+inline float activate(float v, Activation a, float alpha, float beta = 0.f) {
   switch (a) {
     case Activation::kNone: return v;
     case Activation::kRelu: return v > 0.f ? v : 0.f;
     case Activation::kLeakyRelu: return v > 0.f ? v : v * alpha;
     case Activation::kTanh: return std::tanh(v);
     case Activation::kSigmoid: return 1.f / (1.f + std::exp(-v));
+    case Activation::kElu: return v > 0.f ? v : alpha * std::expm1(v);
+    case Activation::kSelu: return v > 0.f ? beta * v : beta * alpha * std::expm1(v);
+    case Activation::kClip: return std::min(beta, std::max(alpha, v));
+    case Activation::kHardSigmoid: return std::min(1.f, std::max(0.f, alpha * v + beta));
+    case Activation::kHardSwish: return v * std::min(1.f, std::max(0.f, v / 6.f + 0.5f));
+    case Activation::kSoftplus: return softplus_exact(v);
+    case Activation::kMish: return v * std::tanh(softplus_exact(v));
   }
   return v;
 }
@@ -30,10 +51,15 @@ float fast_tanh(float x);
 
 // Applies the activation in place to `count` pixels of `channels` floats,
 // `pixel_stride` floats apart (vectorised; tanh and sigmoid through fast_tanh).
-void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride, Activation activation, float alpha);
+void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride, Activation activation, float alpha,
+                      float beta = 0.f);
 
 // The gradient from the activation's OUTPUT y (what a fused epilogue leaves):
-// dx = dy * act'(x), written in place into `grad` (which holds dy on entry).
-void activation_backward(int64_t count, const float* y, float* grad, Activation activation, float alpha);
+// dx = dy * act'(x), written in place into `grad` (which holds dy on entry). For the
+// activations activation_invertible() accepts.
+void activation_backward(int64_t count, const float* y, float* grad, Activation activation, float alpha, float beta = 0.f);
+
+// The same from the activation's INPUT x: every activation (HardSwish and Mish need it).
+void activation_backward_from_input(int64_t count, const float* x, float* grad, Activation activation, float alpha, float beta = 0.f);
 
 }  // namespace edgegan::cpu

@@ -40,14 +40,24 @@ inline float tanh_rational(float x) {
 // Calls body(f) with the activation as a branch-free functor, one instantiation per
 // activation, so every loop over it vectorises (with -fno-trapping-math, LeakyReLU's
 // v * alpha too; tanh through the rational function above).
+// softplus, branch-free: max(v, 0) + log1p(exp(-|v|)).
+inline float softplus_fn(float v) { return std::max(v, 0.f) + std::log1p(std::exp(-std::abs(v))); }
+
 template <typename Body>
-void with_activation(Activation activation, float alpha, Body body) {
+void with_activation(Activation activation, float alpha, Body body, float beta = 0.f) {
   switch (activation) {
     case Activation::kNone: return body([](float v) { return v; });
     case Activation::kRelu: return body([](float v) { return v > 0.f ? v : 0.f; });
     case Activation::kLeakyRelu: return body([alpha](float v) { return v > 0.f ? v : v * alpha; });
     case Activation::kTanh: return body(tanh_rational);
     case Activation::kSigmoid: return body([](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); });  // (1 + tanh(v/2)) / 2
+    case Activation::kElu: return body([alpha](float v) { return v > 0.f ? v : alpha * std::expm1(v); });
+    case Activation::kSelu: return body([alpha, beta](float v) { return v > 0.f ? beta * v : beta * alpha * std::expm1(v); });
+    case Activation::kClip: return body([alpha, beta](float v) { return std::min(beta, std::max(alpha, v)); });
+    case Activation::kHardSigmoid: return body([alpha, beta](float v) { return std::min(1.f, std::max(0.f, alpha * v + beta)); });
+    case Activation::kHardSwish: return body([](float v) { return v * std::min(1.f, std::max(0.f, v * (1.f / 6.f) + 0.5f)); });
+    case Activation::kSoftplus: return body(softplus_fn);
+    case Activation::kMish: return body([](float v) { return v * tanh_rational(softplus_fn(v)); });
   }
 }
 

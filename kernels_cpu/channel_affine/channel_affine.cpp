@@ -3,11 +3,11 @@
 namespace edgegan::cpu {
 
 void channel_affine(int64_t pixels, int64_t channels, const float* scale, const float* shift,
-                    const float* x, float* y, Activation activation, float alpha) {
+                    const float* x, float* y, Activation activation, float alpha, float beta) {
   for (int64_t p = 0; p < pixels; ++p)
     for (int64_t c = 0; c < channels; ++c) {
       const int64_t i = p * channels + c;
-      y[i] = activate(x[i] * scale[c] + shift[c], activation, alpha);
+      y[i] = activate(x[i] * scale[c] + shift[c], activation, alpha, beta);
     }
 }
 

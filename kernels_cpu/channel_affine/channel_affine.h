@@ -10,7 +10,7 @@ namespace edgegan::cpu {
 
 // In place allowed (y == x).
 void channel_affine(int64_t pixels, int64_t channels, const float* scale, const float* shift, const float* x, float* y,
-                    Activation activation, float alpha);
+                    Activation activation, float alpha, float beta = 0.f);
 
 // From dy (the activation's gradient already applied): dx += dy * scale[c] (dx may be
 // null) and, when dscale/dshift are given, dscale[c] += sum dy * x, dshift[c] += sum dy (all accumulated).

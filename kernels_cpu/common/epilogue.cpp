@@ -51,8 +51,8 @@ void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, 
 }
 
 void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
-                         Activation activation, float alpha) {
-  with_activation(activation, alpha, [&](auto f) { store_rows(acc, count, channels, rows, bias, f); });
+                         Activation activation, float alpha, float beta) {
+  with_activation(activation, alpha, [&](auto f) { store_rows(acc, count, channels, rows, bias, f); }, beta);
 }
 
 

@@ -27,7 +27,7 @@ void conv2d_grouped_reference(const ConvShape& s, int64_t groups, const float* x
               for (int64_t ci = 0; ci < cin_g; ++ci)
                 acc += x[((n * s.h.in + ih) * s.w.in + iw) * cin + c0 + ci] * w[((co * cin_g + ci) * s.h.kernel + kh) * s.w.kernel + kw];
             }
-          y[((n * s.h.out + oh) * s.w.out + ow) * cout + co] = activate(acc, ep.activation, ep.alpha);
+          y[((n * s.h.out + oh) * s.w.out + ow) * cout + co] = activate(acc, ep.activation, ep.alpha, ep.beta);
         }
 }
 
@@ -108,7 +108,7 @@ void conv2d_depthwise(const ConvShape& s, const float* w, const float* x, float*
         }
       }
     }
-    apply_activation(row, s.w.out, cout, cout, ep.activation, ep.alpha);
+    apply_activation(row, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta);
   }
 }
 

@@ -18,7 +18,7 @@ void conv2d_reference(const ConvShape& s, const float* x, const float* w, float*
                 acc += x[((n * s.h.in + ih) * s.w.in + iw) * cin + ci] *
                        w[((co * cin + ci) * s.h.kernel + kh) * s.w.kernel + kw];
             }
-          y[((n * s.h.out + oh) * s.w.out + ow) * cout + co] = activate(acc, ep.activation, ep.alpha);
+          y[((n * s.h.out + oh) * s.w.out + ow) * cout + co] = activate(acc, ep.activation, ep.alpha, ep.beta);
         }
 }
 

@@ -80,7 +80,7 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
         gemm_accumulate_rows(valid, cout, std::min(kDepthBlock, cin - k0), a_rows.data(), w + k0 * cout, cout, c_rows.data());
       }
     }
-    apply_activation(out, m, cout, cout, ep.activation, ep.alpha);
+    apply_activation(out, m, cout, cout, ep.activation, ep.alpha, ep.beta);
   }
 }
 

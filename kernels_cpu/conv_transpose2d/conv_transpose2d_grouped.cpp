@@ -31,7 +31,7 @@ void conv_transpose2d_grouped_reference(const ConvShape& s, int64_t groups, cons
                 yn[(oh * ow_n + ow) * cout + g * cout_g + c] += xv * w[((ci * cout_g + c) * s.h.kernel + kh) * s.w.kernel + kw];
             }
           }
-    for (int64_t i = 0; i < oh_n * ow_n * cout; ++i) yn[i] = activate(yn[i], ep.activation, ep.alpha);
+    for (int64_t i = 0; i < oh_n * ow_n * cout; ++i) yn[i] = activate(yn[i], ep.activation, ep.alpha, ep.beta);
   }
 }
 

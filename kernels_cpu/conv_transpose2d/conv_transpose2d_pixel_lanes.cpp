@@ -153,7 +153,7 @@ void store_block(const ConvShape& s, const ConvTranspose2DWeights& wts, const Pi
           for (int64_t j = 0; j < n; ++j) row[(col[b] + j * s.w.stride) * cout + co] = phase_acc[b][co * channel_stride + j] + bias;
         }
     }
-    uk.activate(out, 2 * n * cout, ep.activation, ep.alpha);
+    uk.activate(out, 2 * n * cout, ep.activation, ep.alpha, ep.beta);
   }
 }
 

@@ -25,7 +25,7 @@ void conv_transpose2d_reference(const ConvShape& s, const float* x, const float*
                     xv * w[((ci * cout + co) * s.h.kernel + kh) * s.w.kernel + kw];
             }
           }
-    for (int64_t i = 0; i < oh_n * ow_n * cout; ++i) yn[i] = activate(yn[i], ep.activation, ep.alpha);
+    for (int64_t i = 0; i < oh_n * ow_n * cout; ++i) yn[i] = activate(yn[i], ep.activation, ep.alpha, ep.beta);
   }
 }
 

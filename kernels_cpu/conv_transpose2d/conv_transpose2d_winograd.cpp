@@ -121,15 +121,14 @@ EDGEGAN_NO_ALIAS_LOOP
 // returns false for the others, which the caller stores without activation and then
 // activates.
 EDGEGAN_SIMD_CLONES bool output_transform(const float* const* m, int64_t width, float* const* out, const float* bias,
-                                          Activation activation, float alpha) {
+                                          Activation activation, float alpha, float /*beta*/) {
   switch (activation) {
     case Activation::kNone: output_transform_with(m, width, out, bias, [](float v) { return v; }); return true;
     case Activation::kRelu: output_transform_with(m, width, out, bias, [](float v) { return v > 0.f ? v : 0.f; }); return true;
     case Activation::kLeakyRelu:
       output_transform_with(m, width, out, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; });
       return true;
-    case Activation::kTanh:
-    case Activation::kSigmoid: break;
+    default: break;
   }
   output_transform_with(m, width, out, bias, [](float v) { return v; });
   return false;
@@ -270,9 +269,9 @@ void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights&
           for (int64_t i = 0; i < count; ++i) {
             std::array<const float*, 9> mr;
             for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * count + i) * width;
-            if (!output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha))
+            if (!output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha, ep.beta))
               for (float* o : out[static_cast<size_t>(i)])
-                if (o) apply_activation(o, 1, width, width, ep.activation, ep.alpha);
+                if (o) apply_activation(o, 1, width, width, ep.activation, ep.alpha, ep.beta);
           }
         }
       }

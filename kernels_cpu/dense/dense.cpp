@@ -14,7 +14,7 @@ void dense_reference(int64_t rows, int64_t in, int64_t out, const float* x, cons
     for (int64_t o = 0; o < out; ++o) {
       float acc = ep.bias ? ep.bias[o] : 0.f;
       for (int64_t i = 0; i < in; ++i) acc += x[r * in + i] * w[i * out + o];
-      y[r * out + o] = activate(acc, ep.activation, ep.alpha);
+      y[r * out + o] = activate(acc, ep.activation, ep.alpha, ep.beta);
     }
 }
 
@@ -31,7 +31,7 @@ void dense(int64_t rows, int64_t in, int64_t out, const float* x, const float* w
       else std::fill(dst, dst + width, 0.f);
     }
     gemm_accumulate(rows, width, in, x, in, w + o0, out, y + o0, out);
-    apply_activation(y + o0, rows, width, out, ep.activation, ep.alpha);
+    apply_activation(y + o0, rows, width, out, ep.activation, ep.alpha, ep.beta);
   }
 }
 

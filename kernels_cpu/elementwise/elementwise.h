@@ -9,6 +9,6 @@
 
 namespace edgegan::cpu {
 
-void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha);
+void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha, float beta = 0.f);
 
 }  // namespace edgegan::cpu

@@ -54,7 +54,7 @@ void rows_store(const GemmUkernel& uk, int64_t m, int64_t n, int64_t k, const fl
       if (out_rows[i] != c_rows[i]) std::copy(c_rows[i], c_rows[i] + n, out_rows[i]);
     rows_product(uk, m, n, k, a_rows, b, ldb, out_rows);
     if (ep.bias || ep.activation != Activation::kNone)
-      for (int64_t i = 0; i < m; ++i) store_with_epilogue(out_rows[i], 1, n, out_rows + i, ep.bias, ep.activation, ep.alpha);
+      for (int64_t i = 0; i < m; ++i) store_with_epilogue(out_rows[i], 1, n, out_rows + i, ep.bias, ep.activation, ep.alpha, ep.beta);
     return;
   }
   std::array<const float*, kMaxMr> c;

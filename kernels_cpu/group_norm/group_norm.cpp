@@ -107,7 +107,7 @@ void statistics(const GroupNormShape& s, const float* x, const float* scale, flo
 }  // namespace
 
 void group_norm_reference(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                          Activation activation, float alpha) {
+                          Activation activation, float alpha, float beta) {
   const int64_t C = s.channels, P = s.pixels, cg = C / s.groups;
   for (int64_t n = 0; n < s.batch; ++n)
     for (int64_t g = 0; g < s.groups; ++g) {
@@ -123,7 +123,7 @@ void group_norm_reference(const GroupNormShape& s, const float* x, const float* 
       for (int64_t p = 0; p < P; ++p)
         for (int64_t c = g * cg; c < (g + 1) * cg; ++c) {
           const int64_t i = n * P * C + p * C + c;
-          y[i] = activate(static_cast<float>((x[i] - mean) * rstd * scale[c] + shift[c]), activation, alpha);
+          y[i] = activate(static_cast<float>((x[i] - mean) * rstd * scale[c] + shift[c]), activation, alpha, beta);
         }
     }
 }
@@ -132,7 +132,7 @@ int64_t group_norm_workspace(const GroupNormShape& s) { return Scratch(s, false,
 int64_t group_norm_backward_workspace(const GroupNormShape& s) { return Scratch(s, true, nullptr).floats; }
 
 void group_norm(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                Activation activation, float alpha, float* workspace, int threads) {
+                Activation activation, float alpha, float beta, float* workspace, int threads) {
   std::vector<float> own;
   const Scratch w(s, false, workspace_or_own(workspace, group_norm_workspace(s), own));
   statistics(s, x, scale, epsilon, w, threads);
@@ -148,7 +148,7 @@ void group_norm(const GroupNormShape& s, const float* x, const float* scale, con
       float* yr = y + (n * P + p) * C;
       for (int64_t c = 0; c < C; ++c) yr[c] = ((xr[c] - mean[c]) - low[c]) * a[c] + shift[c];
     }
-    apply_activation(y + (n * P + p0) * C, p1 - p0, C, C, activation, alpha);
+    apply_activation(y + (n * P + p0) * C, p1 - p0, C, C, activation, alpha, beta);
   }
 }
 

@@ -19,7 +19,7 @@ struct GroupNormShape {
 
 // Plain loops, statistics in double (two passes): the definition.
 void group_norm_reference(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                          Activation activation, float alpha);
+                          Activation activation, float alpha, float beta = 0.f);
 
 // Scratch of the fast forward, in floats (64-byte multiples of doubles and floats).
 int64_t group_norm_workspace(const GroupNormShape& s);
@@ -31,7 +31,7 @@ int64_t group_norm_workspace(const GroupNormShape& s);
 // channels. Parallel over samples × pixel blocks. y == x (in place) is allowed.
 // workspace: group_norm_workspace(s) floats, or nullptr (then it allocates).
 void group_norm(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                Activation activation, float alpha, float* workspace, int threads);
+                Activation activation, float alpha, float beta, float* workspace, int threads);
 
 int64_t group_norm_backward_workspace(const GroupNormShape& s);
 // From dy, the gradient at the affine map's output (the activation's gradient already

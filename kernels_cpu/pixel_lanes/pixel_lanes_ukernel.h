@@ -59,7 +59,7 @@ using PlanesFromPixelsFn = void (*)(const float* src, int64_t pixels, int64_t ch
                                    int64_t row_floats);
 using InterleavePhasesFn = void (*)(const float* first, const float* second, int64_t channel_stride, int cout,
                                    const float* bias, float* out);
-using ActivateFn = void (*)(float* y, int64_t n, Activation activation, float alpha);
+using ActivateFn = void (*)(float* y, int64_t n, Activation activation, float alpha, float beta);
 
 struct PixelLanesUkernel {
   PixelLanesFn run;  // nullptr: the family has none
@@ -79,7 +79,7 @@ void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t 
                                      int64_t row_floats);
 void interleave_phases_16__avx512(const float* first, const float* second, int64_t channel_stride, int cout, const float* bias,
                                   float* out);
-void activate__avx512(float* y, int64_t n, Activation activation, float alpha);
+void activate__avx512(float* y, int64_t n, Activation activation, float alpha, float beta);
 #endif
 
 }  // namespace edgegan::cpu

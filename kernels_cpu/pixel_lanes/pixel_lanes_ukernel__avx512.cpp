@@ -197,11 +197,13 @@ void interleave_phases_16__avx512(const float* first, const float* second, int64
   }
 }
 
-void activate__avx512(float* y, int64_t n, Activation activation, float alpha) {
+void activate__avx512(float* y, int64_t n, Activation activation, float alpha, float beta) {
   if (activation == Activation::kNone) return;
-  with_activation(activation, alpha, [&](auto f) {
-    for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
-  });
+  with_activation(
+      activation, alpha, [&](auto f) {
+        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
+      },
+      beta);
 }
 
 void pixel_lanes_ukernel_4phase__avx512(const PixelLanesPlan& plan, const PixelLanesArgs& args) {

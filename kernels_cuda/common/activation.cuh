@@ -1,5 +1,6 @@
 // The engine's activations on the device, numbered as cpu::Activation and the
-// model file (0 none, 1 Relu, 2 LeakyRelu, 3 Tanh, 4 Sigmoid).
+// model file (0 none, 1 Relu, 2 LeakyRelu, 3 Tanh, 4 Sigmoid). The later ones (5 Elu ..
+// 11 Mish) are not here: the CUDA backend refuses a model that uses them (cuda_backend.cpp).
 #pragma once
 
 namespace edgegan::cuda {

@@ -225,6 +225,73 @@ TEST(Converter, KeepsBatchNormStandaloneWhenItCannotFold) {
   EXPECT_EQ(model->ops()[1].kind, "ChannelAffine");
 }
 
+// A constant scalar Mul folds into a conv without an activation (its weights and bias);
+// after a conv with a fused ReLU it becomes a ChannelAffine; c / x is a Binary with a
+// constant operand; two run-time tensors a Binary.
+TEST(Converter, RoutesAddSubMulDiv) {
+  auto kinds = [](const std::string& bytes) {
+    std::vector<std::string> k;
+    for (const auto& op : Model::from_bytes(convert_onnx(bytes, "t.onnx").egan)->ops()) k.push_back(op.kind);
+    return k;
+  };
+  std::mt19937 rng(5);
+  {
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6)).floats("s", {}, {0.2f});
+    b.node("Conv", "conv", {"x", "W"}, {"c"});
+    b.node("Mul", "scale", {"c", "s"}, {"y"});
+    EXPECT_EQ(kinds(b.bytes()), std::vector<std::string>{"Conv2D"});
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6)).floats("s", {3, 1, 1}, {0.2f, 0.3f, 0.4f});
+    b.node("Conv", "conv", {"x", "W"}, {"c"});
+    b.node("Relu", "relu", {"c"}, {"r"});
+    b.node("Sub", "flip", {"s", "r"}, {"y"});
+    EXPECT_EQ(kinds(b.bytes()), (std::vector<std::string>{"Conv2D", "ChannelAffine"}));
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 4, 4}).output("y").floats("s", {}, {2.f});
+    b.node("Div", "inv", {"s", "x"}, {"y"});
+    EXPECT_EQ(kinds(b.bytes()), std::vector<std::string>{"Binary"});
+  }
+  {
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 4, 4}).input("z", {-1, 2, 1, 1}).output("y");
+    b.node("Mul", "mod", {"x", "z"}, {"y"});
+    EXPECT_EQ(kinds(b.bytes()), std::vector<std::string>{"Binary"});
+  }
+}
+
+// Invertible activations fuse into the conv; HardSwish never does; torch's Mish
+// (x * tanh(softplus(x))) is one Elementwise op.
+TEST(Converter, FusesInvertibleActivationsAndRecognisesMish) {
+  auto kinds = [](const std::string& bytes) {
+    std::vector<std::string> k;
+    for (const auto& op : Model::from_bytes(convert_onnx(bytes, "t.onnx").egan)->ops()) k.push_back(op.kind + " " + op.attributes);
+    return k;
+  };
+  std::mt19937 rng(6);
+  for (const char* act : {"Elu", "Selu", "HardSigmoid", "Softplus", "HardSwish"}) {
+    SCOPED_TRACE(act);
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6));
+    b.node("Conv", "conv", {"x", "W"}, {"c"});
+    b.node(act, "act", {"c"}, {"y"});
+    EXPECT_EQ(kinds(b.bytes()).size(), std::string(act) == "HardSwish" ? 2u : 1u);
+  }
+  OnnxBuilder b;
+  b.input("x", {-1, 2, 4, 4}).output("y").floats("W", {3, 2, 1, 1}, random_floats(rng, 6));
+  b.node("Conv", "conv", {"x", "W"}, {"c"});
+  b.node("Softplus", "sp", {"c"}, {"s"});
+  b.node("Tanh", "th", {"s"}, {"t"});
+  b.node("Mul", "mul", {"c", "t"}, {"y"});
+  const auto k = kinds(b.bytes());
+  ASSERT_EQ(k.size(), 2u);
+  EXPECT_EQ(k[1], "Elementwise mish");
+}
+
 struct ErrorCase {
   const char* name;
   std::function<void(OnnxBuilder&)> build;
@@ -288,10 +355,62 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 4, 5, 5}).output("y").floats("W", {4, 4, 3, 3}, std::vector<float>(144, 0.f));
          OnnxBuilder::attr(b.node("Conv", "g", {"x", "W"}, {"y"}), "group", int64_t{2});
        }, {"g", "Conv", "weights expect 8", "2 groups"}},
-      {"add of two tensors", [](OnnxBuilder& b) {
+      {"add with opset-6 broadcast attribute", [](OnnxBuilder& b) {
          b.input("x", {-1, 4}).input("z", {-1, 4}).output("y");
+         OnnxBuilder::attr(b.node("Add", "sum", {"x", "z"}, {"y"}), "broadcast", int64_t{1});
+       }, {"sum", "Add", "'broadcast'"}},
+      {"add of shapes that do not broadcast", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).input("z", {-1, 3}).output("y");
          b.node("Add", "sum", {"x", "z"}, {"y"});
-       }, {"sum", "Add", "two run-time tensors"}},
+       }, {"sum", "Add", "do not broadcast"}},
+      {"mul of run-time tensors of different ranks", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).input("z", {-1, 2, 4}).output("y");
+         b.node("Mul", "prod", {"x", "z"}, {"y"});
+       }, {"prod", "Mul", "different ranks"}},
+      {"sub of integer tensors", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}, onnx::TensorProto::INT64).input("z", {-1, 4}).output("y");
+         b.node("Sub", "diff", {"z", "x"}, {"y"});
+       }, {"diff", "Sub", "integer"}},
+      {"div by a constant with a batch dimension", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y").floats("c", {3, 4}, std::vector<float>(12, 1.f));
+         b.node("Div", "quot", {"x", "c"}, {"y"});
+       }, {"quot", "Div", "batch dimension"}},
+      {"constant of higher rank", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y").floats("c", {1, 1, 4}, std::vector<float>(4, 1.f));
+         b.node("Add", "sum", {"x", "c"}, {"y"});
+       }, {"sum", "higher rank"}},
+      {"prelu slope along the width", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3, 2, 3}).output("y").floats("s", {3}, {0.1f, 0.2f, 0.3f});
+         b.node("PRelu", "pr", {"x", "s"}, {"y"});
+       }, {"pr", "PRelu", "slope of shape [3]"}},
+      {"prelu run-time slope", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).input("s", {-1, 3}).output("y");
+         b.node("PRelu", "pr", {"x", "s"}, {"y"});
+       }, {"pr", "slope must be a constant"}},
+      {"clip with run-time bounds", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).input("lo", {-1, 1}).output("y");
+         b.node("Clip", "clamp", {"x", "lo"}, {"y"});
+       }, {"clamp", "Clip", "min", "constant"}},
+      {"clip with opset-6 attributes", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("Clip", "clamp", {"x"}, {"y"}), "min", 0.f);
+       }, {"clamp", "Clip", "'min'"}},
+      {"selu with negative gamma", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("Selu", "s", {"x"}, {"y"}), "gamma", -1.f);
+       }, {"s", "Selu", "'gamma'"}},
+      {"elu with zero alpha", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("Elu", "e", {"x"}, {"y"}), "alpha", 0.f);
+       }, {"e", "Elu", "'alpha'"}},
+      {"hard sigmoid unknown attribute", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y");
+         OnnxBuilder::attr(b.node("HardSigmoid", "hs", {"x"}, {"y"}), "gamma", 1.f);
+       }, {"hs", "HardSigmoid", "'gamma'"}},
+      {"prelu attribute", [](OnnxBuilder& b) {
+         b.input("x", {-1, 3}).output("y").floats("s", {1}, {0.1f});
+         OnnxBuilder::attr(b.node("PRelu", "pr", {"x", "s"}, {"y"}), "fancy", int64_t{1});
+       }, {"pr", "'fancy'"}},
       {"concat on batch", [](OnnxBuilder& b) {
          b.input("x", {-1, 4}).input("z", {-1, 4}).output("y");
          OnnxBuilder::attr(b.node("Concat", "cat", {"x", "z"}, {"y"}), "axis", int64_t{0});

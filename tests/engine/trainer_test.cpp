@@ -124,6 +124,17 @@ TEST(Trainer, GroupNormGradientsMatchFiniteDifferences) {
   check_gradients(golden_model("norm_group_norm_torch"), 2, 6);
   check_gradients(golden_model("norm_opset21_group_normalization"), 3, 7);
 }
+// Binary (run-time operands of every broadcast kind, a constant operand, x * x) and PRelu.
+TEST(Trainer, BinaryGradientsMatchFiniteDifferences) { check_gradients(golden_model("binary_residual_block"), 2, 5); }
+TEST(Trainer, ResidualScalingGradientsMatchFiniteDifferences) { check_gradients(golden_model("binary_esrgan_head"), 2, 6); }
+// (Batch and seed such that no pre-activation lies within the step of PReLU's kink at 0:
+// with seed 7 and batch 3 one did, and a bias's finite difference straddled it.)
+TEST(Trainer, PReluGradientsMatchFiniteDifferences) { check_gradients(golden_model("prelu_block"), 2, 8); }
+// Elu, Selu, Clip, HardSigmoid, Softplus fused into convs (gradients from the output);
+// HardSwish and Mish as Elementwise ops (gradients from the input). Elu(0.7), Selu, Clip,
+// HardSigmoid and HardSwish have kinks: with seed 9 one pre-activation lay within the
+// step of Elu's kink at 0 (slopes 0.7 and 1) and a bias's finite difference straddled it.
+TEST(Trainer, NewActivationGradientsMatchFiniteDifferences) { check_gradients(golden_model("activations_after_conv"), 2, 10); }
 
 // Every golden case trains: its backward, through every op it uses, against finite
 // differences. That covers each op's golden and every generator family of the zoo

@@ -483,6 +483,106 @@ def make_group_cases():
                "(eval mode) so the BatchNorm folds in the converter. opset 13.", seed=23, keep_bn=True)
 
 
+# ----------------------------------------------------------------------------- element-wise math (Binary, PRelu)
+class BinaryResidualBlock(nn.Module):
+    """conv -> ReLU -> conv + skip (equal shapes), times a per-channel run-time style,
+    minus a per-sample run-time scalar, plus a run-time [N,C,1,W] row (general broadcast),
+    divided by a run-time tensor, times a constant [H,W] mask, then c / x and c - x."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(4, 4, 3, padding=1)
+        self.c2 = nn.Conv2d(4, 4, 3, padding=1)
+        self.rows = nn.Conv2d(4, 4, (6, 1))          # [N,4,6,5] -> [N,4,1,5]
+        self.style = nn.Linear(3, 4)
+        self.gate = nn.Linear(3, 1)
+        self.register_buffer("mask", torch.rand(6, 5) + 0.5)
+
+    def forward(self, x, z):
+        r = self.c2(F.relu(self.c1(x)))
+        h = x + r                                     # the residual add
+        h = h * self.style(z).view(-1, 4, 1, 1)       # per-channel run-time operand
+        h = h - self.gate(z).view(-1, 1, 1, 1)        # per-sample scalar
+        h = h + self.rows(x)                          # [N,C,1,W]: the strided path
+        h = h / (1.5 + torch.sigmoid(r))              # two run-time tensors
+        h = h * self.mask                             # constant [H,W] operand
+        return 2.0 / (3.0 + h * h) - h                # c / x (not affine), x * x, c - x
+
+
+class BinaryEsrganHead(nn.Module):
+    """ESRGAN-style residual scaling x + 0.2 * f(x) (the Mul folds into the conv), then
+    an image head conv -> tanh -> (t + 1) / 2 (the Add and Div fold into one ChannelAffine)."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 5, 3, padding=1)
+        self.c2 = nn.Conv2d(5, 5, 3, padding=1)
+        self.c3 = nn.Conv2d(5, 5, 3, padding=1)
+        self.head = nn.Conv2d(5, 3, 3, padding=1)
+
+    def forward(self, x):
+        f = self.c1(x)
+        r = self.c3(F.leaky_relu(self.c2(f), 0.2))
+        h = f + r * 0.2
+        return (torch.tanh(self.head(h)) + 1) / 2
+
+
+class PReluBlock(nn.Module):
+    """Linear -> PReLU per feature -> view -> conv -> PReLU per channel -> conv ->
+    PReLU with one shared slope, plus a skip."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(6, 5 * 3 * 4)
+        self.p0 = nn.PReLU(5 * 3 * 4, init=0.1)
+        self.c1 = nn.Conv2d(5, 7, 3, padding=1)
+        self.p1 = nn.PReLU(7)
+        self.c2 = nn.Conv2d(7, 5, 3, padding=1)
+        self.p2 = nn.PReLU()
+        with torch.no_grad():
+            self.p0.weight.uniform_(-0.5, 0.5)
+            self.p1.weight.uniform_(-0.5, 0.5)
+            self.p2.weight.fill_(0.3)
+
+    def forward(self, z):
+        x = self.p0(self.fc(z)).view(-1, 5, 3, 4)
+        return self.p2(self.c2(self.p1(self.c1(x)))) + x
+
+
+class ActivationsAfterConv(nn.Module):
+    """One conv branch per new activation, concatenated: Elu, Selu, Hardtanh and ReLU6
+    (Clip), Hardsigmoid, Softplus fuse into their conv; Hardswish and Mish (exported as
+    x * tanh(softplus(x))) are Elementwise ops; a Softplus whose conv output has another
+    reader is an Elementwise op too."""
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([nn.Conv2d(3, 2, 3, padding=1) for _ in range(9)])
+
+    def forward(self, x):
+        c = [conv(x) for conv in self.convs]
+        return torch.cat([F.elu(c[0], 0.7), F.selu(c[1]), F.hardtanh(c[2], -0.5, 1.2), F.relu6(c[3] * 4),
+                          F.hardsigmoid(c[4] * 3), F.hardswish(c[5] * 3), F.softplus(c[6]), F.mish(c[7]),
+                          F.softplus(c[8]), c[8]], 1)
+
+
+def make_math_cases():
+    torch.manual_seed(31)
+    torch_case("binary_residual_block", BinaryResidualBlock(), {"x": torch.randn(2, 4, 6, 5), "z": torch.randn(2, 3)}, "y", 13,
+               "Add/Sub/Mul/Div of run-time tensors: residual add (equal shapes), per-channel and per-sample "
+               "run-time operands, a [N,C,1,W] operand, division by a run-time tensor, a constant [H,W] mask, "
+               "c / x, x * x and c - x. opset 13.", seed=31)
+    torch.manual_seed(32)
+    torch_case("binary_esrgan_head", BinaryEsrganHead(), {"x": torch.randn(2, 3, 7, 6)}, "image", 13,
+               "ESRGAN residual scaling f + 0.2 * r (the constant Mul folds into the conv) and a "
+               "(tanh(x) + 1) / 2 head (Add and Div fold into one ChannelAffine). opset 13.", seed=32)
+    torch.manual_seed(33)
+    torch_case("prelu_block", PReluBlock(), {"z": torch.randn(3, 6)}, "y", 13,
+               "Linear -> PReLU(60) on rows, conv -> PReLU(7) per channel, conv -> PReLU() shared, "
+               "plus a skip. opset 13.", seed=33)
+    torch.manual_seed(34)
+    torch_case("activations_after_conv", ActivationsAfterConv(), {"x": torch.randn(2, 3, 5, 4)}, "y", 17,
+               "Conv branches with Elu(0.7), Selu, Hardtanh(-0.5,1.2), ReLU6, Hardsigmoid, Hardswish, Softplus, "
+               "Mish (x*tanh(softplus(x)) at opset 17) and a Softplus beside its unactivated input, "
+               "concatenated on channels. opset 17.", seed=34)
+
+
 # ----------------------------------------------------------------------------- hand-built ONNX
 def make_onnx_cases():
     # convt_asym_pads: pads [top,left,bottom,right] = [0,1,2,0].
@@ -700,7 +800,7 @@ def make_audio_pool_cases(pending_dir=None):
 
 
 def main():
-    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm); none = all.
+    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm, math); none = all.
     # --pending DIR also writes the cases that need ops not yet on this branch into DIR.
     args = sys.argv[1:]
     pending = None
@@ -708,7 +808,7 @@ def main():
         i = args.index("--pending")
         pending = args[i + 1]
         del args[i:i + 2]
-    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm"}
+    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math"}
     if "torch" in groups:
         make_torch_cases()
     if "onnx" in groups:
@@ -719,6 +819,8 @@ def main():
         make_audio_pool_cases(pending)
     if "norm" in groups or "make_norm_cases" in groups:
         make_norm_cases()
+    if "math" in groups or "make_math_cases" in groups:
+        make_math_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:

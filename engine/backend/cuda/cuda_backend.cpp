@@ -172,12 +172,31 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
   return factories;
 }
 
+// The activation an op applies (its fused epilogue's, a ChannelAffine's or an Elementwise's).
+schema::Activation activation_of(const schema::Op& op) {
+  auto of = [](const schema::Epilogue* ep) { return ep ? ep->activation() : schema::Activation_None; };
+  switch (op.kind_type()) {
+    case schema::OpKind_ConvTranspose2D: return of(op.kind_as_ConvTranspose2D()->epilogue());
+    case schema::OpKind_Conv2D: return of(op.kind_as_Conv2D()->epilogue());
+    case schema::OpKind_Dense: return of(op.kind_as_Dense()->epilogue());
+    case schema::OpKind_ChannelAffine: return op.kind_as_ChannelAffine()->activation();
+    case schema::OpKind_Elementwise: return op.kind_as_Elementwise()->activation();
+    default: return schema::Activation_None;
+  }
+}
+
 class CudaBackend final : public ComputeBackend {
  public:
   Backend kind() const override { return Backend::kCuda; }
   const char* name() const override { return "cuda"; }
   bool supports(const OpDef& op) const override { return kernel_factories().count(op.name()) != 0; }
   std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override {
+    // kernels_cuda/common/activation.cuh knows None..Sigmoid; the later ones (Elu, Selu,
+    // Clip, HardSigmoid, HardSwish, Softplus, Mish) run on the CPU backend only.
+    const schema::Activation act = activation_of(args.op);
+    if (act > schema::Activation_Sigmoid)
+      throw Error(std::string("CUDA backend: op '") + (args.op.name() ? args.op.name()->str() : std::string()) + "' (" + op.name() +
+                  ") uses the activation " + schema::EnumNameActivation(act) + ", which the CUDA kernels do not implement; use the CPU backend");
     try {
       return kernel_factories().at(op.name())(args);
     } catch (const CudaError& e) {

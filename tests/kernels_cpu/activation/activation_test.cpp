@@ -75,5 +75,73 @@ TEST(ActivationBackward, MatchesDerivatives) {
     }
 }
 
+// The activations with a second parameter, each with (alpha, beta) as the converter
+// writes them: Elu(0.7), Selu(ONNX defaults), Clip(-0.5, 1.2), HardSigmoid(0.2, 0.5).
+struct Param {
+  Activation a;
+  float alpha, beta;
+};
+constexpr Param kNewActivations[] = {
+    {Activation::kElu, 0.7f, 0.f},         {Activation::kSelu, 1.6732632f, 1.050701f}, {Activation::kClip, -0.5f, 1.2f},
+    {Activation::kHardSigmoid, 0.2f, 0.5f}, {Activation::kHardSwish, 0.f, 0.f},        {Activation::kSoftplus, 0.f, 0.f},
+    {Activation::kMish, 0.f, 0.f},
+};
+
+TEST(Activation, NewActivationsMatchTheirDefinitions) {
+  EXPECT_FLOAT_EQ(activate(-1.f, Activation::kElu, 0.7f), 0.7f * std::expm1(-1.f));
+  EXPECT_FLOAT_EQ(activate(2.f, Activation::kSelu, 1.5f, 1.1f), 2.2f);
+  EXPECT_FLOAT_EQ(activate(3.f, Activation::kClip, 0.f, 6.f), 3.f);
+  EXPECT_FLOAT_EQ(activate(7.f, Activation::kClip, 0.f, 6.f), 6.f);
+  EXPECT_FLOAT_EQ(activate(1.f, Activation::kHardSigmoid, 0.2f, 0.5f), 0.7f);
+  EXPECT_FLOAT_EQ(activate(1.f, Activation::kHardSwish, 0.f), 1.f * (1.f / 6.f + 0.5f));
+  EXPECT_FLOAT_EQ(activate(0.f, Activation::kSoftplus, 0.f), std::log(2.f));
+  EXPECT_NEAR(activate(1.f, Activation::kMish, 0.f), 1.f * std::tanh(std::log1p(std::exp(1.f))), 1e-7f);
+  EXPECT_FLOAT_EQ(activate(100.f, Activation::kSoftplus, 0.f), 100.f);
+  EXPECT_TRUE(activation_invertible(Activation::kClip));
+  EXPECT_FALSE(activation_invertible(Activation::kHardSwish));
+  EXPECT_FALSE(activation_invertible(Activation::kMish));
+}
+
+TEST(Activation, NewActivationsVectorisedMatchDefinitions) {
+  std::mt19937 rng(18);
+  for (const Param& p : kNewActivations)
+    for (int64_t channels : {1, 3, 16, 37}) {
+      const int64_t count = uniform_int(rng, 1, 300);
+      auto y = random_floats(rng, static_cast<size_t>(count * channels));
+      for (float& v : y) v *= 8.f;
+      const auto before = y;
+      apply_activation(y.data(), count, channels, channels, p.a, p.alpha, p.beta);
+      std::vector<float> z(before.size());
+      elementwise_activation(static_cast<int64_t>(before.size()), before.data(), z.data(), p.a, p.alpha, p.beta);
+      for (size_t i = 0; i < y.size(); ++i) {
+        const float want = activate(before[i], p.a, p.alpha, p.beta);
+        ASSERT_NEAR(y[i], want, 2e-6f * (1.f + std::abs(want))) << "activation " << static_cast<int>(p.a) << " at " << before[i];
+        ASSERT_EQ(z[i], want);
+      }
+      // The fused store applies the same functor.
+      std::vector<float> stored(before.size());
+      std::vector<float*> rows(static_cast<size_t>(count));
+      for (int64_t r = 0; r < count; ++r) rows[static_cast<size_t>(r)] = stored.data() + r * channels;
+      store_with_epilogue(before.data(), count, channels, rows.data(), nullptr, p.a, p.alpha, p.beta);
+      EXPECT_EQ(stored, y);
+    }
+}
+
+TEST(ActivationBackward, NewActivationsMatchDerivatives) {
+  for (const Param& p : kNewActivations)
+    for (float x : {-3.7f, -2.3f, -0.7f, -0.2f, 0.4f, 0.8f, 1.9f, 4.2f}) {  // away from the kinks at -3, -0.5, 0, 1.2, 2.5 and 3
+      const double numeric =
+          (static_cast<double>(activate(x + 1e-3f, p.a, p.alpha, p.beta)) - activate(x - 1e-3f, p.a, p.alpha, p.beta)) / 2e-3;
+      float from_input = 1.5f;
+      activation_backward_from_input(1, &x, &from_input, p.a, p.alpha, p.beta);
+      EXPECT_NEAR(from_input, 1.5 * numeric, 3e-3) << "from input: activation " << static_cast<int>(p.a) << " at " << x;
+      if (!activation_invertible(p.a)) continue;
+      const float y = activate(x, p.a, p.alpha, p.beta);
+      float from_output = 1.5f;
+      activation_backward(1, &y, &from_output, p.a, p.alpha, p.beta);
+      EXPECT_NEAR(from_output, 1.5 * numeric, 3e-3) << "from output: activation " << static_cast<int>(p.a) << " at " << x;
+    }
+}
+
 }  // namespace
 }  // namespace edgegan::cpu

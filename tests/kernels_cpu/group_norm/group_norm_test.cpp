@@ -42,7 +42,7 @@ TEST(GroupNorm, InstanceNormOfKnownValues) {
   const GroupNormShape s{1, 2, 2, 2};
   const std::vector<float> x = {1, 10, 3, 30}, scale = {2, 1}, shift = {0, 5};
   std::vector<float> y(4);
-  group_norm(s, x.data(), scale.data(), shift.data(), 0.f, y.data(), Activation::kNone, 0.f, nullptr, 1);
+  group_norm(s, x.data(), scale.data(), shift.data(), 0.f, y.data(), Activation::kNone, 0.f, 0.f, nullptr, 1);
   const std::vector<float> want = {-2, 4, 2, 6};
   EXPECT_LT(max_abs_diff(y, want), 1e-6f);
 }
@@ -60,15 +60,15 @@ TEST(GroupNorm, FastMatchesReference) {
     std::vector<float> want(count);
     group_norm_reference(s, x.data(), scale.data(), shift.data(), eps, want.data(), act, 0.2f);
     std::vector<float> got1(count, NAN), got2(count, NAN);
-    group_norm(s, x.data(), scale.data(), shift.data(), eps, got1.data(), act, 0.2f, nullptr, 1);
-    group_norm(s, x.data(), scale.data(), shift.data(), eps, got2.data(), act, 0.2f, nullptr, 2);
+    group_norm(s, x.data(), scale.data(), shift.data(), eps, got1.data(), act, 0.2f, 0.f, nullptr, 1);
+    group_norm(s, x.data(), scale.data(), shift.data(), eps, got2.data(), act, 0.2f, 0.f, nullptr, 2);
     ASSERT_TRUE(all_finite(got1)) << text(s);
     EXPECT_LT(max_abs_diff(got1, want), 2e-5f) << text(s);
     EXPECT_EQ(0, std::memcmp(got1.data(), got2.data(), count * 4)) << "threads 1 and 2 differ, " << text(s);
     // In place, and a planned workspace full of NaN: the same bits.
     std::vector<float> in_place = x;
     std::vector<float> workspace(static_cast<size_t>(group_norm_workspace(s)), std::numeric_limits<float>::quiet_NaN());
-    group_norm(s, in_place.data(), scale.data(), shift.data(), eps, in_place.data(), act, 0.2f, workspace.data(), 2);
+    group_norm(s, in_place.data(), scale.data(), shift.data(), eps, in_place.data(), act, 0.2f, 0.f, workspace.data(), 2);
     EXPECT_EQ(0, std::memcmp(got1.data(), in_place.data(), count * 4)) << "in place, " << text(s);
   }
 }
@@ -85,7 +85,7 @@ TEST(GroupNorm, LargeMeanOffsetStaysAccurate) {
       const std::vector<float> scale(static_cast<size_t>(s.channels), 1.f), shift(static_cast<size_t>(s.channels), 0.f);
       std::vector<float> want(count), got(count);
       group_norm_reference(s, x.data(), scale.data(), shift.data(), 1e-5f, want.data(), Activation::kNone, 0.f);
-      group_norm(s, x.data(), scale.data(), shift.data(), 1e-5f, got.data(), Activation::kNone, 0.f, nullptr, 2);
+      group_norm(s, x.data(), scale.data(), shift.data(), 1e-5f, got.data(), Activation::kNone, 0.f, 0.f, nullptr, 2);
       EXPECT_LT(max_abs_diff(got, want), 1e-5f) << text(s) << " offset " << offset;
     }
   }

@@ -1,0 +1,150 @@
+// Binary: y = a (+ - * /) b with ONNX broadcasting over storage dimensions; one operand
+// may be a constant weight buffer (not trainable).
+#include <algorithm>
+
+#include "engine/ops/op_def.h"
+#include "engine/ops/op_kernel_util.h"
+#include "engine/ops/op_text.h"
+#include "engine/ops/op_validator.h"
+#include "kernels_cpu/binary/binary.h"
+
+namespace edgegan {
+namespace {
+
+const char* operation_name(schema::BinaryOperation o) {
+  switch (o) {
+    case schema::BinaryOperation_Add: return "add";
+    case schema::BinaryOperation_Sub: return "sub";
+    case schema::BinaryOperation_Mul: return "mul";
+    case schema::BinaryOperation_Div: return "div";
+  }
+  return "?";
+}
+
+class BinaryKernel final : public OpKernel {
+ public:
+  BinaryKernel(const KernelArgs& args, const schema::Binary& op)
+      : a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<cpu::BinaryOp>(op.operation())), constant_(a_ < 0 || b_ < 0 ? args.weights.f32(op.constant()) : nullptr) {
+    const TensorDesc& y = args.tensor(output_);
+    shape_.rank = static_cast<int>(y.dims.size());
+    auto fill = [&](int tensor, int64_t* dims) {
+      for (int k = 0; k < shape_.rank; ++k) {
+        if (tensor >= 0) dims[k] = k == 0 ? args.batch : args.tensor(tensor).dims[static_cast<size_t>(k)];
+        else dims[k] = op.constant_dims()->Get(static_cast<uint32_t>(k));
+      }
+    };
+    for (int k = 0; k < shape_.rank; ++k) shape_.out[k] = k == 0 ? args.batch : y.dims[static_cast<size_t>(k)];
+    fill(a_, shape_.a);
+    fill(b_, shape_.b);
+    const int64_t n = cpu::binary_elements(shape_.out, shape_.rank);
+    if (a_ >= 0 && cpu::binary_elements(shape_.a, shape_.rank) == n) in_place_ = a_;
+    else if (b_ >= 0 && cpu::binary_elements(shape_.b, shape_.rank) == n) in_place_ = b_;
+  }
+  const char* kernel_name() const override { return "binary"; }
+  bool works_in_place() const override { return in_place_ >= 0; }
+  int in_place_input() const override { return in_place_; }
+  void run(const RunContext& ctx) override { cpu::binary(shape_, op_, operand(ctx, a_), operand(ctx, b_), ctx.f32(output_), ctx.threads); }
+  void backward(const BackwardContext& b) override {
+    const float* g = b.grad(output_);
+    const float* va = operand(b.ctx, a_);
+    const float* vb = operand(b.ctx, b_);
+    size_t k = 0;  // the run-time inputs, in inputs() order
+    for (int which : {0, 1}) {
+      const int tensor = which == 0 ? a_ : b_;
+      if (tensor < 0) continue;
+      if (b.wants(k)) cpu::binary_backward(shape_, op_, which, va, vb, g, b.grad(tensor), b.accumulates(k), b.ctx.threads);
+      ++k;
+    }
+  }
+
+ private:
+  const float* operand(const RunContext& ctx, int tensor) const { return tensor >= 0 ? ctx.f32(tensor) : constant_; }
+
+  int a_, b_, output_;
+  cpu::BinaryOp op_;
+  const float* constant_;
+  cpu::BinaryShape shape_;
+  int in_place_ = -1;
+};
+
+class BinaryDef final : public OpDef {
+ public:
+  const char* name() const override { return "Binary"; }
+  std::vector<int> inputs(const schema::Op& o) const override {
+    const auto& op = *o.kind_as_Binary();
+    std::vector<int> in;
+    if (op.a() >= 0) in.push_back(op.a());
+    if (op.b() >= 0) in.push_back(op.b());
+    return in;
+  }
+  int output(const schema::Op& op) const override { return op.kind_as_Binary()->output(); }
+  void validate(const schema::Op& o, OpValidator& v) const override {
+    const auto& op = *o.kind_as_Binary();
+    if (op.operation() < schema::BinaryOperation_MIN || op.operation() > schema::BinaryOperation_MAX) v.fail("unknown operation");
+    if (op.a() < 0 && op.b() < 0) v.fail("both operands are the constant");
+    if (op.a() < -1 || op.b() < -1) v.fail("operand index below -1");
+    const TensorDesc* a = op.a() >= 0 ? &v.use(op.a(), "a") : nullptr;
+    const TensorDesc* b = op.b() >= 0 ? &v.use(op.b(), "b") : nullptr;
+    TensorDesc& y = v.define(op.output());
+    v.expect_float(y);
+    const size_t rank = y.dims.size();
+    if (rank < 1 || rank > static_cast<size_t>(cpu::kBinaryMaxRank)) v.fail("output rank " + std::to_string(rank) + " is not 1.." + std::to_string(cpu::kBinaryMaxRank));
+    std::vector<int64_t> want(rank, 1);
+    want[0] = -1;
+    for (const TensorDesc* t : {a, b}) {
+      if (!t) continue;
+      v.expect_float(*t);
+      if (t->dims.size() != rank) v.fail("operand '" + t->name + "' " + dims_text(t->dims) + " does not have the output's rank");
+      if (t->layout != y.layout) v.fail("operand '" + t->name + "' has another layout than the output");
+      for (size_t k = 1; k < rank; ++k) {
+        if (t->dims[k] != y.dims[k] && t->dims[k] != 1)
+          v.fail("operand '" + t->name + "' " + dims_text(t->dims) + " does not broadcast to the output " + dims_text(y.dims));
+        want[k] = std::max(want[k], t->dims[k]);
+      }
+    }
+    const bool has_constant = !a || !b;
+    if (!has_constant) {
+      if (op.constant() != 0 || op.constant_dims()) v.fail("a constant is given but both operands are tensors");
+    } else {
+      const auto* cd = op.constant_dims();
+      if (!cd || cd->size() != rank) v.fail("constant_dims does not have the output's rank");
+      if (cd->Get(0) != 1) v.fail("the constant's first dimension is not 1");
+      uint64_t elements = 1;
+      for (size_t k = 1; k < rank; ++k) {
+        const int64_t d = cd->Get(static_cast<uint32_t>(k));
+        if (d != y.dims[k] && d != 1) v.fail("constant_dims " + std::to_string(d) + " does not broadcast to the output " + dims_text(y.dims));
+        want[k] = std::max(want[k], d);
+        elements *= static_cast<uint64_t>(d);
+      }
+      v.expect_buffer(op.constant(), elements, "constant", false);
+    }
+    v.expect_dims(y, want, "output");
+  }
+  void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
+    const auto& op = *o.kind_as_Binary();
+    auto attrs = text_stream();
+    attrs << operation_name(op.operation());
+    if (op.a() < 0 || op.b() < 0) {
+      std::vector<int64_t> dims;
+      if (op.constant_dims())
+        for (int64_t d : *op.constant_dims()) dims.push_back(d);
+      attrs << " constant " << (op.a() < 0 ? "a " : "b ") << dims_text(dims);
+    }
+    info.attributes = attrs.str();
+    info.weight_bytes = m.buffer_bytes(op.constant());
+  }
+  std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }
+  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
+    return std::make_unique<BinaryKernel>(a, *a.op.kind_as_Binary());
+  }
+};
+
+}  // namespace
+
+template <>
+const OpDef& op_definition<schema::OpKind_Binary>() {
+  static const BinaryDef def;
+  return def;
+}
+
+}  // namespace edgegan

@@ -1,0 +1,47 @@
+// Element-wise y = a (op) b of two tensors with ONNX multidirectional broadcasting,
+// over the tensors' storage dimensions (NHWC for images): every operand has the
+// output's rank and, per dimension, either the output's size or 1.
+//
+// The fast forward collapses the shapes (dropping size-1 output dimensions and merging
+// neighbours that broadcast alike), so the equal-shape residual add is one contiguous
+// loop, a per-channel operand an inner loop over channels and a per-sample scalar a
+// broadcast value; every other shape is the same strided loop over the collapsed rows.
+// Its inner loops vectorise; rows (or chunks of one long row) are spread over threads.
+//
+// The backward gives each operand's gradient reduced (summed) over the dimensions it
+// was broadcast along, in a fixed order whatever the thread count (no atomics).
+#pragma once
+
+#include <cstdint>
+
+namespace edgegan::cpu {
+
+enum class BinaryOp : int { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
+
+inline constexpr int kBinaryMaxRank = 8;
+
+struct BinaryShape {
+  int rank = 0;
+  int64_t out[kBinaryMaxRank] = {};
+  int64_t a[kBinaryMaxRank] = {};
+  int64_t b[kBinaryMaxRank] = {};
+};
+
+// Every operand dimension is the output's or 1, the output's is the larger, sizes >= 1.
+bool binary_shape_valid(const BinaryShape& s);
+int64_t binary_elements(const int64_t* dims, int rank);
+
+// Plain loops over the output's multi-index: the definition.
+void binary_reference(const BinaryShape& s, BinaryOp op, const float* a, const float* b, float* y);
+// The fast forward; y may be a or b where that operand has the output's shape.
+void binary(const BinaryShape& s, BinaryOp op, const float* a, const float* b, float* y, int threads);
+
+// The gradient of operand `which` (0: a, 1: b) from dy: d = sum over the operand's
+// broadcast dimensions of dy * dy/d(operand). a and b are the forward's operands (Mul
+// and Div read them). The reference accumulates in double and overwrites d.
+void binary_backward_reference(const BinaryShape& s, BinaryOp op, int which, const float* a, const float* b, const float* dy, float* d);
+// The fast backward: overwrites d, or adds to it when `accumulate`. Deterministic.
+void binary_backward(const BinaryShape& s, BinaryOp op, int which, const float* a, const float* b, const float* dy, float* d,
+                     bool accumulate, int threads);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,66 @@
+#include "kernels_cpu/prelu/prelu.h"
+
+namespace edgegan::cpu {
+
+namespace {
+constexpr int64_t kMinParallelElements = 1 << 14;
+}
+
+void prelu_reference(int64_t pixels, int64_t channels, const float* slope, const float* x, float* y) {
+  for (int64_t p = 0; p < pixels; ++p)
+    for (int64_t c = 0; c < channels; ++c) {
+      const float v = x[p * channels + c];
+      y[p * channels + c] = v > 0.f ? v : slope[c] * v;
+    }
+}
+
+void prelu(int64_t pixels, int64_t channels, const float* slope, const float* x, float* y, int threads) {
+  if (channels == 1) {  // one slope: one long loop, in chunks over threads
+    const float s = slope[0];
+    const int64_t chunks = (pixels + 4095) / 4096;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels >= kMinParallelElements)
+    for (int64_t k = 0; k < chunks; ++k) {
+      const int64_t end = k * 4096 + 4096 < pixels ? k * 4096 + 4096 : pixels;
+      for (int64_t i = k * 4096; i < end; ++i) y[i] = x[i] > 0.f ? x[i] : s * x[i];
+    }
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels * channels >= kMinParallelElements)
+  for (int64_t p = 0; p < pixels; ++p) {
+    const float* xp = x + p * channels;
+    float* yp = y + p * channels;
+    for (int64_t c = 0; c < channels; ++c) yp[c] = xp[c] > 0.f ? xp[c] : slope[c] * xp[c];
+  }
+}
+
+void prelu_backward(int64_t pixels, int64_t channels, const float* slope, const float* x, const float* dy, float* dx, bool accumulate,
+                    float* dslope, int threads) {
+  if (dx) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels * channels >= kMinParallelElements)
+    for (int64_t p = 0; p < pixels; ++p) {
+      const float* xp = x + p * channels;
+      const float* gp = dy + p * channels;
+      float* dp = dx + p * channels;
+      if (accumulate) {
+        for (int64_t c = 0; c < channels; ++c) dp[c] += xp[c] > 0.f ? gp[c] : gp[c] * slope[c];
+      } else {
+        for (int64_t c = 0; c < channels; ++c) dp[c] = xp[c] > 0.f ? gp[c] : gp[c] * slope[c];
+      }
+    }
+  }
+  if (!dslope) return;
+  if (channels == 1) {
+    float sum = 0.f;
+    for (int64_t i = 0; i < pixels; ++i) sum += x[i] > 0.f ? 0.f : dy[i] * x[i];
+    dslope[0] += sum;
+    return;
+  }
+  // One pass in pixel order, vectorised over channels: each slope's sum has a fixed order.
+  for (int64_t p = 0; p < pixels; ++p) {
+    const float* xp = x + p * channels;
+    const float* gp = dy + p * channels;
+    for (int64_t c = 0; c < channels; ++c) dslope[c] += xp[c] > 0.f ? 0.f : gp[c] * xp[c];
+  }
+}
+
+}  // namespace edgegan::cpu
