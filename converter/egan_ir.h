@@ -36,6 +36,10 @@ struct IrOp {
   float alpha = 0.01f;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, storage order
+  // Pad: [top, left, bottom, right] (negative crops), schema::PadMode, constant fill.
+  int64_t pads[4] = {0, 0, 0, 0};
+  int pad_mode = 0;
+  float pad_value = 0.f;
 };
 
 struct IrInput {

@@ -71,7 +71,7 @@ std::string Lowering::resolve(const std::string& name) const {
   return it == alias_.end() ? name : it->second;
 }
 
-int Lowering::new_tensor(const std::string& name, const Value& v) {
+IrTensor Lowering::make_tensor(const std::string& name, const Value& v) {
   IrTensor t;
   t.name = name;
   t.is_int = v.is_int;
@@ -79,7 +79,11 @@ int Lowering::new_tensor(const std::string& name, const Value& v) {
   t.dims.push_back(-1);
   if (t.nhwc) t.dims.insert(t.dims.end(), {v.shape[2], v.shape[3], v.shape[1]});
   else t.dims.insert(t.dims.end(), v.shape.begin() + 1, v.shape.end());
-  ir_.tensors.push_back(t);
+  return t;
+}
+
+int Lowering::new_tensor(const std::string& name, const Value& v) {
+  ir_.tensors.push_back(make_tensor(name, v));
   const int index = static_cast<int>(ir_.tensors.size()) - 1;
   tensor_of_[name] = index;
   return index;
@@ -114,6 +118,12 @@ IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::Op
 
 void Lowering::absorb(const Node& n, IrOp& op) {
   op.name += "+" + n.name;
+  tensor_of_[n.outputs[0]] = op.output;
+}
+
+void Lowering::take_over(IrOp& op, const Node& n) {
+  op.name += "+" + n.name;
+  ir_.tensors[static_cast<size_t>(op.output)] = make_tensor(n.outputs[0], value(n.outputs[0]));
   tensor_of_[n.outputs[0]] = op.output;
 }
 

@@ -34,12 +34,17 @@ class Lowering {
   void absorb(const Node& n, IrOp& op);
   // W := W * scale[output channel]; bias := bias * scale + shift (a folded BatchNorm or bias).
   void scale_and_shift(IrOp& op, const std::vector<float>& scale, const std::vector<float>& shift);
+  // n absorbs `op`, the producer of its input 0 that only n reads (a Pad folded into
+  // the Conv after it): op's output tensor becomes n's output. The caller turns op
+  // into what n computes.
+  void take_over(IrOp& op, const Node& n);
   // n's output is its input 0 (a reshape that changes nothing).
   void alias_output(const Node& n) { tensor_of_[n.outputs[0]] = tensor(n, 0); }
   IrModel& model() { return ir_; }
 
  private:
   int new_tensor(const std::string& name, const Value& v);
+  static IrTensor make_tensor(const std::string& name, const Value& v);
   void finish_outputs();
   void assign_roles();
 

@@ -284,6 +284,33 @@ def make_torch_cases():
                "Linear+BatchNorm1d(eps 0.8)+LeakyReLU, Linear+Tanh, view(size(0),1,6,6). opset 12.", seed=8)
 
 
+# ----------------------------------------------------------------------------- spatial ops
+class PadBlocks(nn.Module):
+    """CycleGAN-style front (ReflectionPad2d(3) + Conv k7), a ZeroPad2d that the converter
+    folds into the stride-2 Conv after it, a ReplicationPad2d (edge) + Conv, and a constant
+    F.pad with value 0.3 that also crops (negative pads)."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 6, 7)
+        self.c2 = nn.Conv2d(6, 6, 3, stride=2)
+        self.c3 = nn.Conv2d(6, 4, 3)
+
+    def forward(self, x):
+        # Smooth activations: the trainer's finite differences over this case cross no kinks.
+        x = torch.tanh(self.c1(nn.ReflectionPad2d(3)(x)))
+        x = torch.sigmoid(self.c2(nn.ZeroPad2d((1, 2, 0, 1))(x)))
+        x = self.c3(nn.ReplicationPad2d((2, 1, 1, 0))(x))
+        return torch.tanh(F.pad(x, (1, -1, 2, 0), value=0.3))
+
+
+def make_spatial_cases():
+    torch.manual_seed(25)
+    torch_case("pad_reflect_zero_edge", PadBlocks(), {"x": torch.randn(2, 3, 9, 8)}, "y", 13,
+               "ReflectionPad2d(3)+Conv k7+Tanh, ZeroPad2d((1,2,0,1)) (folds into the next Conv's pads)+Conv k3 s2+"
+               "Sigmoid, ReplicationPad2d((2,1,1,0))+Conv k3, F.pad((1,-1,2,0), value=0.3) (crops the right "
+               "column)+Tanh. opset 13.", seed=25)
+
+
 # ----------------------------------------------------------------------------- hand-built ONNX
 def make_onnx_cases():
     # convt_asym_pads: pads [top,left,bottom,right] = [0,1,2,0].
@@ -345,6 +372,7 @@ def make_onnx_cases():
 
 def main():
     make_torch_cases()
+    make_spatial_cases()
     make_onnx_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
