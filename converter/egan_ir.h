@@ -40,6 +40,10 @@ struct IrOp {
   int64_t pads[4] = {0, 0, 0, 0};
   int pad_mode = 0;
   float pad_value = 0.f;
+  // DepthToSpace: block, schema::DepthToSpaceMode, direction.
+  int64_t block = 1;
+  int depth_to_space_mode = 0;
+  bool space_to_depth = false;
 };
 
 struct IrInput {

@@ -51,6 +51,7 @@ IrModel Lowering::run() {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     if (a_.folded[i] || n.op == "Identity" || n.op == "Dropout") continue;  // folded, or aliases
+    if (claimed_.count(n.outputs[0])) continue;  // lowered with an earlier node
     const OpLowering* lowering = lowering_of_onnx(n.op);
     if (!lowering) throw ConvertError(where(n) + ": op '" + n.op + "' is not supported");
     lowering->lower(n, *this);
@@ -119,6 +120,19 @@ IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::Op
 void Lowering::absorb(const Node& n, IrOp& op) {
   op.name += "+" + n.name;
   tensor_of_[n.outputs[0]] = op.output;
+}
+
+const Node* Lowering::sole_consumer(const Node& n) const {
+  const std::string out = resolve(n.outputs[0]);
+  const auto count = consumers_.find(out);
+  if (count == consumers_.end() || count->second != 1) return nullptr;
+  for (size_t i = 0; i < a_.nodes.size(); ++i) {
+    const Node& m = a_.nodes[i];
+    if (a_.folded[i] || m.op == "Identity" || m.op == "Dropout") continue;
+    for (const auto& in : m.inputs)
+      if (!in.empty() && resolve(in) == out) return &m;
+  }
+  return nullptr;  // a graph output
 }
 
 void Lowering::take_over(IrOp& op, const Node& n) {

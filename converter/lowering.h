@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,10 @@ class Lowering {
   // the Conv after it): op's output tensor becomes n's output. The caller turns op
   // into what n computes.
   void take_over(IrOp& op, const Node& n);
+  // The one node that reads n's output 0, or nullptr when several do or it is a graph output.
+  const Node* sole_consumer(const Node& n) const;
+  // n was lowered as part of a pattern an earlier node matched: run() skips it.
+  void claim(const Node& n) { claimed_.insert(n.outputs[0]); }
   // n's output is its input 0 (a reshape that changes nothing).
   void alias_output(const Node& n) { tensor_of_[n.outputs[0]] = tensor(n, 0); }
   IrModel& model() { return ir_; }
@@ -55,6 +60,7 @@ class Lowering {
   std::map<std::string, int> consumers_;
   std::map<std::string, int> tensor_of_;
   std::map<int, int> producer_;  // tensor -> op
+  std::set<std::string> claimed_;  // outputs of nodes lowered by an earlier node's pattern
 };
 
 }  // namespace edgegan::converter

@@ -93,6 +93,7 @@ TEST(Trainer, NonSquareGeneratorGradientsMatchFiniteDifferences) { check_gradien
 TEST(Trainer, DiscriminatorGradientsMatchFiniteDifferences) { check_gradients(golden_model("d_conv_dilated_flatten"), 2, 3); }
 TEST(Trainer, AffineAndTwoOutputGradientsMatchFiniteDifferences) { check_gradients(two_output_model(), 2, 4); }
 TEST(Trainer, PadGradientsMatchFiniteDifferences) { check_gradients(golden_model("pad_reflect_zero_edge"), 2, 25); }
+TEST(Trainer, DepthToSpaceGradientsMatchFiniteDifferences) { check_gradients(golden_model("pixel_unshuffle_dcr"), 2, 27); }
 
 TEST(Trainer, AdamLowersTheLossAndTheSavedModelReloads) {
   const auto model = golden_model("cgan_embed_concat_small");

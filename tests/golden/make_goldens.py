@@ -303,12 +303,53 @@ class PadBlocks(nn.Module):
         return torch.tanh(F.pad(x, (1, -1, 2, 0), value=0.3))
 
 
+class SrganUpsample(nn.Module):
+    """SRGAN-style upsampling block: Conv(C -> 4C, k3 p1) -> PixelShuffle(2) -> LeakyReLU(0.2)
+    (PReLU in the paper), twice. torch exports PixelShuffle as DepthToSpace (mode CRD)."""
+    def __init__(self, c=4):
+        super().__init__()
+        self.c1 = nn.Conv2d(c, 4 * c, 3, padding=1)
+        self.c2 = nn.Conv2d(c, 4 * c, 3, padding=1)
+        self.out = nn.Conv2d(c, 3, 3, padding=1)
+
+    def forward(self, x):
+        x = F.leaky_relu(F.pixel_shuffle(self.c1(x), 2), 0.2)
+        x = F.leaky_relu(F.pixel_shuffle(self.c2(x), 2), 0.2)
+        return torch.tanh(self.out(x))
+
+
+class UnshuffleDcr(nn.Module):
+    """PixelUnshuffle(2) (exported as Reshape/Transpose/Reshape, CRD order), a 1x1 Conv, and a
+    DCR depth-to-space written out as view/permute/reshape (ONNX DepthToSpace's own order)."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(12, 8, 1)
+        self.c2 = nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        x = torch.tanh(self.c1(F.pixel_unshuffle(x, 2)))           # [N,3,6,4] -> [N,12,3,2] -> [N,8,3,2]
+        h, w = x.shape[2], x.shape[3]
+        x = x.view(-1, 2, 2, 2, h, w).permute(0, 3, 4, 1, 5, 2).reshape(-1, 2, h * 2, w * 2)
+        return torch.sigmoid(self.c2(x))
+
+
 def make_spatial_cases():
     torch.manual_seed(25)
     torch_case("pad_reflect_zero_edge", PadBlocks(), {"x": torch.randn(2, 3, 9, 8)}, "y", 13,
                "ReflectionPad2d(3)+Conv k7+Tanh, ZeroPad2d((1,2,0,1)) (folds into the next Conv's pads)+Conv k3 s2+"
                "Sigmoid, ReplicationPad2d((2,1,1,0))+Conv k3, F.pad((1,-1,2,0), value=0.3) (crops the right "
                "column)+Tanh. opset 13.", seed=25)
+
+    torch.manual_seed(26)
+    torch_case("srgan_pixel_shuffle", SrganUpsample(), {"x": torch.randn(2, 4, 3, 5)}, "y", 11,
+               "SRGAN-style upsampling, twice: Conv(4->16, k3 p1) -> PixelShuffle(2) (DepthToSpace CRD) -> "
+               "LeakyReLU(0.2); then Conv(4->3, k3 p1) + Tanh. 3x5 -> 12x20. opset 11.", seed=26)
+
+    torch.manual_seed(27)
+    torch_case("pixel_unshuffle_dcr", UnshuffleDcr(), {"x": torch.randn(2, 3, 6, 4)}, "y", 13,
+               "PixelUnshuffle(2) (Reshape/Transpose/Reshape: SpaceToDepth in CRD order) -> Conv 1x1 (12->8) + Tanh -> "
+               "view(-1,2,2,2,h,w).permute(0,3,4,1,5,2).reshape (DepthToSpace DCR, block 2) -> Conv k3 p1 + Sigmoid. "
+               "opset 13.", seed=27)
 
 
 # ----------------------------------------------------------------------------- hand-built ONNX
