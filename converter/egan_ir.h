@@ -44,6 +44,11 @@ struct IrOp {
   int64_t block = 1;
   int depth_to_space_mode = 0;
   bool space_to_depth = false;
+  // Resize: schema::ResizeMode / ResizeCoordinates / ResizeNearest, cubic A, scales (0: from sizes).
+  int resize_mode = 0, resize_coordinates = 0, resize_nearest = 0;
+  float cubic_coeff_a = -0.75f;
+  bool exclude_outside = false;
+  float scale_h = 0.f, scale_w = 0.f;
 };
 
 struct IrInput {

@@ -94,6 +94,12 @@ TEST(Trainer, DiscriminatorGradientsMatchFiniteDifferences) { check_gradients(go
 TEST(Trainer, AffineAndTwoOutputGradientsMatchFiniteDifferences) { check_gradients(two_output_model(), 2, 4); }
 TEST(Trainer, PadGradientsMatchFiniteDifferences) { check_gradients(golden_model("pad_reflect_zero_edge"), 2, 25); }
 TEST(Trainer, DepthToSpaceGradientsMatchFiniteDifferences) { check_gradients(golden_model("pixel_unshuffle_dcr"), 2, 27); }
+TEST(Trainer, ResizeGradientsMatchFiniteDifferences) {
+  for (const char* name : {"resize_nearest_upsample_conv", "resize_bilinear", "resize_bicubic"}) {
+    SCOPED_TRACE(name);
+    check_gradients(golden_model(name), 2, 28);
+  }
+}
 
 TEST(Trainer, AdamLowersTheLossAndTheSavedModelReloads) {
   const auto model = golden_model("cgan_embed_concat_small");

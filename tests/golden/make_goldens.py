@@ -333,6 +333,47 @@ class UnshuffleDcr(nn.Module):
         return torch.sigmoid(self.c2(x))
 
 
+class FastStyleUpsample(nn.Module):
+    """fast-neural-style's UpsampleConvLayer, twice: nearest x2 (nn.Upsample: Resize nearest,
+    asymmetric, floor), ReflectionPad2d(1), Conv k3."""
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.c1 = nn.Conv2d(4, 6, 3)
+        self.c2 = nn.Conv2d(6, 3, 3)
+
+    def forward(self, x):
+        x = torch.tanh(self.c1(nn.ReflectionPad2d(1)(self.up(x))))
+        return torch.sigmoid(self.c2(nn.ReflectionPad2d(1)(self.up(x))))
+
+
+class BilinearBoth(nn.Module):
+    """Bilinear x2 with align_corners=False (half_pixel), then to a fixed odd size with
+    align_corners=True (sizes from Shape/Slice/Concat), then bilinear downscale x0.5."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 5, 3, padding=1)
+        self.c2 = nn.Conv2d(5, 2, 3, padding=1)
+
+    def forward(self, x):
+        x = F.interpolate(torch.tanh(self.c1(x)), scale_factor=2, mode="bilinear", align_corners=False)
+        x = F.interpolate(x, size=(13, 11), mode="bilinear", align_corners=True)
+        x = F.interpolate(x, scale_factor=0.5, mode="bilinear", align_corners=False)
+        return torch.tanh(self.c2(x))
+
+
+class Bicubic(nn.Module):
+    """Bicubic x1.5 (align_corners=False: half_pixel, A = -0.75) and x2 with align_corners=True."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        x = F.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=False)
+        x = torch.tanh(self.c1(x))
+        return F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=True)
+
+
 def make_spatial_cases():
     torch.manual_seed(25)
     torch_case("pad_reflect_zero_edge", PadBlocks(), {"x": torch.randn(2, 3, 9, 8)}, "y", 13,
@@ -350,6 +391,21 @@ def make_spatial_cases():
                "PixelUnshuffle(2) (Reshape/Transpose/Reshape: SpaceToDepth in CRD order) -> Conv 1x1 (12->8) + Tanh -> "
                "view(-1,2,2,2,h,w).permute(0,3,4,1,5,2).reshape (DepthToSpace DCR, block 2) -> Conv k3 p1 + Sigmoid. "
                "opset 13.", seed=27)
+
+    torch.manual_seed(28)
+    torch_case("resize_nearest_upsample_conv", FastStyleUpsample(), {"x": torch.randn(2, 4, 3, 5)}, "y", 11,
+               "fast-neural-style UpsampleConvLayer twice: nn.Upsample(scale 2, nearest) (Resize nearest asymmetric floor) "
+               "-> ReflectionPad2d(1) -> Conv k3 (+Tanh, +Sigmoid). 3x5 -> 12x20. opset 11.", seed=28)
+
+    torch.manual_seed(29)
+    torch_case("resize_bilinear", BilinearBoth(), {"x": torch.randn(2, 3, 5, 4)}, "y", 13,
+               "Conv+Tanh, F.interpolate bilinear x2 align_corners=False (half_pixel), bilinear to size (13,11) "
+               "align_corners=True (sizes from Shape/Slice/Concat), bilinear x0.5, Conv+Tanh. opset 13.", seed=29)
+
+    torch.manual_seed(30)
+    torch_case("resize_bicubic", Bicubic(), {"x": torch.randn(2, 3, 5, 6)}, "y", 17,
+               "F.interpolate bicubic x1.5 align_corners=False (Resize cubic half_pixel, A=-0.75; 5x6 -> 7x9), Conv+Tanh, "
+               "bicubic x2 align_corners=True (-> 14x18). opset 17.", seed=30)
 
 
 # ----------------------------------------------------------------------------- hand-built ONNX
