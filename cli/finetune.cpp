@@ -72,9 +72,69 @@ std::string fixed(double v, int digits = 3) {
   return text;
 }
 
+// A .npy of whole samples in ONNX layout (NCHW for maps), moved to the storage layout `dims`/`layout` describe.
+edgegan::Tensor load_samples(const std::string& flag, const std::string& path, const std::vector<int64_t>& dims, edgegan::Layout layout,
+                             const std::string& what) {
+  edgegan::Tensor data = edgegan::read_npy(path);
+  if (data.dtype != edgegan::DType::kFloat32) throw Error(flag + " '" + path + "' holds integers; " + what + " must be float32");
+  const bool nhwc = layout == edgegan::Layout::kNHWC;
+  std::vector<int64_t> want(dims.begin(), dims.end());
+  if (nhwc) want = {-1, dims[3], dims[1], dims[2]};
+  if (data.shape.size() != want.size() || !std::equal(want.begin() + 1, want.end(), data.shape.begin() + 1) || data.shape[0] < 1)
+    throw Error(flag + " '" + path + "' holds an array of " + shape_text(data.shape, 0) + ", but the model's " + what + " are " +
+                shape_text(want, 1) + (nhwc ? " (give N x " + shape_text(want, 1) + ", NCHW)" : " values per sample"));
+  return nhwc ? edgegan::to_nhwc(data) : data;
+}
+
+// Paired fine-tuning: --data inputs, --targets outputs.
+int finetune_pairs(const FinetuneArgs& a) {
+  if (!a.discriminator.empty()) throw Error("--targets and --discriminator do not go together: paired fine-tuning uses --loss mse|l1");
+  if (!a.labels.empty()) throw Error("--targets and --labels do not go together: paired fine-tuning takes no labels");
+  edgegan::ensure_not_an_input(a.output, {a.generator, a.data, a.targets});
+  auto model = edgegan_cli::load_model(a.generator);
+  if (model->inputs().size() != 1 || model->outputs().size() != 1)
+    throw Error("'" + a.generator + "' has " + std::to_string(model->inputs().size()) + " inputs and " + std::to_string(model->outputs().size()) +
+                " outputs; paired fine-tuning needs one of each");
+  const edgegan::InputInfo& in = model->inputs().front();
+  const edgegan::OutputInfo& out = model->outputs().front();
+  const edgegan::Tensor inputs = load_samples("--data", a.data, in.dims, in.layout, "inputs");
+  const edgegan::Tensor targets = load_samples("--targets", a.targets, out.dims, out.layout, "outputs");
+
+  edgegan::TrainerOptions options;
+  options.batch = a.batch;
+  options.threads = a.threads;
+  options.optimizer = a.optimizer == "sgd" ? edgegan::Optimizer::kSgd : edgegan::Optimizer::kAdam;
+  options.learning_rate = a.learning_rate;
+  options.momentum = a.momentum;
+  options.beta1 = a.beta1;
+  options.beta2 = a.beta2;
+  options.frozen_ops = a.frozen_generator_ops;
+  edgegan::Trainer trainer(model, options);
+  edgegan::FinetuneOptions run;
+  run.steps = a.steps;
+  run.loss = a.loss == "l1" ? edgegan::Loss::kL1 : edgegan::Loss::kMse;
+  run.seed = a.seed;
+  ProgressBar bar(std::cerr, a.steps, ::isatty(2) != 0);
+  const edgegan::FinetuneResult result = edgegan::finetune_paired(trainer, inputs, targets, run, [&](const edgegan::FinetuneProgress& p) {
+    if (!a.quiet) bar.update(p.step, a.loss + " " + fixed(p.generator_loss, 4));
+    return true;
+  });
+  if (!a.quiet) bar.finish();
+  const double seconds = bar.elapsed_seconds();
+  trainer.save(a.output, a.generator);
+  const auto [first, last] = first_and_last(result.generator_losses);
+  std::cout << "fine-tuned '" << a.generator << "' on " << inputs.shape[0] << " pairs for " << a.steps << " steps (batch " << a.batch << ", "
+            << a.optimizer << " lr " << a.learning_rate << ", " << a.loss << ") in " << format_duration(seconds) << "\n";
+  std::cout << "  " << a.loss << " loss " << fixed(first, 4) << " -> " << fixed(last, 4)
+            << " (means of the first and last tenth of the steps)\n";
+  std::cout << "wrote " << a.output << "\n";
+  return 0;
+}
+
 }  // namespace
 
 int finetune(const FinetuneArgs& a) {
+  if (!a.targets.empty()) return finetune_pairs(a);
   // Every output is checked against every input before any work is done.
   std::vector<std::string> inputs = {a.generator, a.data};
   if (!a.discriminator.empty()) inputs.push_back(a.discriminator);

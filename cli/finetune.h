@@ -1,7 +1,9 @@
 // `edgegan finetune`: adapts a converted generator to a set of images on the device.
 //   with --discriminator: adversarial steps of the DCGAN recipe (edgegan::gan_step), D tuned too;
 //   without: each image is paired with a fixed noise vector and G learns to reproduce it
-//   (--loss mse|l1), which needs no discriminator but only fits the given images.
+//   (--loss mse|l1), which needs no discriminator but only fits the given images;
+//   with --targets: paired steps for image-to-image and super-resolution models, --data
+//   holding the model's inputs and --targets the outputs wanted for them (--loss mse|l1).
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,7 @@
 namespace edgegan_cli {
 
 struct FinetuneArgs {
-  std::string generator, discriminator, data, labels, output, discriminator_output;
+  std::string generator, discriminator, data, labels, targets, output, discriminator_output;
   int64_t steps = 200;
   int batch = 16;
   int threads = 0;

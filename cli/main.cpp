@@ -5,6 +5,7 @@
 //   edgegan report MODEL [--batch N] [--threads T] [--json] [--chart FILE]
 //   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--backend cpu|cuda] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
+//   edgegan finetune G.egan --data inputs.npy --targets outputs.npy --steps N -o tuned.egan   (paired)
 //   edgegan verify MODEL...
 // Every command verifies a model's checksums as it loads it, unless --no-verify.
 #include <CLI/CLI.hpp>
@@ -286,6 +287,10 @@ int main(int argc, char** argv) {
       ->check(CLI::ExistingFile);
   fin->add_option("--data", ft.data, "float32 .npy of images, N x C x H x W (NCHW) in the generator's output range")->required()->check(CLI::ExistingFile);
   fin->add_option("--labels", ft.labels, "int64 .npy with one class per image (conditional models)")->check(CLI::ExistingFile);
+  fin->add_option("--targets", ft.targets,
+                  "paired fine-tuning (image-to-image, super-resolution): float32 .npy of the outputs wanted for the --data inputs, "
+                  "N x C x H x W; --data then holds the model's inputs")
+      ->check(CLI::ExistingFile);
   fin->add_option("--steps", ft.steps, "optimizer steps")->check(CLI::Range(int64_t{1}, int64_t{100000000}));
   fin->add_option("--batch", ft.batch, "images per step")->check(CLI::Range(1, 65536));
   fin->add_option("--optimizer", ft.optimizer, "adam or sgd")->check(CLI::IsMember({"adam", "sgd"}));

@@ -2,7 +2,9 @@
 
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 #include <cstring>
 #include <numeric>
 
@@ -57,12 +59,12 @@ std::vector<int64_t> strides_of(const std::vector<int64_t>& dims) {
   return s;
 }
 
+}  // namespace
+
 int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what) {
   if (axis < -rank || axis >= rank) throw ConvertError(what + ": axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
   return axis < 0 ? axis + rank : axis;
 }
-
-}  // namespace
 
 ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what) {
   if (t.data_location() == onnx::TensorProto::EXTERNAL)
@@ -187,6 +189,28 @@ ConstTensor gather(const ConstTensor& data, const ConstTensor& indices, int64_t 
   return out;
 }
 
+SliceRange slice_range(int64_t len, int64_t start, int64_t end, int64_t step, const std::string& what) {
+  if (step == 0) throw ConvertError(what + ": Slice step 0");
+  if (step == std::numeric_limits<int64_t>::min()) throw ConvertError(what + ": Slice step out of range");
+  auto clampi = [&](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(hi, v)); };
+  // Clamp before adding len, so INT64_MIN/MAX ("to the end") cannot overflow.
+  int64_t s = start < 0 ? clampi(start, -len, -1) + len : start;
+  int64_t e = end < 0 ? clampi(end, -len - 1, -1) + len : end;
+  SliceRange r;
+  r.step = step;
+  if (step > 0) {
+    s = clampi(s, 0, len);
+    e = clampi(e, 0, len);
+    r.count = e > s ? (e - s - 1) / step + 1 : 0;
+  } else {
+    s = clampi(s, 0, len - 1);
+    e = clampi(e, -1, len - 1);
+    r.count = s > e ? (s - e - 1) / (-step) + 1 : 0;
+  }
+  r.start = s;
+  return r;
+}
+
 ConstTensor slice(const ConstTensor& data, std::vector<int64_t> starts, std::vector<int64_t> ends, std::vector<int64_t> axes,
                   std::vector<int64_t> steps, const std::string& what) {
   const int64_t rank = static_cast<int64_t>(data.dims.size());
@@ -199,22 +223,10 @@ ConstTensor slice(const ConstTensor& data, std::vector<int64_t> starts, std::vec
   for (size_t j = 0; j < starts.size(); ++j) {
     const int64_t a = normalize_axis(axes[j], rank, what);
     const int64_t len = data.dims[static_cast<size_t>(a)];
-    const int64_t st = steps[j];
-    if (st == 0) throw ConvertError(what + ": Slice step 0");
-    auto clampi = [&](int64_t v, int64_t lo, int64_t hi) { return std::max(lo, std::min(hi, v)); };
-    int64_t s = starts[j] < 0 ? starts[j] + len : starts[j];
-    int64_t e = ends[j] < 0 ? ends[j] + len : ends[j];
-    if (st > 0) {
-      s = clampi(s, 0, len);
-      e = clampi(e, 0, len);
-      count[static_cast<size_t>(a)] = e > s ? (e - s + st - 1) / st : 0;
-    } else {
-      s = clampi(s, 0, len - 1);
-      e = clampi(e, -1, len - 1);
-      count[static_cast<size_t>(a)] = s > e ? (s - e - st - 1) / (-st) : 0;
-    }
-    begin[static_cast<size_t>(a)] = s;
-    step[static_cast<size_t>(a)] = st;
+    const SliceRange r = slice_range(len, starts[j], ends[j], steps[j], what);
+    count[static_cast<size_t>(a)] = r.count;
+    begin[static_cast<size_t>(a)] = r.start;
+    step[static_cast<size_t>(a)] = r.step;
   }
   ConstTensor out;
   out.is_int = data.is_int;

@@ -41,6 +41,16 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
 ConstTensor gather(const ConstTensor& data, const ConstTensor& indices, int64_t axis, const std::string& what);
 
 // ONNX Slice (starts/ends/axes/steps already read).
+// ONNX's axis in [-rank, rank) as a non-negative axis (ConvertError naming `what` outside it).
+int64_t normalize_axis(int64_t axis, int64_t rank, const std::string& what);
+
+// One axis of an ONNX Slice of length `len`: the first index, the step and the count,
+// with ONNX's clamping of negative and out-of-range starts and ends.
+struct SliceRange {
+  int64_t start = 0, step = 1, count = 0;
+};
+SliceRange slice_range(int64_t len, int64_t start, int64_t end, int64_t step, const std::string& what);
+
 ConstTensor slice(const ConstTensor& data, std::vector<int64_t> starts, std::vector<int64_t> ends,
                   std::vector<int64_t> axes, std::vector<int64_t> steps, const std::string& what);
 

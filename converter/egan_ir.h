@@ -35,7 +35,8 @@ struct IrOp {
   schema::Activation activation = schema::Activation_None;
   float alpha = 0.01f;
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
-  int axis = 0;                      // Concat, storage order
+  int axis = 0;                      // Concat, Slice: storage order
+  int64_t start = 0, step = 1;       // Slice
   // Pad: [top, left, bottom, right] (negative crops), schema::PadMode, constant fill.
   int64_t pads[4] = {0, 0, 0, 0};
   int pad_mode = 0;

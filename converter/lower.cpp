@@ -96,15 +96,36 @@ int Lowering::tensor(const Node& n, size_t k) const {
   return it->second;
 }
 
-IrOp& Lowering::add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs) {
+IrOp& Lowering::add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs, size_t output) {
   IrOp op;
   op.kind = kind;
   op.name = n.name;
   op.inputs = std::move(inputs);
-  op.output = new_tensor(n.outputs[0], value(n.outputs[0]));
+  op.output = new_tensor(n.outputs.at(output), value(n.outputs.at(output)));
   ir_.ops.push_back(std::move(op));
   producer_[ir_.ops.back().output] = static_cast<int>(ir_.ops.size()) - 1;
   return ir_.ops.back();
+}
+
+IrOp& Lowering::add_op_with_new_tensor(schema::OpKind kind, const Node& n, std::vector<int> inputs, const std::string& name,
+                                       const std::vector<int64_t>& shape) {
+  if (tensor_of_.count(name) || a_.values.count(name)) throw ConvertError(where(n) + ": internal: tensor name '" + name + "' is taken");
+  Value v;
+  v.shape = shape;
+  IrOp op;
+  op.kind = kind;
+  op.name = n.name;
+  op.inputs = std::move(inputs);
+  op.output = new_tensor(name, v);
+  ir_.ops.push_back(std::move(op));
+  producer_[ir_.ops.back().output] = static_cast<int>(ir_.ops.size()) - 1;
+  consumers_[name] = 1;
+  return ir_.ops.back();
+}
+
+int Lowering::storage_axis(const std::vector<int64_t>& shape, int64_t axis) {
+  static constexpr int kNchwToNhwc[4] = {0, 3, 1, 2};
+  return shape.size() == 4 ? kNchwToNhwc[axis] : static_cast<int>(axis);
 }
 
 IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds) {

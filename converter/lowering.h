@@ -26,8 +26,16 @@ class Lowering {
   bool has_input(const Node& n, size_t k) const { return k < n.inputs.size() && !n.inputs[k].empty(); }
   // The IR tensor of input k (a run-time tensor).
   int tensor(const Node& n, size_t k) const;
-  // A new IR op of `kind` for `n`, reading `inputs`, writing a new tensor for n's output.
-  IrOp& add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs);
+  // A new IR op of `kind` for `n`, reading `inputs`, writing a new tensor for n's output
+  // number `output` (ops with several outputs, such as Split, add one op per output).
+  IrOp& add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs, size_t output = 0);
+  // ... writing a tensor the ONNX graph does not have (a step of a lowering that takes
+  // several ops), of ONNX shape `shape`; `name` must be new.
+  IrOp& add_op_with_new_tensor(schema::OpKind kind, const Node& n, std::vector<int> inputs, const std::string& name,
+                               const std::vector<int64_t>& shape);
+  // The storage axis of ONNX axis `axis` (already non-negative) of a tensor of ONNX
+  // shape `shape`: rank-4 maps are NHWC, so channels (1) are axis 3, H and W axes 1, 2.
+  static int storage_axis(const std::vector<int64_t>& shape, int64_t axis);
   // The op that produced n's input 0, if n is its only reader, it is of one of `kinds`
   // and it has no activation yet (so it may absorb n), else nullptr.
   IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds);

@@ -61,8 +61,6 @@ std::vector<int64_t> pair_attr(const Node& n, const std::string& name, int64_t f
 void common_conv_checks(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w, ConvGeometry& g) {
   if (x.size() != 4) throw ConvertError(where(n) + ": input must be 4-D NCHW (only 2-D convolution is supported), got rank " + std::to_string(x.size()));
   if (w.size() != 4) throw ConvertError(where(n) + ": weights must be 4-D");
-  const int64_t group = attr_int(n, "group", 1);
-  if (group != 1) throw ConvertError(where(n) + ": attribute 'group' = " + std::to_string(group) + " is not supported (only group = 1)");
   const auto ks = attr_ints(n, "kernel_shape", {w[2], w[3]});
   if (ks.size() != 2 || ks[0] != w[2] || ks[1] != w[3]) throw ConvertError(where(n) + ": attribute 'kernel_shape' does not match the weights");
   g.kernel_h = w[2];
@@ -88,9 +86,15 @@ ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x
   check_attributes(n, {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"});
   ConvGeometry g;
   common_conv_checks(n, x, w, g);
+  // Grouped: weights [Cin][Cout/group][kh][kw]; group divides the input channels.
+  const int64_t group = attr_int(n, "group", 1);
+  if (group < 1 || group > x[1] || x[1] % group != 0)
+    throw ConvertError(where(n) + ": attribute 'group' = " + std::to_string(group) + " must be positive and divide the input channels (" +
+                       std::to_string(x[1]) + ")");
   if (w[0] != x[1]) throw ConvertError(where(n) + ": input has " + std::to_string(x[1]) + " channels, the weights expect " + std::to_string(w[0]));
+  g.groups = group;
   g.in_channels = w[0];
-  g.out_channels = w[1];
+  g.out_channels = w[1] * group;
   const auto op = attr_ints(n, "output_padding", {0, 0});
   if (op.size() != 2) throw ConvertError(where(n) + ": attribute 'output_padding' must have 2 values");
   const std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
@@ -139,8 +143,16 @@ ConvGeometry resolve_conv(const Node& n, const std::vector<int64_t>& x, const st
   check_attributes(n, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   ConvGeometry g;
   common_conv_checks(n, x, w, g);
-  if (w[1] != x[1]) throw ConvertError(where(n) + ": input has " + std::to_string(x[1]) + " channels, the weights expect " + std::to_string(w[1]));
-  g.in_channels = w[1];
+  // Grouped: weights [Cout][Cin/group][kh][kw]; group divides both channel counts.
+  const int64_t group = attr_int(n, "group", 1);
+  if (group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0)
+    throw ConvertError(where(n) + ": attribute 'group' = " + std::to_string(group) + " must be positive and divide the input channels (" +
+                       std::to_string(x[1]) + ") and output channels (" + std::to_string(w[0]) + ")");
+  if (w[1] * group != x[1])
+    throw ConvertError(where(n) + ": input has " + std::to_string(x[1]) + " channels, the weights expect " + std::to_string(w[1] * group) +
+                       (group != 1 ? " (" + std::to_string(w[1]) + " per group x " + std::to_string(group) + " groups)" : std::string()));
+  g.groups = group;
+  g.in_channels = x[1];
   g.out_channels = w[0];
   const std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
   const int64_t in[2] = {x[2], x[3]}, k[2] = {g.kernel_h, g.kernel_w}, s[2] = {g.stride_h, g.stride_w}, d[2] = {g.dilation_h, g.dilation_w};

@@ -105,8 +105,9 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
   if (opset_ == 0) throw ConvertError("the model declares no default-domain opset");
-  if (opset_ < 11 || opset_ > 17)
-    throw ConvertError("opset " + std::to_string(opset_) + " is not supported (edgegan-convert reads opsets 11-17; re-export with torch.onnx.export(..., opset_version=13))");
+  if (opset_ < kOldestOpset || opset_ > kNewestOpset)
+    throw ConvertError("opset " + std::to_string(opset_) + " is not supported (edgegan-convert reads opsets " + std::to_string(kOldestOpset) + "-" +
+                       std::to_string(kNewestOpset) + "; re-export with torch.onnx.export(..., opset_version=17))");
   const auto& g = model.graph();
   for (const auto& t : g.initializer()) initializers_[t.name()] = decode_tensor(t, "initializer '" + t.name() + "'");
   for (const auto& in : g.input()) {
@@ -244,15 +245,16 @@ const ConstTensor& RuntimeNode::float_constant(size_t k, const char* what) const
   return c;
 }
 
-void RuntimeNode::set_output(std::vector<int64_t> shape, bool is_int) {
+void RuntimeNode::set_output_at(size_t k, std::vector<int64_t> shape, bool is_int) {
+  if (k >= node.outputs.size() || node.outputs[k].empty()) throw ConvertError(where(node) + ": output " + std::to_string(k) + " is missing");
   if (shape.empty()) throw ConvertError(where(node) + ": output has no batch dimension");
-  for (size_t k = 1; k < shape.size(); ++k)
-    if (shape[k] < 1) throw ConvertError(where(node) + ": output dimension " + std::to_string(k) + " is " + std::to_string(shape[k]));
+  for (size_t d = 1; d < shape.size(); ++d)
+    if (shape[d] < 1) throw ConvertError(where(node) + ": output dimension " + std::to_string(d) + " is " + std::to_string(shape[d]));
   checked_numel(std::vector<int64_t>(shape.begin() + 1, shape.end()), kMaxSampleElements, where(node));
   Value v;
   v.shape = std::move(shape);
   v.is_int = is_int;
-  pass_.values[node.outputs.at(0)] = std::move(v);
+  pass_.values[node.outputs[k]] = std::move(v);
 }
 
 void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
@@ -347,6 +349,8 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       }
       set_const(slice(constant(0, "data"), starts, ends, axes, steps, where(n)));
     } else if (all_const && op == "Cast") {
+      // saturate (opset 19) and round_mode (opset 25) concern only float8 and float4 targets.
+      check_attributes(n, {"to", "saturate", "round_mode"});
       const int64_t to = attr_int(n, "to", onnx::TensorProto::FLOAT);
       const bool to_int = to == onnx::TensorProto::INT64 || to == onnx::TensorProto::INT32 || to == onnx::TensorProto::BOOL;
       if (!to_int && to != onnx::TensorProto::FLOAT && to != onnx::TensorProto::DOUBLE)
@@ -359,6 +363,7 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       c.dims = reshape_target(n, c.dims, as_ints(input(1), n, "shape"));
       set_const(c);
     } else if (all_const && op == "Transpose") {
+      check_attributes(n, {"perm"});
       set_const(transpose(constant(0, "data"), attr_ints(n, "perm", {}), where(n)));
     } else if (all_const && op == "ConstantOfShape") {
       const std::vector<int64_t> dims = as_ints(input(0), n, "shape");

@@ -19,6 +19,11 @@
 
 namespace edgegan::converter {
 
+// The default-domain opsets the converter reads: 11 (the oldest torch.onnx exports
+// worth supporting) to 28 (the newest the onnx 1.23 wheel knows). Ops whose meaning changed across
+// these versions read the model's opset (OnnxGraph::opset) where it matters.
+inline constexpr int64_t kOldestOpset = 11, kNewestOpset = 28;
+
 struct Value {
   bool is_const = false;
   ConstTensor c;                  // when is_const
@@ -86,7 +91,8 @@ class RuntimeNode {
   const ConstTensor& float_constant(size_t k, const char* what) const;  // ... of floating-point values (weights)
   const std::map<std::string, Value>& values() const { return pass_.values; }
   // The output: positive dimensions after the batch, at most 2^32 values per sample.
-  void set_output(std::vector<int64_t> shape, bool is_int = false);
+  void set_output(std::vector<int64_t> shape, bool is_int = false) { set_output_at(0, std::move(shape), is_int); }
+  void set_output_at(size_t k, std::vector<int64_t> shape, bool is_int = false);  // ops with several outputs
 
  private:
   AnalysisPass& pass_;
@@ -116,6 +122,7 @@ struct ConvGeometry {
   int64_t kernel_h = 1, kernel_w = 1, stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t out_h = 0, out_w = 0;
+  int64_t groups = 1;  // ONNX 'group': in and out channels split into this many groups (Conv only)
 };
 // x: [N, C, H, W]; w: ConvTranspose [Cin, Cout, kh, kw] / Conv [Cout, Cin, kh, kw].
 ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w);

@@ -108,7 +108,64 @@ double recent_mean(const std::vector<double>& history) {
   return n == 0 ? 0.0 : std::accumulate(history.end() - static_cast<long>(n), history.end(), 0.0) / static_cast<double>(n);
 }
 
+// A tensor of whole samples shaped as `dims` (dims[0] is the batch), float32 and finite.
+void check_samples(const Tensor& t, const std::vector<int64_t>& dims, Layout layout, const std::string& what) {
+  if (t.dtype != DType::kFloat32) throw Error("finetune: the " + what + " must be float32");
+  const bool shape_ok = t.shape.size() == dims.size() && !t.shape.empty() && t.shape[0] >= 1 &&
+                        std::equal(dims.begin() + 1, dims.end(), t.shape.begin() + 1);
+  if (!shape_ok || static_cast<int64_t>(t.f32.size()) != t.elements())
+    throw Error("finetune: the " + what + " have shape " + shape_text(t.shape) + ", the model's is " + shape_text(dims) +
+                (layout == Layout::kNHWC ? " (NHWC)" : ""));
+  for (float v : t.f32)
+    if (!std::isfinite(v)) throw Error("finetune: the " + what + " hold a NaN or infinite value");
+}
+
 }  // namespace
+
+FinetuneResult finetune_paired(Trainer& g, const Tensor& inputs, const Tensor& targets, const FinetuneOptions& options,
+                               const std::function<bool(const FinetuneProgress&)>& on_step) {
+  const Model& m = g.model();
+  if (m.inputs().size() != 1 || m.inputs().front().dtype != DType::kFloat32)
+    throw Error("finetune: paired fine-tuning needs a model with one float input; this one has " + std::to_string(m.inputs().size()) + " inputs");
+  if (m.outputs().size() != 1)
+    throw Error("finetune: the model has " + std::to_string(m.outputs().size()) + " outputs; paired fine-tuning needs one");
+  const InputInfo& in = m.inputs().front();
+  const OutputInfo& out = m.outputs().front();
+  check_samples(inputs, in.dims, in.layout, "inputs");
+  check_samples(targets, out.dims, out.layout, "targets");
+  const int64_t count = inputs.shape[0];
+  if (targets.shape[0] != count)
+    throw Error("finetune: " + std::to_string(count) + " inputs but " + std::to_string(targets.shape[0]) + " targets; give one target per input");
+  if (options.steps < 1) throw Error("finetune: steps must be at least 1, got " + std::to_string(options.steps));
+  if (options.loss != Loss::kMse && options.loss != Loss::kL1) throw Error("finetune: the paired loss must be MSE or L1");
+  const int batch = g.batch();
+  if (batch > count)
+    throw Error("finetune: the batch (" + std::to_string(batch) + ") is larger than the " + std::to_string(count) + " pairs; use a batch of " +
+                std::to_string(count) + " or fewer");
+  const int64_t in_size = inputs.elements() / count, out_size = targets.elements() / count;
+  BatchSampler sampler(count, batch, options.seed);
+  FinetuneResult result;
+  const auto start = std::chrono::steady_clock::now();
+  for (int64_t step = 1; step <= options.steps; ++step) {
+    const std::vector<int64_t> rows = sampler.next();
+    Tensor x{in.name, DType::kFloat32, in.layout, in.dims, gather_rows(inputs.f32, in_size, rows), {}};
+    x.shape[0] = batch;
+    const Tensor made = g.forward({x}).front();
+    Tensor gradient;
+    result.generator_losses.push_back(loss_and_gradient(options.loss, made, gather_rows(targets.f32, out_size, rows), &gradient));
+    g.backward({gradient});
+    g.step();
+    result.steps = step;
+    result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!std::isfinite(result.generator_losses.back())) {
+      auto os = text_stream();
+      os << "finetune: the loss became " << result.generator_losses.back() << " at step " << step << "; lower the learning rate";
+      throw Error(os.str());
+    }
+    if (on_step && !on_step({step, options.steps, recent_mean(result.generator_losses), 0.0, result.seconds})) break;
+  }
+  return result;
+}
 
 FinetuneResult finetune(Trainer& g, Trainer* d, const Tensor& images, const std::vector<int64_t>& labels, const FinetuneOptions& options,
                         const std::function<bool(const FinetuneProgress&)>& on_step) {

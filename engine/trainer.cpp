@@ -299,6 +299,16 @@ std::vector<Parameter> Trainer::parameters() {
   return out;
 }
 
+void Trainer::parameters_edited() {
+  Impl& s = *impl_;
+  for (size_t op = 0; op < s.op_params.size(); ++op)
+    for (int p : s.op_params[op])
+      if (p >= 0) {
+        s.executor->weights_changed(static_cast<int>(op));
+        break;
+      }
+}
+
 int64_t Trainer::parameter_count() const {
   int64_t n = 0;
   for (const Param& p : impl_->params) n += static_cast<int64_t>(p.value.size());

@@ -1,9 +1,9 @@
-// Conv2D from ONNX Conv; weights written as [kh][kw][Cin][Cout].
+// Conv2D from ONNX Conv (any group); weights written as [kh][kw][Cin/group][Cout].
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
 #include "converter/ops/op_lowering.h"
-#include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "kernels_cpu/conv2d/conv2d_grouped.h"
 
 namespace edgegan::converter {
 namespace {
@@ -41,7 +41,7 @@ class Conv2DLowering final : public OpLowering {
     }
     IrOp& o = pad ? *pad : l.add_op(schema::OpKind_Conv2D, n, {l.tensor(n, 0)});
     o.geometry = g;
-    o.weights = w.f;  // [Cout][Cin][kh][kw]
+    o.weights = w.f;  // [Cout][Cin/groups][kh][kw]
     if (l.has_input(n, 2)) o.bias = l.constant(n, 2).f;
     if (!o.bias.empty() && static_cast<int64_t>(o.bias.size()) != o.geometry.out_channels)
       throw ConvertError(where(n) + ": bias must have one value per output channel");
@@ -55,20 +55,20 @@ class Conv2DLowering final : public OpLowering {
     s.h.kernel = g.kernel_h;
     s.w.kernel = g.kernel_w;
     std::vector<float> packed(op.weights.size());
-    cpu::pack_conv2d_weights(s, op.weights.data(), packed.data());
+    cpu::pack_conv2d_grouped_weights(s, g.groups, op.weights.data(), packed.data());
     const uint32_t weights = w.blob(packed);
     const auto ep = w.epilogue(op);
     const auto body = schema::CreateConv2D(w.fbb(), op.inputs[0], op.output, static_cast<int>(g.in_channels), static_cast<int>(g.out_channels),
                                            static_cast<int>(g.kernel_h), static_cast<int>(g.kernel_w), static_cast<int>(g.stride_h),
                                            static_cast<int>(g.stride_w), static_cast<int>(g.dilation_h), static_cast<int>(g.dilation_w),
                                            static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.pad_bottom),
-                                           static_cast<int>(g.pad_right), weights, ep);
+                                           static_cast<int>(g.pad_right), weights, ep, static_cast<int>(g.groups));
     return w.op(op, schema::OpKind_Conv2D, body.Union());
   }
 
   int64_t output_channels(const IrOp& op) const override { return op.geometry.out_channels; }
-  int64_t output_channel_of_weight(const IrOp& op, int64_t k) const override {  // [Cout][Cin][kh][kw]
-    return k / (op.geometry.in_channels * op.geometry.kernel_h * op.geometry.kernel_w);
+  int64_t output_channel_of_weight(const IrOp& op, int64_t k) const override {  // [Cout][Cin/groups][kh][kw]
+    return k / (op.geometry.in_channels / op.geometry.groups * op.geometry.kernel_h * op.geometry.kernel_w);
   }
 };
 

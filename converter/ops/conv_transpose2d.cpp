@@ -1,10 +1,13 @@
 // ConvTranspose2D from ONNX ConvTranspose; written split into its stride_h*stride_w
-// phases (docs/phase-split.md), each tap's weights in column panels.
+// phases (docs/phase-split.md), each tap's weights in column panels; grouped (ONNX
+// group > 1): per phase the groups' sub-kernels one after the other
+// (conv_transpose2d_grouped.h).
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
 #include "converter/ops/op_lowering.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
 
 namespace edgegan::converter {
 namespace {
@@ -26,7 +29,7 @@ class ConvTranspose2DLowering final : public OpLowering {
     const ConstTensor& w = l.constant(n, 1);
     IrOp& o = l.add_op(schema::OpKind_ConvTranspose2D, n, {l.tensor(n, 0)});
     o.geometry = resolve_conv_transpose(n, x.shape, w.dims);
-    o.weights = w.f;  // [Cin][Cout][kh][kw]
+    o.weights = w.f;  // [Cin][Cout/groups][kh][kw]
     if (l.has_input(n, 2)) o.bias = l.constant(n, 2).f;
     if (!o.bias.empty() && static_cast<int64_t>(o.bias.size()) != o.geometry.out_channels)
       throw ConvertError(where(n) + ": bias must have one value per output channel");
@@ -42,7 +45,7 @@ class ConvTranspose2DLowering final : public OpLowering {
     s.h = {x.dims[1], g.kernel_h, g.stride_h, g.dilation_h, g.pad_top, g.pad_bottom, g.out_h};
     s.w = {x.dims[2], g.kernel_w, g.stride_w, g.dilation_w, g.pad_left, g.pad_right, g.out_w};
     const auto ph = cpu::split_conv_transpose_axis(s.h), pw = cpu::split_conv_transpose_axis(s.w);
-    const auto packed = cpu::pack_conv_transpose2d_weights(s, ph, pw, op.weights.data(), cpu::kWeightPanelColumns);
+    const auto packed = cpu::pack_conv_transpose2d_grouped_weights(s, g.groups, ph, pw, op.weights.data(), cpu::kWeightPanelColumns);
     auto axis_phases = [&](const std::vector<cpu::AxisPhase>& phases) {
       std::vector<flatbuffers::Offset<schema::AxisPhase>> v;
       for (const auto& p : phases) {
@@ -62,13 +65,15 @@ class ConvTranspose2DLowering final : public OpLowering {
         b, op.inputs[0], op.output, static_cast<int>(g.in_channels), static_cast<int>(g.out_channels), static_cast<int>(g.kernel_h),
         static_cast<int>(g.kernel_w), static_cast<int>(g.stride_h), static_cast<int>(g.stride_w), static_cast<int>(g.dilation_h),
         static_cast<int>(g.dilation_w), static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.pad_bottom),
-        static_cast<int>(g.pad_right), aph, apw, ph_vec, ep, cpu::kWeightPanelColumns);
+        static_cast<int>(g.pad_right), aph, apw, ph_vec, ep, cpu::kWeightPanelColumns, static_cast<int>(g.groups));
     return w.op(op, schema::OpKind_ConvTranspose2D, body.Union());
   }
 
   int64_t output_channels(const IrOp& op) const override { return op.geometry.out_channels; }
-  int64_t output_channel_of_weight(const IrOp& op, int64_t k) const override {  // [Cin][Cout][kh][kw]
-    return (k / (op.geometry.kernel_h * op.geometry.kernel_w)) % op.geometry.out_channels;
+  int64_t output_channel_of_weight(const IrOp& op, int64_t k) const override {  // [Cin][Cout/groups][kh][kw]
+    const ConvGeometry& g = op.geometry;
+    const int64_t cout_g = g.out_channels / g.groups, row = k / (g.kernel_h * g.kernel_w);  // row = ci*cout_g + co
+    return row / cout_g / (g.in_channels / g.groups) * cout_g + row % cout_g;
   }
 };
 

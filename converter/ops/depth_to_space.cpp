@@ -106,7 +106,8 @@ class DepthToSpaceLowering final : public OpLowering {
       if (x.shape[1] % (b * b)) throw ConvertError(where(n) + ": " + std::to_string(x.shape[1]) + " channels are not a multiple of 'blocksize'^2");
       rn.set_output({x.shape[0], x.shape[1] / (b * b), x.shape[2] * b, x.shape[3] * b});
     } else {
-      check_attributes(n, {"blocksize"});
+      check_attributes(n, {"blocksize", "mode"});  // mode: opset 25
+      d2s_mode(n);
       if (x.shape[2] % b || x.shape[3] % b)
         throw ConvertError(where(n) + ": the map " + std::to_string(x.shape[2]) + "x" + std::to_string(x.shape[3]) + " is not a whole number of 'blocksize' blocks");
       rn.set_output({x.shape[0], x.shape[1] * b * b, x.shape[2] / b, x.shape[3] / b});
@@ -118,7 +119,7 @@ class DepthToSpaceLowering final : public OpLowering {
       IrOp& o = l.add_op(schema::OpKind_DepthToSpace, n, {l.tensor(n, 0)});
       o.block = blocksize(n);
       o.space_to_depth = n.op == "SpaceToDepth";
-      o.depth_to_space_mode = o.space_to_depth ? schema::DepthToSpaceMode_DCR : d2s_mode(n);
+      o.depth_to_space_mode = d2s_mode(n);  // DCR when absent, SpaceToDepth's order before opset 25
       return;
     }
     // The middle of Reshape -> Transpose -> Reshape: the first Reshape (read only here)

@@ -100,7 +100,11 @@ ResizeParams resize_params(const Node& n, const std::map<std::string, Value>& va
     for (size_t k = 0; k < axes.size(); ++k) out[static_cast<size_t>(axes[k])] = v[k];
   }
   for (size_t a : {size_t{0}, size_t{1}})
-    if (out[a] != x[a] || (!from_sizes && scale[a] != 1.0))
+    if (from_sizes && out[a] != x[a])
+      throw ConvertError(where(n) + ": input 'sizes' sets axis " + std::to_string(a) + (a == 0 ? " (batch)" : " (channels)") + " to " +
+                         std::to_string(out[a]) + " for an input of " + std::to_string(x[a]) +
+                         "; only H and W (axes 2 and 3) may change size (and the batch must come from Shape, as torch writes it)");
+    else if (out[a] != x[a] || (!from_sizes && scale[a] != 1.0))
       throw ConvertError(where(n) + ": input '" + std::string(from_sizes ? "sizes" : "scales") + "' resizes axis " + std::to_string(a) +
                          (a == 0 ? " (batch)" : " (channels)") + "; only H and W (axes 2 and 3) may change size");
   for (size_t a : {size_t{2}, size_t{3}})

@@ -4,7 +4,9 @@
 // once here); the zero-insertion and col2im baselines reassemble the full kernel
 // once here (never per run) and need a workspace. Backward: dX as the strided
 // convolution of dY with the sub-kernels, dW per phase tap (or the zero-insertion
-// baseline, for comparison).
+// baseline, for comparison). Grouped (groups > 1): the split kernel per group
+// (conv_transpose2d_grouped.h) whatever algorithm the session asks for (the
+// baselines, Winograd and pixel-lanes forms take no groups), forward and backward.
 #include <algorithm>
 
 #include "engine/ops/op_def.h"
@@ -14,6 +16,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_col2im.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_pixel_lanes.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_winograd.h"
@@ -223,6 +226,86 @@ class ConvTranspose2DKernel final : public OpKernel {
   std::vector<float*> d_sub_kernels_;      // kept between calls so that backward allocates nothing
 };
 
+// groups > 1: every algorithm runs the grouped split kernel; backward by the split
+// backward per group (the zero-insertion backward baseline too).
+class GroupedConvTranspose2DKernel final : public OpKernel {
+ public:
+  GroupedConvTranspose2DKernel(const KernelArgs& a, const schema::ConvTranspose2D& op)
+      : input_(op.input()), output_(op.output()), epilogue_(a.epilogue(op.epilogue())), shape_(a.conv_shape(op)), groups_(op.groups()) {
+    cpu::ConvTranspose2DWeights weights;
+    weights.phases_h = cpu::split_conv_transpose_axis(shape_.h);
+    weights.phases_w = cpu::split_conv_transpose_axis(shape_.w);
+    weights.panel_columns = op.weight_panel_columns();
+    const bool fp16 = std::any_of(op.phases()->begin(), op.phases()->end(), [&](const auto* p) { return a.weights.is_f16(p->weights()); });
+    for (const auto* p : *op.phases()) {
+      if (fp16) weights.sub_kernels_f16.push_back(a.weights.f16(p->weights()));
+      else weights.sub_kernels.push_back(a.weights.f32(p->weights()));
+      phase_floats_.push_back(p->weights() ? static_cast<int64_t>(a.model.buffer_elements(p->weights())) : 0);
+    }
+    views_ = cpu::conv_transpose2d_group_views(shape_, groups_, weights);
+    workspace_floats_ = cpu::conv_transpose2d_grouped_workspace(shape_, views_, a.threads);
+    if (!a.training) return;
+    accumulate_dx_ = a.accumulates(0);
+    d_sub_kernels_.assign(phase_floats_.size(), nullptr);
+    group_d_sub_kernels_.assign(phase_floats_.size(), nullptr);
+    backward_scratch_.take(shape_.out_channels);
+    for (int64_t n : phase_floats_) backward_scratch_.take(n);
+    if (accumulate_dx_) backward_scratch_.take(input_floats());
+    kernel_scratch_floats_ = cpu::conv_transpose2d_grouped_backward_workspace(shape_, views_, a.threads);
+    backward_scratch_.take(kernel_scratch_floats_);
+  }
+  const char* kernel_name() const override { return "conv_transpose2d_split_grouped"; }
+  uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTransposeAlgo::kSplit) / static_cast<uint64_t>(groups_); }
+  void run(const RunContext& ctx) override {
+    cpu::conv_transpose2d_grouped(shape_, views_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads,
+                                  reinterpret_cast<float*>(ctx.workspace), workspace_floats_);
+  }
+  uint64_t backward_workspace_bytes() const override { return backward_scratch_.bytes(); }
+  void backward(const BackwardContext& b) override {
+    const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
+    float* g = b.grad(output_);
+    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha);
+    const bool params = b.wants_parameters();
+    const size_t bias_slot = phase_floats_.size();
+    ScratchLayout scratch(b.ctx.workspace);
+    float* db = scratch.take(shape_.out_channels);
+    if (params && b.parameter_gradient(bias_slot)) {
+      cpu::bias_backward(pixels, shape_.out_channels, g, db);
+      add_into(b.parameter_gradient(bias_slot), db, shape_.out_channels);
+    }
+    for (size_t p = 0; p < phase_floats_.size(); ++p) {
+      float* d = scratch.take(phase_floats_[p]);
+      d_sub_kernels_[p] = phase_floats_[p] > 0 ? d : nullptr;
+    }
+    float* dx_scratch = accumulate_dx_ ? scratch.take(input_floats()) : nullptr;
+    float* kernel_scratch = scratch.take(kernel_scratch_floats_);
+    float* dx = b.wants(0) ? input_gradient_target(b, input_, 0, dx_scratch) : nullptr;
+    cpu::conv_transpose2d_grouped_backward(shape_, views_, b.ctx.f32(input_), g, dx, params ? d_sub_kernels_ : no_gradients_,
+                                           group_d_sub_kernels_, b.ctx.threads, kernel_scratch, kernel_scratch_floats_);
+    if (params)
+      for (size_t p = 0; p < phase_floats_.size(); ++p)
+        if (d_sub_kernels_[p]) add_into(b.parameter_gradient(p), d_sub_kernels_[p], phase_floats_[p]);
+    if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
+  }
+
+ private:
+  int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
+  int input_, output_;
+  cpu::Epilogue epilogue_;
+  cpu::ConvShape shape_;
+  int64_t groups_;
+  std::vector<cpu::ConvTranspose2DWeights> views_;  // per group, into the file's (or trainer's) sub-kernels
+  std::vector<int64_t> phase_floats_;
+  int64_t workspace_floats_ = 0;
+  // Training.
+  bool accumulate_dx_ = false;
+  int64_t kernel_scratch_floats_ = 0;
+  ScratchLayout backward_scratch_;  // sizes only
+  std::vector<float*> d_sub_kernels_, group_d_sub_kernels_;  // kept between calls so that backward allocates nothing
+  const std::vector<float*> no_gradients_;
+};
+
 class ConvTranspose2DDef final : public OpDef {
  public:
   const char* name() const override { return "ConvTranspose2D"; }
@@ -233,6 +316,11 @@ class ConvTranspose2DDef final : public OpDef {
     const auto& op = *o.kind_as_ConvTranspose2D();
     // Transposed convolutions may have negative pads (ONNX output_shape asks for extra output).
     const TensorDesc& x = v.check_conv_params(op, -kMaxPad);
+    const int groups = op.groups();
+    if (groups < 1 || groups > op.in_channels()) v.fail("groups " + std::to_string(groups) + " is out of range (1 to in_channels)");
+    if (op.in_channels() % groups != 0 || op.out_channels() % groups != 0)
+      v.fail("groups " + std::to_string(groups) + " does not divide in_channels " + std::to_string(op.in_channels()) + " and out_channels " +
+             std::to_string(op.out_channels()));
     cpu::ConvAxis h{x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), 0};
     cpu::ConvAxis w{x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), 0};
     // The output length also absorbs output_padding, so it is read from the output tensor and
@@ -267,7 +355,8 @@ class ConvTranspose2DDef final : public OpDef {
       if (p->phase_h() != static_cast<int>(i / op.stride_w()) || p->phase_w() != static_cast<int>(i % op.stride_w()))
         pv.fail("phases must be stored in row-major (phase_h, phase_w) order");
       const uint64_t taps = ph[i / op.stride_w()].taps.size() * pw[i % op.stride_w()].taps.size();
-      pv.expect_buffer(p->weights(), taps * static_cast<uint64_t>(op.in_channels()) * static_cast<uint64_t>(op.out_channels()), "sub-kernel",
+      // Grouped: the groups' [taps][Cin/groups][Cout/groups] one after the other.
+      pv.expect_buffer(p->weights(), taps * static_cast<uint64_t>(op.in_channels()) * static_cast<uint64_t>(op.out_channels() / groups), "sub-kernel",
                        false, /*fp16_allowed=*/true);
       if (p->weights() != 0) {
         ++stored_phases;
@@ -292,9 +381,10 @@ class ConvTranspose2DDef final : public OpDef {
       info.fp16_weights |= m.is_f16(p->weights());
     }
     if (c.epilogue()) info.weight_bytes += m.buffer_bytes(c.epilogue()->bias());
-    // One panel as wide as Cout is the plain layout: reported as 0.
-    info.weight_panel_columns =
-        static_cast<int64_t>(c.weight_panel_columns()) < c.out_channels() ? static_cast<int>(c.weight_panel_columns()) : 0;
+    // One panel as wide as Cout (a group's, when grouped) is the plain layout: reported as 0.
+    info.weight_panel_columns = static_cast<int64_t>(c.weight_panel_columns()) < c.out_channels() / std::max(1, c.groups())
+                                    ? static_cast<int>(c.weight_panel_columns())
+                                    : 0;
   }
 
   std::vector<ParameterSlot> parameters(const schema::Op& o) const override {
@@ -307,6 +397,8 @@ class ConvTranspose2DDef final : public OpDef {
   }
 
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
+    const auto& op = *a.op.kind_as_ConvTranspose2D();
+    if (op.groups() != 1) return std::make_unique<GroupedConvTranspose2DKernel>(a, op);
     return std::make_unique<ConvTranspose2DKernel>(a, *a.op.kind_as_ConvTranspose2D());
   }
 

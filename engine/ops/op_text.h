@@ -44,6 +44,7 @@ std::string conv_text(const ConvOp& c) {
   os << "k" << c.kernel_h() << "x" << c.kernel_w() << " s" << c.stride_h() << "x" << c.stride_w() << " pads(t,l,b,r) " << c.pad_top()
      << "," << c.pad_left() << "," << c.pad_bottom() << "," << c.pad_right();
   if (c.dilation_h() != 1 || c.dilation_w() != 1) os << " dilation " << c.dilation_h() << "x" << c.dilation_w();
+  if (c.groups() != 1) os << " groups " << c.groups();
   os << epilogue_text(c.epilogue());
   return os.str();
 }

@@ -13,10 +13,13 @@ namespace {
 
 double source_coordinate(const ResizeAxis& a, ResizeCoordinates c, int64_t o) {
   const double scale = a.effective_scale(), in = static_cast<double>(a.in), out = static_cast<double>(a.out), x = static_cast<double>(o);
+  // The ONNX reference's output length: in * scale, not rounded (the integer length when
+  // the model gave sizes). align_corners and pytorch_half_pixel use it.
+  const double length = a.scale > 0 ? in * scale : out;
   switch (c) {
     case ResizeCoordinates::kHalfPixel: return (x + 0.5) / scale - 0.5;
-    case ResizeCoordinates::kPytorchHalfPixel: return a.out > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
-    case ResizeCoordinates::kAlignCorners: return a.out > 1 ? x * (in - 1) / (out - 1) : 0.0;
+    case ResizeCoordinates::kPytorchHalfPixel: return length != 1 ? (x + 0.5) / scale - 0.5 : -0.5;
+    case ResizeCoordinates::kAlignCorners: return length != 1 ? x * (in - 1) / (length - 1) : 0.0;
     case ResizeCoordinates::kAsymmetric: return x / scale;
     case ResizeCoordinates::kHalfPixelSymmetric: {
       const double adjustment = out / (scale * in);

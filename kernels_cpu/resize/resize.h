@@ -1,12 +1,13 @@
 // Resize of NHWC maps along H and W (ONNX Resize: nearest, linear, cubic), as the ONNX
 // reference computes it. Each axis maps output index o to a source coordinate
 //   half_pixel             (o + 0.5) / scale - 0.5
-//   pytorch_half_pixel     out > 1 ? (o + 0.5) / scale - 0.5 : 0
-//   align_corners          out > 1 ? o * (in - 1) / (out - 1) : 0
+//   pytorch_half_pixel     L != 1 ? (o + 0.5) / scale - 0.5 : -0.5
+//   align_corners          L != 1 ? o * (in - 1) / (L - 1) : 0
 //   asymmetric             o / scale
 //   half_pixel_symmetric   in/2 * (1 - out / (scale*in)) + (o + 0.5) / scale - 0.5
 //   tf_half_pixel_for_nn   (o + 0.5) / scale
-// and reads 1 (nearest), 2 (linear) or 4 (cubic) taps around it; indices outside the
+// where L = in * scale unrounded (out when the model gave sizes), as the ONNX
+// reference (onnx/reference/ops/op_resize.py) has it, and reads 1 (nearest), 2 (linear) or 4 (cubic) taps around it; indices outside the
 // map take the edge value, or, with exclude_outside, get weight 0 and the rest are
 // renormalised. The 2-D result is the product of the two axes' weights.
 #pragma once

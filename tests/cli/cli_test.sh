@@ -248,6 +248,22 @@ expect_error "finetune on 0..255 data" "values span \\[255, 255\\].*rescale" "$e
 expect_error "finetune on garbage data" "not a .npy file" "$edgegan" finetune "$work/dcgan.egan" --data "$work/garbage.onnx" -o "$work/x.egan"
 [ -e "$work/x.egan" ] && bad "a failed finetune left an output file" || ok
 
+# Paired fine-tuning of an image-to-image generator (pix2pix's U-Net): --data inputs, --targets outputs.
+unet_case="$src/tests/golden/cases/zoo_pix2pix_unet"
+expect_ok "convert a U-Net" "$convert" -q "$unet_case/model.onnx" -o "$work/unet.egan"
+expect_ok "finetune paired" "$edgegan" finetune "$work/unet.egan" --data "$unet_case/inputs/image.npy" --targets "$unet_case/inputs/image.npy" \
+  --steps 20 --batch 2 --lr 1e-3 --loss l1 --threads 2 -q -o "$work/unet_tuned.egan"
+read -r first last < <(sed -n 's/.*l1 loss \([0-9.]*\) -> \([0-9.]*\).*/\1 \2/p' "$work/out.txt")
+awk -v a="${first:-0}" -v b="${last:-1}" 'BEGIN { exit !(b < a) }' && ok || bad "paired finetune did not lower its loss: ${first:-?} -> ${last:-?}"
+expect_ok "the paired-tuned model runs" "$edgegan" run "$work/unet_tuned.egan" -i "image=$unet_case/inputs/image.npy" -o "$work/unet_out.npy"
+expect_error "finetune paired, wrong targets" "targets .*32x1x32x32.*outputs are 3x32x32" "$edgegan" finetune "$work/unet.egan" --data "$unet_case/inputs/image.npy" \
+  --targets "$sevens" -o "$work/x.egan"
+expect_error "finetune paired with D" "targets and --discriminator" "$edgegan" finetune "$work/unet.egan" --data "$unet_case/inputs/image.npy" \
+  --targets "$unet_case/inputs/image.npy" --discriminator "$work/disc.egan" -o "$work/x.egan"
+expect_error "finetune paired, batch too big" "larger than the 2 pairs" "$edgegan" finetune "$work/unet.egan" --data "$unet_case/inputs/image.npy" \
+  --targets "$unet_case/inputs/image.npy" --batch 4 -o "$work/x.egan"
+[ -e "$work/x.egan" ] && bad "a failed paired finetune left an output file" || ok
+
 # Every error, from the engine or from argument parsing, is one line.
 one_line() {
   local name=$1; shift

@@ -4,6 +4,7 @@
 #include <openssl/evp.h>
 
 #include <cmath>
+#include <tuple>
 
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
@@ -13,6 +14,8 @@
 #include "tests/test_util.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "kernels_cpu/conv2d/conv2d_grouped.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
 
 namespace edgegan {
 namespace {
@@ -128,6 +131,66 @@ TEST(Converter, FoldsBatchNormIntoConvAndDense) {
   }
 }
 
+// Grouped (group 3) and depthwise (group = Cin, multiplier 2) Conv, each followed by a
+// BatchNorm the converter folds per output channel of the grouped weights [Cout][Cin/group][kh][kw].
+TEST(Converter, FoldsBatchNormIntoGroupedAndDepthwiseConv) {
+  std::mt19937 rng(4);
+  for (const auto& [cin, cout, group] : {std::tuple{6, 9, 3}, std::tuple{5, 10, 5}}) {
+    SCOPED_TRACE("group " + std::to_string(group));
+    const auto w = random_floats(rng, static_cast<size_t>(cout * (cin / group) * 9)), bias = random_floats(rng, static_cast<size_t>(cout));
+    const BnParams bn = random_bn(rng, cout);
+    OnnxBuilder b;
+    b.input("x", {-1, cin, 6, 5}).output("y").floats("W", {cout, cin / group, 3, 3}, w).floats("B", {cout}, bias);
+    auto& conv = b.node("Conv", "conv", {"x", "W", "B"}, {"c"});
+    OnnxBuilder::attr(conv, "pads", std::vector<int64_t>{1, 0, 1, 2});
+    OnnxBuilder::attr(conv, "group", int64_t{group});
+    add_bn(b, "c", "y", bn, 1e-5f);
+    const auto result = convert_onnx(b.bytes(), "g.onnx");
+    EXPECT_NE(result.summary.find("1 BatchNorm folded"), std::string::npos) << result.summary;
+    const auto model = Model::from_bytes(result.egan);
+    ASSERT_EQ(model->ops().size(), 1u);
+    EXPECT_NE(model->ops()[0].attributes.find("groups " + std::to_string(group)), std::string::npos) << model->ops()[0].attributes;
+    Session s(model, {.batch = 2});
+    const auto x = random_floats(rng, static_cast<size_t>(2 * 6 * 5 * cin));
+    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, 6, 5, cin}, x, {}}})[0];
+    cpu::ConvShape shape{2, cin, cout, {6, 3, 1, 1, 1, 1, 6}, {5, 3, 1, 1, 0, 2, 5}};
+    std::vector<float> ref(y.f32.size());
+    cpu::conv2d_grouped_reference(shape, group, x.data(), w.data(), ref.data(), {bias.data(), cpu::Activation::kNone, 0});
+    for (size_t i = 0; i < ref.size(); ++i) ref[i] = bn_ref(ref[i], bn, static_cast<int64_t>(i % static_cast<size_t>(cout)), 1e-5f);
+    EXPECT_LE(max_abs_diff(y.f32, ref), 5e-6f);
+  }
+}
+
+// Grouped ConvTranspose (group 2, k4 s2 p1) + BatchNorm, folded per output channel of
+// the grouped weights [Cin][Cout/group][kh][kw]; every algorithm the session offers runs it.
+TEST(Converter, FoldsBatchNormIntoGroupedConvTranspose) {
+  std::mt19937 rng(5);
+  const int cin = 6, cout = 10, group = 2, k = 4;
+  const auto w = random_floats(rng, static_cast<size_t>(cin * (cout / group) * k * k)), bias = random_floats(rng, cout);
+  const BnParams bn = random_bn(rng, cout);
+  OnnxBuilder b;
+  b.input("x", {-1, cin, 3, 4}).output("y").floats("W", {cin, cout / group, k, k}, w).floats("B", {cout}, bias);
+  auto& ct = b.node("ConvTranspose", "deconv", {"x", "W", "B"}, {"t"});
+  OnnxBuilder::attr(ct, "strides", std::vector<int64_t>{2, 2});
+  OnnxBuilder::attr(ct, "pads", std::vector<int64_t>{1, 1, 1, 1});
+  OnnxBuilder::attr(ct, "group", int64_t{group});
+  add_bn(b, "t", "y", bn, 1e-3f);
+  const auto result = convert_onnx(b.bytes(), "bn.onnx");
+  EXPECT_NE(result.summary.find("1 BatchNorm folded"), std::string::npos) << result.summary;
+  const auto model = Model::from_bytes(result.egan);
+  ASSERT_EQ(model->ops().size(), 1u);
+  const auto x = random_floats(rng, 2 * 3 * 4 * cin);  // NHWC
+  cpu::ConvShape shape{2, cin, cout, {3, k, 2, 1, 1, 1, 6}, {4, k, 2, 1, 1, 1, 8}};
+  std::vector<float> ref(static_cast<size_t>(2 * 6 * 8 * cout));
+  cpu::conv_transpose2d_grouped_reference(shape, group, x.data(), w.data(), ref.data(), {bias.data(), cpu::Activation::kNone, 0});
+  for (size_t i = 0; i < ref.size(); ++i) ref[i] = bn_ref(ref[i], bn, static_cast<int64_t>(i % cout), 1e-3f);
+  for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im}) {
+    Session s(model, {.batch = 2, .conv_transpose_algo = algo});
+    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, 3, 4, cin}, x, {}}})[0];
+    EXPECT_LE(max_abs_diff(y.f32, ref), 5e-6f) << to_string(algo);
+  }
+}
+
 TEST(Converter, OutputPaddingMayReachTheDilation) {
   // PyTorch allows output_padding < max(stride, dilation); converter and loader must agree.
   std::mt19937 rng(4);
@@ -179,8 +242,11 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 4}).output("y");
          b.node("Softmax", "probabilities", {"x"}, {"y"});
        }, {"probabilities", "Softmax", "not supported"}},
-      {"grouped deconv", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{2}); }); },
-       {"up1", "ConvTranspose", "'group' = 2"}},
+      {"deconv group not dividing the channels", [](OnnxBuilder& b) {
+         conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{3}); });
+       }, {"up1", "ConvTranspose", "'group' = 3", "divide"}},
+      {"deconv group 0", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{0}); }); },
+       {"up1", "ConvTranspose", "'group' = 0"}},
       {"unknown attribute", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "fancy", int64_t{1}); }); },
        {"up1", "ConvTranspose", "'fancy'"}},
       {"bad auto_pad", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_MIDDLE")); }); },
@@ -208,10 +274,18 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.floats("g", {2}, {1, 1}).floats("b", {2}, {0, 0}).floats("m", {2}, {0, 0}).floats("v", {2}, {1, 1});
          OnnxBuilder::attr(b.node("BatchNormalization", "bn7", {"x", "g", "b", "m", "v"}, {"y"}), "training_mode", int64_t{1});
        }, {"bn7", "'training_mode'"}},
-      {"grouped conv", [](OnnxBuilder& b) {
+      {"group not dividing the channels", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4, 5, 5}).output("y").floats("W", {3, 1, 3, 3}, std::vector<float>(27, 0.f));
+         OnnxBuilder::attr(b.node("Conv", "dw", {"x", "W"}, {"y"}), "group", int64_t{4});
+       }, {"dw", "Conv", "'group' = 4", "divide"}},
+      {"zero group", [](OnnxBuilder& b) {
          b.input("x", {-1, 2, 5, 5}).output("y").floats("W", {2, 1, 3, 3}, std::vector<float>(18, 0.f));
-         OnnxBuilder::attr(b.node("Conv", "dw", {"x", "W"}, {"y"}), "group", int64_t{2});
-       }, {"dw", "Conv", "'group' = 2"}},
+         OnnxBuilder::attr(b.node("Conv", "dw", {"x", "W"}, {"y"}), "group", int64_t{0});
+       }, {"dw", "Conv", "'group' = 0"}},
+      {"grouped weights of the wrong depth", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4, 5, 5}).output("y").floats("W", {4, 4, 3, 3}, std::vector<float>(144, 0.f));
+         OnnxBuilder::attr(b.node("Conv", "g", {"x", "W"}, {"y"}), "group", int64_t{2});
+       }, {"g", "Conv", "weights expect 8", "2 groups"}},
       {"add of two tensors", [](OnnxBuilder& b) {
          b.input("x", {-1, 4}).input("z", {-1, 4}).output("y");
          b.node("Add", "sum", {"x", "z"}, {"y"});
@@ -234,6 +308,11 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 4}).output("y");
          b.node("Relu", "r", {"x"}, {"y"});
        }, {"opset 9"}},
+      {"future opset", [](OnnxBuilder& b) {
+         b.proto().mutable_opset_import(0)->set_version(29);
+         b.input("x", {-1, 4}).output("y");
+         b.node("Relu", "r", {"x"}, {"y"});
+       }, {"opset 29", "11-28"}},
       {"fixed-size input needed", [](OnnxBuilder& b) {
          b.input("x", {-1, 4}).output("y");
          b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(1)->set_dim_param("F");

@@ -56,6 +56,13 @@ std::vector<Tensor> inputs_for(const Model& model, int batch, uint64_t seed) {
   return inputs;
 }
 
+// Grouped and depthwise (transposed) convolutions run on the CPU backend only.
+bool has_grouped_convolution(const Model& model) {
+  for (const OpInfo& op : model.ops())
+    if (op.attributes.find(" groups ") != std::string::npos) return true;
+  return false;
+}
+
 class OtherBackend : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -77,6 +84,7 @@ TEST_P(OtherBackend, AgreesWithTheCpuOnEveryModel) {
   ASSERT_GE(paths.size(), 40u);
   for (const std::string& path : paths) {
     const auto model = Model::load(path);
+    if (GetParam() == Backend::kCuda && has_grouped_convolution(*model)) continue;  // refused (RefusesGroupedConvolutionsByName)
     for (int batch : {1, 3}) {
       const auto inputs = inputs_for(*model, batch, 7);
       SessionOptions cpu_options;
@@ -95,6 +103,21 @@ TEST_P(OtherBackend, AgreesWithTheCpuOnEveryModel) {
         // A second run (a recorded graph's replay on CUDA) gives the same bits.
         EXPECT_EQ(session.run(inputs)[0].f32, got[0].f32);
       }
+    }
+  }
+}
+
+TEST_P(OtherBackend, RefusesGroupedConvolutionsByName) {
+  if (GetParam() != Backend::kCuda) GTEST_SKIP() << "only the CUDA backend refuses groups";
+  for (const char* name : {"inverted_residual_depthwise", "convt_grouped"}) {
+    const auto model = testing::test_model(std::string("golden/") + name);
+    ASSERT_TRUE(has_grouped_convolution(*model));
+    try {
+      Session session(model, options(1, ConvTransposeAlgo::kSplit));
+      ADD_FAILURE() << name << ": the CUDA backend took a grouped convolution";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("groups = "), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("CPU backend only"), std::string::npos) << e.what();
     }
   }
 }

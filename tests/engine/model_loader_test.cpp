@@ -1,6 +1,8 @@
 // A corrupt or hostile .egan file is rejected with a message, never a crash.
 #include <gtest/gtest.h>
 
+#include <numeric>
+
 #include <random>
 
 #include <filesystem>
@@ -233,8 +235,7 @@ TEST(ModelLoader, SchemaVersion1FilesStillLoadWithAWarning) {
 
 // Unpacks the valid file into the flatbuffers object API, lets the test break
 // one thing, and packs it again with the original data section and new checksums.
-std::vector<uint8_t> mutated(const std::function<void(schema::ModelT&)>& mutate) {
-  const auto& full = valid_file();
+std::vector<uint8_t> mutated(const std::function<void(schema::ModelT&)>& mutate, const std::vector<uint8_t>& full = valid_file()) {
   const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
   const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
   std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
@@ -287,6 +288,15 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
       {"stride zero", [](schema::ModelT& m) { first_conv_transpose(m).stride_h = 0; }, "stride_h = 0"},
       {"kernel huge", [](schema::ModelT& m) { first_conv_transpose(m).kernel_w = 100000; }, "kernel_w"},
       {"phase taps altered", [](schema::ModelT& m) { first_conv_transpose(m).axis_phases_h[0]->taps[0] += 1; }, "does not match the split"},
+      {"deconv groups zero", [](schema::ModelT& m) { first_conv_transpose(m).groups = 0; }, "groups 0 is out of range"},
+      {"deconv groups above the channels", [](schema::ModelT& m) {
+         auto& c = first_conv_transpose(m);
+         c.groups = c.in_channels + 1;
+       }, "is out of range"},
+      {"deconv groups with ungrouped weights", [](schema::ModelT& m) {
+         auto& c = first_conv_transpose(m);
+         c.groups = std::gcd(c.in_channels, c.out_channels);
+       }, "bytes, the op needs"},
       {"phase missing", [](schema::ModelT& m) { first_conv_transpose(m).phases.pop_back(); }, "phases"},
       {"wrong weight size", [](schema::ModelT& m) {
          auto& c = first_conv_transpose(m);
@@ -326,6 +336,33 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
     } else {
       EXPECT_NE(error.find(c.expected), std::string::npos) << "got: '" << error << "'";
       EXPECT_NE(error.find("invalid model"), std::string::npos) << error;
+    }
+  }
+}
+
+// A grouped Conv2D's groups must divide its channels and size its weights.
+TEST(ModelLoader, RejectsHostileConvolutionGroups) {
+  const std::vector<uint8_t> grouped = testing::test_model_bytes("golden/conv_grouped_depthwise_mult2");
+  auto first_grouped_conv = [](schema::ModelT& m) -> schema::Conv2DT& {
+    for (auto& op : m.ops)
+      if (auto* c = op->kind.AsConv2D(); c && c->groups == 4) return *c;
+    throw std::runtime_error("no grouped conv");
+  };
+  const std::vector<HostileCase> cases = {
+      {"untouched round trip", [](schema::ModelT&) {}, ""},
+      {"groups zero", [&](schema::ModelT& m) { first_grouped_conv(m).groups = 0; }, "groups 0 is out of range"},
+      {"groups negative", [&](schema::ModelT& m) { first_grouped_conv(m).groups = -4; }, "is out of range"},
+      {"groups not dividing", [&](schema::ModelT& m) { first_grouped_conv(m).groups = 3; }, "does not divide"},
+      {"groups 1 with grouped weights", [&](schema::ModelT& m) { first_grouped_conv(m).groups = 1; }, "bytes, the op needs"},
+      {"groups 8 with groups-4 weights", [&](schema::ModelT& m) { first_grouped_conv(m).groups = 8; }, "bytes, the op needs"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    const std::string error = load_error(mutated(c.mutate, grouped));
+    if (std::string(c.expected).empty()) {
+      EXPECT_EQ(error, "");
+    } else {
+      EXPECT_NE(error.find(c.expected), std::string::npos) << "got: '" << error << "'";
     }
   }
 }

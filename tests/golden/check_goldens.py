@@ -25,6 +25,12 @@ def attrs(node):
 
 
 def conv(x, w, b, a):
+    g = a.get("group", 1)
+    if g != 1:  # grouped: each group an ungrouped conv on its channel slices
+        ci, co = x.shape[1] // g, w.shape[0] // g
+        a1 = dict(a, group=1)
+        return np.concatenate([conv(x[:, i * ci:(i + 1) * ci], w[i * co:(i + 1) * co],
+                                    None if b is None else b[i * co:(i + 1) * co], a1) for i in range(g)], axis=1)
     k = w.shape[2:]
     s, d = a.get("strides", [1, 1]), a.get("dilations", [1, 1])
     p = a.get("pads", [0, 0, 0, 0])
@@ -44,6 +50,12 @@ def conv(x, w, b, a):
 
 def conv_transpose(x, w, b, a):
     """Spec-literal ConvTranspose: scatter x into the full output, then apply pads."""
+    g = a.get("group", 1)
+    if g != 1:  # grouped: each group an ungrouped transposed conv on its channel slices
+        ci, co = x.shape[1] // g, w.shape[1]
+        a1 = dict(a, group=1)
+        return np.concatenate([conv_transpose(x[:, i * ci:(i + 1) * ci], w[i * ci:(i + 1) * ci],
+                                              None if b is None else b[i * co:(i + 1) * co], a1) for i in range(g)], axis=1)
     n, c, ih, iw = x.shape
     k = w.shape[2:]
     s, d = a.get("strides", [1, 1]), a.get("dilations", [1, 1])

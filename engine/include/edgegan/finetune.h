@@ -52,4 +52,12 @@ struct FinetuneResult {
 FinetuneResult finetune(Trainer& generator, Trainer* discriminator, const Tensor& images, const std::vector<int64_t>& labels,
                         const FinetuneOptions& options, const std::function<bool(const FinetuneProgress&)>& on_step = {});
 
+// Supervised fine-tuning of an image-to-image or super-resolution generator on pairs:
+// each step takes a shuffled batch of `inputs` (samples of the model's one float input,
+// in its storage layout) and moves the model's output towards the matching `targets`
+// (samples of its one output, storage layout) under options.loss (kMse or kL1).
+// Throws Error for pairs the model cannot take (shapes, counts, non-finite values).
+FinetuneResult finetune_paired(Trainer& model, const Tensor& inputs, const Tensor& targets, const FinetuneOptions& options,
+                               const std::function<bool(const FinetuneProgress&)>& on_step = {});
+
 }  // namespace edgegan

@@ -105,7 +105,11 @@ class Trainer {
   void step();
   void zero_grad();
 
+  // The trainable tensors. Their values may be edited in place (loading weights, a
+  // hand-made update); call parameters_edited() afterwards, so kernels that keep
+  // transformed copies of their weights (Winograd filters, packed heads) re-derive them.
   std::vector<Parameter> parameters();
+  void parameters_edited();
   int64_t parameter_count() const;
   int64_t steps_taken() const;
   const Model& model() const;

@@ -28,6 +28,10 @@ class Conv2DCuda final : public GemmOpKernel {
 
 template <>
 std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs& a) {
+  const auto& op = *a.op.kind_as_Conv2D();
+  if (op.groups() != 1)  // the implicit GEMM reads every input channel for every output channel
+    throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) + " has groups = " +
+                std::to_string(op.groups()) + ": grouped and depthwise convolutions run on the CPU backend only");
   return std::make_unique<Conv2DCuda>(a, *a.op.kind_as_Conv2D());
 }
 

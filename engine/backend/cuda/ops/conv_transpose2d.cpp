@@ -151,6 +151,10 @@ class ConvTranspose2DCuda final : public OpKernel {
 
 template <>
 std::unique_ptr<OpKernel> create_kernel<schema::OpKind_ConvTranspose2D>(const KernelArgs& a) {
+  const auto& op = *a.op.kind_as_ConvTranspose2D();
+  if (op.groups() != 1)  // the phase GEMMs read every input channel for every output channel
+    throw Error("CUDA backend: ConvTranspose2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) + " has groups = " +
+                std::to_string(op.groups()) + ": grouped transposed convolutions run on the CPU backend only");
   return std::make_unique<ConvTranspose2DCuda>(a, *a.op.kind_as_ConvTranspose2D());
 }
 
