@@ -17,7 +17,7 @@ namespace edgegan::converter {
 struct IrTensor {
   std::string name;
   bool is_int = false;
-  bool nhwc = false;                 // rank-4 image tensors
+  bool nhwc = false;                 // rank-4 maps, and rank-3 maps [N, C, L] stored [N, 1, L, C]
   std::vector<int64_t> dims;         // storage order, dims[0] = -1
 };
 
@@ -37,6 +37,8 @@ struct IrOp {
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, Slice: storage order
   int64_t start = 0, step = 1;       // Slice
+  schema::PoolKind pool_kind = schema::PoolKind_Average;  // Pool (geometry: kernel, strides, dilations, pads, out_h/out_w)
+  bool ceil_mode = false, count_include_pad = false;      // Pool
   // Pad: [top, left, bottom, right] (negative crops), schema::PadMode, constant fill.
   int64_t pads[4] = {0, 0, 0, 0};
   int pad_mode = 0;

@@ -31,6 +31,17 @@ void check_batch_independence(const OnnxGraph& g, const AnalysisPass& a, const A
 
 }  // namespace
 
+std::optional<SpatialMap> spatial_map(const std::vector<int64_t>& shape) {
+  if (shape.size() == 4) return SpatialMap{shape[1], shape[2], shape[3]};
+  if (shape.size() == 3) return SpatialMap{shape[1], 1, shape[2]};
+  return std::nullopt;
+}
+
+int spatial_storage_axis(size_t rank, int64_t axis) {
+  if (axis == 1) return 3;                                     // channels
+  return static_cast<int>(rank == 3 ? 2 : axis - 1);          // [N, C, L]: L -> W; [N, C, H, W]: H -> 1, W -> 2
+}
+
 IrModel Lowering::run() {
   const auto& nodes = a_.nodes;
   // Aliases: run-time Identity/Dropout, resolved before counting consumers.
@@ -72,19 +83,23 @@ std::string Lowering::resolve(const std::string& name) const {
   return it == alias_.end() ? name : it->second;
 }
 
-IrTensor Lowering::make_tensor(const std::string& name, const Value& v) {
+IrTensor Lowering::make_tensor(const std::string& name, const Value& v, bool nhwc_map) {
   IrTensor t;
   t.name = name;
   t.is_int = v.is_int;
-  t.nhwc = v.shape.size() == 4;
+  t.nhwc = v.shape.size() == 4 || (nhwc_map && v.shape.size() == 3 && !v.is_int);
   t.dims.push_back(-1);
-  if (t.nhwc) t.dims.insert(t.dims.end(), {v.shape[2], v.shape[3], v.shape[1]});
-  else t.dims.insert(t.dims.end(), v.shape.begin() + 1, v.shape.end());
+  if (t.nhwc) {
+    const SpatialMap m = *spatial_map(v.shape);
+    t.dims.insert(t.dims.end(), {m.h, m.w, m.c});
+  } else {
+    t.dims.insert(t.dims.end(), v.shape.begin() + 1, v.shape.end());
+  }
   return t;
 }
 
-int Lowering::new_tensor(const std::string& name, const Value& v) {
-  ir_.tensors.push_back(make_tensor(name, v));
+int Lowering::new_tensor(const std::string& name, const Value& v, bool nhwc_map) {
+  ir_.tensors.push_back(make_tensor(name, v, nhwc_map));
   const int index = static_cast<int>(ir_.tensors.size()) - 1;
   tensor_of_[name] = index;
   return index;
@@ -96,12 +111,40 @@ int Lowering::tensor(const Node& n, size_t k) const {
   return it->second;
 }
 
+int Lowering::spatial_tensor(const Node& n, size_t k) {
+  const int t = tensor(n, k);
+  const Value& v = value(n.inputs[k]);
+  if (is_nhwc(t) || v.shape.size() != 3 || v.is_int) return t;
+  const auto it = nhwc_copy_.find(t);
+  if (it != nhwc_copy_.end()) return it->second;
+  const IrTensor& src = ir_.tensors[static_cast<size_t>(t)];
+  const int copy = relayout(t, src.name + ":nhwc", v.shape, true, src.name + ":to_nhwc");
+  nhwc_copy_[t] = copy;
+  return copy;
+}
+
+int Lowering::relayout(int t, const std::string& name, const std::vector<int64_t>& shape, bool to_nhwc, const std::string& op_name) {
+  Value v;
+  v.shape = shape;
+  IrOp op;
+  op.kind = schema::OpKind_Reshape;
+  op.name = op_name;
+  op.inputs = {t};
+  op.output = new_tensor(name, v, to_nhwc);
+  ir_.ops.push_back(std::move(op));
+  producer_[ir_.ops.back().output] = static_cast<int>(ir_.ops.size()) - 1;
+  return ir_.ops.back().output;
+}
+
 IrOp& Lowering::add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs, size_t output) {
   IrOp op;
   op.kind = kind;
   op.name = n.name;
   op.inputs = std::move(inputs);
-  op.output = new_tensor(n.outputs.at(output), value(n.outputs.at(output)));
+  // A rank-3 output is an NHWC map when the op reads one (a convolution, a pool, or an
+  // op that keeps its input's layout); a Reshape's is row-major (ONNX order).
+  const bool map_input = kind != schema::OpKind_Reshape && !op.inputs.empty() && is_nhwc(op.inputs[0]);
+  op.output = new_tensor(n.outputs.at(output), value(n.outputs.at(output)), map_input);
   ir_.ops.push_back(std::move(op));
   producer_[ir_.ops.back().output] = static_cast<int>(ir_.ops.size()) - 1;
   return ir_.ops.back();
@@ -116,16 +159,16 @@ IrOp& Lowering::add_op_with_new_tensor(schema::OpKind kind, const Node& n, std::
   op.kind = kind;
   op.name = n.name;
   op.inputs = std::move(inputs);
-  op.output = new_tensor(name, v);
+  const bool map_input = kind != schema::OpKind_Reshape && !op.inputs.empty() && is_nhwc(op.inputs[0]);
+  op.output = new_tensor(name, v, map_input);
   ir_.ops.push_back(std::move(op));
   producer_[ir_.ops.back().output] = static_cast<int>(ir_.ops.size()) - 1;
   consumers_[name] = 1;
   return ir_.ops.back();
 }
 
-int Lowering::storage_axis(const std::vector<int64_t>& shape, int64_t axis) {
-  static constexpr int kNchwToNhwc[4] = {0, 3, 1, 2};
-  return shape.size() == 4 ? kNchwToNhwc[axis] : static_cast<int>(axis);
+int Lowering::storage_axis(int tensor, size_t rank, int64_t axis) const {
+  return is_nhwc(tensor) ? spatial_storage_axis(rank, axis) : static_cast<int>(axis);
 }
 
 IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds) {
@@ -158,7 +201,8 @@ const Node* Lowering::sole_consumer(const Node& n) const {
 
 void Lowering::take_over(IrOp& op, const Node& n) {
   op.name += "+" + n.name;
-  ir_.tensors[static_cast<size_t>(op.output)] = make_tensor(n.outputs[0], value(n.outputs[0]));
+  IrTensor& t = ir_.tensors[static_cast<size_t>(op.output)];
+  t = make_tensor(n.outputs[0], value(n.outputs[0]), t.nhwc);
   tensor_of_[n.outputs[0]] = op.output;
 }
 
@@ -177,11 +221,18 @@ void Lowering::finish_outputs() {
   for (const auto& name : g_.outputs()) {
     const auto it = tensor_of_.find(resolve(name));
     if (it == tensor_of_.end()) throw ConvertError("graph output '" + name + "' is not computed by any supported op");
-    const int t = it->second;
+    int t = it->second;
     for (const IrInput& in : ir_.inputs)
       if (in.tensor == t) throw ConvertError("graph output '" + name + "' is a graph input; nothing to compute");
     if (!used.insert(t).second) throw ConvertError("graph output '" + name + "' duplicates another output");
     if (ir_.tensors[static_cast<size_t>(t)].is_int) throw ConvertError("graph output '" + name + "' is an integer tensor");
+    // A rank-3 map leaves the model in ONNX order [N, C, L], as graph inputs come in
+    // (free when C = 1: the Reshape aliases).
+    const Value& v = value(name);
+    if (v.shape.size() == 3 && is_nhwc(t)) {
+      t = relayout(t, name + ":ncl", v.shape, false, name + ":to_ncl");
+      sequence_outputs_.insert(t);
+    }
     // The tensor takes the ONNX output's name, so `edgegan run` writes outputs by their ONNX names.
     for (auto& other : ir_.tensors)
       if (other.name == name) other.name += ":internal";
@@ -196,9 +247,11 @@ void Lowering::assign_roles() {
   bool image_output = false;
   for (IrOutput& out : ir_.outputs) {
     const IrTensor& t = ir_.tensors[static_cast<size_t>(out.tensor)];
-    out.role = t.nhwc ? schema::OutputRole_Image : schema::OutputRole_Score;
+    out.role = t.nhwc ? schema::OutputRole_Image : sequence_outputs_.count(out.tensor) ? schema::OutputRole_Other : schema::OutputRole_Score;
     image_output = image_output || t.nhwc;
-    const auto it = producer_.find(out.tensor);
+    auto it = producer_.find(out.tensor);
+    if (sequence_outputs_.count(out.tensor))  // the range of the map before its relayout
+      it = producer_.find(ir_.ops[static_cast<size_t>(it->second)].inputs[0]);
     const schema::Activation act = it == producer_.end() ? schema::Activation_None : ir_.ops[static_cast<size_t>(it->second)].activation;
     if (act == schema::Activation_Tanh) { out.value_min = -1.f; out.value_max = 1.f; }
     if (act == schema::Activation_Sigmoid) { out.value_min = 0.f; out.value_max = 1.f; }

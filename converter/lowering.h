@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -13,6 +14,16 @@
 #include "converter/onnx_graph.h"
 
 namespace edgegan::converter {
+
+// A spatial map: an ONNX activation [N, C, H, W], or [N, C, L] taken as a map of height
+// 1 (1-D convolutions, pools). Both are stored NHWC: [N, H, W, C], [N, 1, L, C].
+struct SpatialMap {
+  int64_t c = 0, h = 0, w = 0;
+};
+// The map's (C, H, W) for a rank-4 or rank-3 ONNX shape; nullopt for any other rank.
+std::optional<SpatialMap> spatial_map(const std::vector<int64_t>& onnx_shape);
+// The storage axis (NHWC) of ONNX axis `axis` (non-negative, not the batch's) of a spatial map of rank 3 or 4.
+int spatial_storage_axis(size_t rank, int64_t axis);
 
 class Lowering {
  public:
@@ -26,6 +37,11 @@ class Lowering {
   bool has_input(const Node& n, size_t k) const { return k < n.inputs.size() && !n.inputs[k].empty(); }
   // The IR tensor of input k (a run-time tensor).
   int tensor(const Node& n, size_t k) const;
+  // The IR tensor of input k as an NHWC map, for ops that need one (convolutions, pools,
+  // per-channel ops on rank 3). A rank-3 tensor stored row-major (a graph input, a
+  // Reshape's output) gets a Reshape op into NHWC [N, 1, L, C] in front, made once.
+  int spatial_tensor(const Node& n, size_t k);
+  bool is_nhwc(int tensor) const { return ir_.tensors[static_cast<size_t>(tensor)].nhwc; }
   // A new IR op of `kind` for `n`, reading `inputs`, writing a new tensor for n's output
   // number `output` (ops with several outputs, such as Split, add one op per output).
   IrOp& add_op(schema::OpKind kind, const Node& n, std::vector<int> inputs, size_t output = 0);
@@ -33,9 +49,9 @@ class Lowering {
   // several ops), of ONNX shape `shape`; `name` must be new.
   IrOp& add_op_with_new_tensor(schema::OpKind kind, const Node& n, std::vector<int> inputs, const std::string& name,
                                const std::vector<int64_t>& shape);
-  // The storage axis of ONNX axis `axis` (already non-negative) of a tensor of ONNX
-  // shape `shape`: rank-4 maps are NHWC, so channels (1) are axis 3, H and W axes 1, 2.
-  static int storage_axis(const std::vector<int64_t>& shape, int64_t axis);
+  // The storage axis of ONNX axis `axis` (non-negative) of IR tensor `tensor`, whose ONNX
+  // rank is `rank`: NHWC maps (rank 4, and rank 3 stored [N, 1, L, C]) keep channels last.
+  int storage_axis(int tensor, size_t rank, int64_t axis) const;
   // The op that produced n's input 0, if n is its only reader, it is of one of `kinds`
   // and it has no activation yet (so it may absorb n), else nullptr.
   IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds);
@@ -56,8 +72,10 @@ class Lowering {
   IrModel& model() { return ir_; }
 
  private:
-  int new_tensor(const std::string& name, const Value& v);
-  static IrTensor make_tensor(const std::string& name, const Value& v);
+  int new_tensor(const std::string& name, const Value& v, bool nhwc_map = false);
+  // A Reshape op from tensor t (ONNX shape `shape`) into a new tensor `name` stored NHWC or row-major.
+  int relayout(int t, const std::string& name, const std::vector<int64_t>& shape, bool to_nhwc, const std::string& op_name);
+  static IrTensor make_tensor(const std::string& name, const Value& v, bool nhwc_map = false);
   void finish_outputs();
   void assign_roles();
 
@@ -68,6 +86,8 @@ class Lowering {
   std::map<std::string, int> consumers_;
   std::map<std::string, int> tensor_of_;
   std::map<int, int> producer_;  // tensor -> op
+  std::map<int, int> nhwc_copy_;    // row-major rank-3 tensor -> its NHWC relayout
+  std::set<int> sequence_outputs_;  // graph outputs: rank-3 maps put back into ONNX order [N, C, L]
   std::set<std::string> claimed_;  // outputs of nodes lowered by an earlier node's pattern
 };
 

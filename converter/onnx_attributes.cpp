@@ -50,42 +50,68 @@ void check_attributes(const Node& n, std::initializer_list<const char*> supporte
 
 namespace {
 
-std::vector<int64_t> pair_attr(const Node& n, const std::string& name, int64_t fallback, int64_t lo) {
-  std::vector<int64_t> v = attr_ints(n, name, {fallback, fallback});
+// A 1-D convolution (input [N, C, L]) runs as a 2-D one of height 1: its attributes
+// list the width's values only, and become 2-D lists here (height: kernel 1, stride 1,
+// dilation 1, no padding).
+std::vector<int64_t> conv_ints(const Node& n, const std::string& name, std::vector<int64_t> fallback, bool one_d) {
+  const auto* a = find_attr(n, name);
+  if (!a || !one_d) return attr_ints(n, name, std::move(fallback));
+  const std::vector<int64_t> v = attr_ints(n, name, {});
+  if (name == "pads") {
+    if (v.size() != 2) throw ConvertError(where(n) + ": attribute 'pads' must have 2 values (1-D convolution), got " + std::to_string(v.size()));
+    return {0, v[0], 0, v[1]};
+  }
+  if (name == "output_shape" && v.size() == 3) return {1, v[2]};
+  if (v.size() != 1) throw ConvertError(where(n) + ": attribute '" + name + "' must have 1 value (1-D convolution), got " + std::to_string(v.size()));
+  return {name == "output_padding" ? 0 : 1, v[0]};
+}
+
+std::vector<int64_t> pair_attr(const Node& n, const std::string& name, int64_t fallback, int64_t lo, bool one_d) {
+  std::vector<int64_t> v = conv_ints(n, name, {fallback, fallback}, one_d);
   if (v.size() != 2) throw ConvertError(where(n) + ": attribute '" + name + "' must have 2 values (2-D convolution), got " + std::to_string(v.size()));
   for (int64_t x : v)
     if (x < lo || x > 4096) throw ConvertError(where(n) + ": attribute '" + name + "' value " + std::to_string(x) + " is out of range");
   return v;
 }
 
-void common_conv_checks(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w, ConvGeometry& g) {
-  if (x.size() != 4) throw ConvertError(where(n) + ": input must be 4-D NCHW (only 2-D convolution is supported), got rank " + std::to_string(x.size()));
-  if (w.size() != 4) throw ConvertError(where(n) + ": weights must be 4-D");
-  const auto ks = attr_ints(n, "kernel_shape", {w[2], w[3]});
+void common_conv_checks(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w, ConvGeometry& g, bool one_d) {
+  if (x.size() != 4) throw ConvertError(where(n) + ": input must be 3-D NCL or 4-D NCHW (1-D or 2-D convolution), got rank " + std::to_string(x.size()));
+  if (w.size() != 4) throw ConvertError(where(n) + ": weights must have the input's rank");
+  const auto ks = conv_ints(n, "kernel_shape", {w[2], w[3]}, one_d);
   if (ks.size() != 2 || ks[0] != w[2] || ks[1] != w[3]) throw ConvertError(where(n) + ": attribute 'kernel_shape' does not match the weights");
   g.kernel_h = w[2];
   g.kernel_w = w[3];
-  const auto s = pair_attr(n, "strides", 1, 1), d = pair_attr(n, "dilations", 1, 1);
+  const auto s = pair_attr(n, "strides", 1, 1, one_d), d = pair_attr(n, "dilations", 1, 1, one_d);
   g.stride_h = s[0];
   g.stride_w = s[1];
   g.dilation_h = d[0];
   g.dilation_w = d[1];
 }
 
-std::vector<int64_t> pads_attr(const Node& n) {
-  std::vector<int64_t> p = attr_ints(n, "pads", {0, 0, 0, 0});
+std::vector<int64_t> pads_attr(const Node& n, bool one_d) {
+  std::vector<int64_t> p = conv_ints(n, "pads", {0, 0, 0, 0}, one_d);
   if (p.size() != 4) throw ConvertError(where(n) + ": attribute 'pads' must have 4 values, got " + std::to_string(p.size()));
   for (int64_t v : p)
     if (v < 0 || v > 4096) throw ConvertError(where(n) + ": attribute 'pads' value " + std::to_string(v) + " is out of range");
   return p;
 }
 
+// A rank-3 input and weights as rank 4 with height 1 ([N, C, L] -> [N, C, 1, L]); false when not rank 3.
+bool as_2d(const Node& n, std::vector<int64_t>& x, std::vector<int64_t>& w) {
+  if (x.size() != 3) return false;
+  if (w.size() != 3) throw ConvertError(where(n) + ": weights must have the input's rank (3 for a 1-D convolution)");
+  x.insert(x.begin() + 2, 1);
+  w.insert(w.begin() + 2, 1);
+  return true;
+}
+
 }  // namespace
 
-ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+ConvGeometry resolve_conv_transpose(const Node& n, std::vector<int64_t> x, std::vector<int64_t> w) {
   check_attributes(n, {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads", "strides"});
   ConvGeometry g;
-  common_conv_checks(n, x, w, g);
+  const bool one_d = as_2d(n, x, w);
+  common_conv_checks(n, x, w, g, one_d);
   // Grouped: weights [Cin][Cout/group][kh][kw]; group divides the input channels.
   const int64_t group = attr_int(n, "group", 1);
   if (group < 1 || group > x[1] || x[1] % group != 0)
@@ -95,10 +121,10 @@ ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x
   g.groups = group;
   g.in_channels = w[0];
   g.out_channels = w[1] * group;
-  const auto op = attr_ints(n, "output_padding", {0, 0});
+  const auto op = conv_ints(n, "output_padding", {0, 0}, one_d);
   if (op.size() != 2) throw ConvertError(where(n) + ": attribute 'output_padding' must have 2 values");
   const std::string auto_pad = attr_string(n, "auto_pad", "NOTSET");
-  std::vector<int64_t> out_shape = attr_ints(n, "output_shape", {});
+  std::vector<int64_t> out_shape = conv_ints(n, "output_shape", {}, one_d);
   if (out_shape.size() == 4) out_shape.erase(out_shape.begin(), out_shape.begin() + 2);
   if (!out_shape.empty() && out_shape.size() != 2) throw ConvertError(where(n) + ": attribute 'output_shape' must have 2 spatial values");
   const int64_t in[2] = {x[2], x[3]}, k[2] = {g.kernel_h, g.kernel_w}, s[2] = {g.stride_h, g.stride_w}, d[2] = {g.dilation_h, g.dilation_w};
@@ -108,7 +134,7 @@ ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x
       throw ConvertError(where(n) + ": attribute 'output_padding' value " + std::to_string(op[static_cast<size_t>(a)]) + " must be smaller than the stride or the dilation");
   }
   if (auto_pad == "NOTSET" && out_shape.empty()) {
-    const auto p = pads_attr(n);
+    const auto p = pads_attr(n, one_d);
     begin[0] = p[0]; begin[1] = p[1]; end[0] = p[2]; end[1] = p[3];
   } else if (auto_pad == "VALID" && out_shape.empty()) {
     begin[0] = begin[1] = end[0] = end[1] = 0;
@@ -139,10 +165,11 @@ ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x
   return g;
 }
 
-ConvGeometry resolve_conv(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w) {
+ConvGeometry resolve_conv(const Node& n, std::vector<int64_t> x, std::vector<int64_t> w) {
   check_attributes(n, {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"});
   ConvGeometry g;
-  common_conv_checks(n, x, w, g);
+  const bool one_d = as_2d(n, x, w);
+  common_conv_checks(n, x, w, g, one_d);
   // Grouped: weights [Cout][Cin/group][kh][kw]; group divides both channel counts.
   const int64_t group = attr_int(n, "group", 1);
   if (group < 1 || group > x[1] || x[1] % group != 0 || w[0] % group != 0)
@@ -158,7 +185,7 @@ ConvGeometry resolve_conv(const Node& n, const std::vector<int64_t>& x, const st
   const int64_t in[2] = {x[2], x[3]}, k[2] = {g.kernel_h, g.kernel_w}, s[2] = {g.stride_h, g.stride_w}, d[2] = {g.dilation_h, g.dilation_w};
   int64_t begin[2] = {0, 0}, end[2] = {0, 0};
   if (auto_pad == "NOTSET") {
-    const auto p = pads_attr(n);
+    const auto p = pads_attr(n, one_d);
     begin[0] = p[0]; begin[1] = p[1]; end[0] = p[2]; end[1] = p[3];
   } else if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
     for (int a = 0; a < 2; ++a) {

@@ -125,7 +125,9 @@ struct ConvGeometry {
   int64_t groups = 1;  // ONNX 'group': in and out channels split into this many groups (Conv only)
 };
 // x: [N, C, H, W]; w: ConvTranspose [Cin, Cout, kh, kw] / Conv [Cout, Cin, kh, kw].
-ConvGeometry resolve_conv_transpose(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
-ConvGeometry resolve_conv(const Node& n, const std::vector<int64_t>& x, const std::vector<int64_t>& w);
+// A 1-D convolution (x [N, C, L], weights of rank 3, attributes of the width only) is
+// resolved as a 2-D one of height 1: kernel_h = stride_h = dilation_h = 1, out_h = 1.
+ConvGeometry resolve_conv_transpose(const Node& n, std::vector<int64_t> x, std::vector<int64_t> w);
+ConvGeometry resolve_conv(const Node& n, std::vector<int64_t> x, std::vector<int64_t> w);
 
 }  // namespace edgegan::converter

@@ -36,8 +36,10 @@ class ChannelAffineLowering final : public OpLowering {
     const ConstTensor& c = rn.input(1).c;
     // A bias along the last ONNX dimension (features of a Dense), or per channel of an NCHW map.
     const bool features = x.shape.size() == 2 && (c.numel() == x.shape[1] || c.numel() == 1);
-    const bool channels = x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
-                          c.dims[c.dims.size() - 2] == 1;
+    // ([C, 1, 1] on [N, C, H, W], [C, 1] on [N, C, L])
+    const bool channels = (x.shape.size() == 4 && c.numel() == x.shape[1] && c.dims.size() >= 3 && c.dims[c.dims.size() - 1] == 1 &&
+                           c.dims[c.dims.size() - 2] == 1) ||
+                          (x.shape.size() == 3 && c.numel() == x.shape[1] && c.dims.size() >= 2 && c.dims[c.dims.size() - 1] == 1);
     if (!features && !channels) throw ConvertError(where(n) + ": only a per-feature or per-channel constant Add is supported");
     rn.set_output(x.shape);
   }
@@ -46,7 +48,7 @@ class ChannelAffineLowering final : public OpLowering {
     const Value& x = l.value(n.inputs[0]);
     std::vector<float> scale, shift;
     if (n.op == "BatchNormalization") {
-      if (x.shape.size() != 2 && x.shape.size() != 4)
+      if (x.shape.size() < 2 || x.shape.size() > 4)
         throw ConvertError(where(n) + ": BatchNorm on rank " + std::to_string(x.shape.size()) + " tensors is not supported");
       const float eps = attr_float(n, "epsilon", 1e-5f);
       const ConstTensor &gamma = l.constant(n, 1), &beta = l.constant(n, 2), &mean = l.constant(n, 3), &var = l.constant(n, 4);
@@ -72,7 +74,8 @@ class ChannelAffineLowering final : public OpLowering {
       if (n.op == "BatchNormalization") l.model().batchnorms_folded++;
       return;
     }
-    IrOp& o = l.add_op(schema::OpKind_ChannelAffine, n, {l.tensor(n, 0)});
+    // Channels are the innermost storage axis: rank 2, and maps (rank 3 made NHWC).
+    IrOp& o = l.add_op(schema::OpKind_ChannelAffine, n, {x.shape.size() == 3 ? l.spatial_tensor(n, 0) : l.tensor(n, 0)});
     o.weights = scale;
     o.bias = shift;
   }

@@ -1,5 +1,5 @@
 // Concat from ONNX Concat of run-time tensors, along any axis but the batch's
-// (an NCHW axis becomes the NHWC storage axis).
+// (an NCHW or NCL axis of a map becomes the NHWC storage axis).
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
@@ -35,13 +35,16 @@ class ConcatLowering final : public OpLowering {
   }
 
   void lower(const Node& n, Lowering& l) const override {
-    std::vector<int> ins;
-    for (size_t k = 0; k < n.inputs.size(); ++k) ins.push_back(l.tensor(n, k));
     const Value& x = l.value(n.inputs[0]);
+    // Rank 3: maps (NHWC) if any input is one, all of them then made NHWC; else row-major.
+    bool maps = x.shape.size() == 4;
+    for (size_t k = 0; k < n.inputs.size(); ++k) maps = maps || (x.shape.size() == 3 && l.is_nhwc(l.tensor(n, k)));
+    std::vector<int> ins;
+    for (size_t k = 0; k < n.inputs.size(); ++k) ins.push_back(maps ? l.spatial_tensor(n, k) : l.tensor(n, k));
     int64_t axis = attr_int(n, "axis", 0);
     if (axis < 0) axis += static_cast<int64_t>(x.shape.size());
     IrOp& o = l.add_op(schema::OpKind_Concat, n, ins);
-    o.axis = static_cast<int>(x.shape.size() == 4 ? (axis == 1 ? 3 : axis - 1) : axis);  // NCHW axis -> NHWC storage axis
+    o.axis = maps ? spatial_storage_axis(x.shape.size(), axis) : static_cast<int>(axis);  // NCHW / NCL axis -> NHWC storage axis
   }
 
   flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {

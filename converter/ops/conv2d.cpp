@@ -17,7 +17,8 @@ class Conv2DLowering final : public OpLowering {
     const ConstTensor& w = n.float_constant(1, "weights");
     if (n.has_input(2)) n.float_constant(2, "bias");
     const ConvGeometry g = resolve_conv(n.node, x.shape, w.dims);
-    n.set_output({n.batch(), g.out_channels, g.out_h, g.out_w});
+    if (x.shape.size() == 3) n.set_output({n.batch(), g.out_channels, g.out_w});  // 1-D: a map of height 1
+    else n.set_output({n.batch(), g.out_channels, g.out_h, g.out_w});
   }
 
   void lower(const Node& n, Lowering& l) const override {
@@ -39,9 +40,9 @@ class Conv2DLowering final : public OpLowering {
       pad->kind = schema::OpKind_Conv2D;
       l.take_over(*pad, n);
     }
-    IrOp& o = pad ? *pad : l.add_op(schema::OpKind_Conv2D, n, {l.tensor(n, 0)});
+    IrOp& o = pad ? *pad : l.add_op(schema::OpKind_Conv2D, n, {l.spatial_tensor(n, 0)});
     o.geometry = g;
-    o.weights = w.f;  // [Cout][Cin/groups][kh][kw]
+    o.weights = w.f;  // [Cout][Cin/groups][kh][kw] ([Cout][Cin/groups][k] = kh 1 for 1-D)
     if (l.has_input(n, 2)) o.bias = l.constant(n, 2).f;
     if (!o.bias.empty() && static_cast<int64_t>(o.bias.size()) != o.geometry.out_channels)
       throw ConvertError(where(n) + ": bias must have one value per output channel");

@@ -21,15 +21,17 @@ class ConvTranspose2DLowering final : public OpLowering {
     const ConstTensor& w = n.float_constant(1, "weights");
     if (n.has_input(2)) n.float_constant(2, "bias");
     const ConvGeometry g = resolve_conv_transpose(n.node, x.shape, w.dims);
-    n.set_output({n.batch(), g.out_channels, g.out_h, g.out_w});
+    if (x.shape.size() == 3) n.set_output({n.batch(), g.out_channels, g.out_w});  // 1-D: a map of height 1
+    else n.set_output({n.batch(), g.out_channels, g.out_h, g.out_w});
   }
 
   void lower(const Node& n, Lowering& l) const override {
     const Value& x = l.value(n.inputs[0]);
     const ConstTensor& w = l.constant(n, 1);
-    IrOp& o = l.add_op(schema::OpKind_ConvTranspose2D, n, {l.tensor(n, 0)});
+    const int input = l.spatial_tensor(n, 0);
+    IrOp& o = l.add_op(schema::OpKind_ConvTranspose2D, n, {input});
     o.geometry = resolve_conv_transpose(n, x.shape, w.dims);
-    o.weights = w.f;  // [Cin][Cout/groups][kh][kw]
+    o.weights = w.f;  // [Cin][Cout/groups][kh][kw] ([Cin][Cout/groups][k] = kh 1 for 1-D)
     if (l.has_input(n, 2)) o.bias = l.constant(n, 2).f;
     if (!o.bias.empty() && static_cast<int64_t>(o.bias.size()) != o.geometry.out_channels)
       throw ConvertError(where(n) + ": bias must have one value per output channel");

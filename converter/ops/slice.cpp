@@ -115,7 +115,7 @@ class SliceLowering final : public OpLowering {
       int64_t start = 0;
       for (size_t k = 0; k < n.outputs.size(); ++k) {
         IrOp& op = l.add_op(schema::OpKind_Slice, n, {l.tensor(n, 0)}, k);
-        op.axis = Lowering::storage_axis(x.shape, axis);
+        op.axis = l.storage_axis(l.tensor(n, 0), x.shape.size(), axis);
         op.start = start;
         start += l.value(n.outputs[k]).shape[static_cast<size_t>(axis)];
       }
@@ -133,7 +133,7 @@ class SliceLowering final : public OpLowering {
       shape[static_cast<size_t>(axes[j].axis)] = axes[j].range.count;
       IrOp& op = j + 1 == axes.size() ? l.add_op(schema::OpKind_Slice, n, {input})
                                       : l.add_op_with_new_tensor(schema::OpKind_Slice, n, {input}, n.outputs[0] + ":slice" + std::to_string(j), shape);
-      op.axis = Lowering::storage_axis(x.shape, axes[j].axis);
+      op.axis = l.storage_axis(l.tensor(n, 0), x.shape.size(), axes[j].axis);
       op.start = axes[j].range.start;
       op.step = axes[j].range.step;
       input = op.output;

@@ -3,8 +3,10 @@
 #include <gtest/gtest.h>
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <tuple>
+#include <functional>
 
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
@@ -353,6 +355,139 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
   }
   EXPECT_NE(convert_error("this is not protobuf").find("not a valid ONNX model"), std::string::npos);
   EXPECT_NE(convert_error("").find("not a valid ONNX model"), std::string::npos);
+}
+
+// 1-D maps: a rank-3 graph input stays [N, C, L] row-major; convolutions and pools see
+// it NHWC [N, 1, L, C] (a relayout Reshape in front); Concat axes, Flatten and the
+// rank-3 output keep ONNX's element order.
+TEST(Converter, RankThreeMapsKeepOnnxOrderAtTheEdgesAndNhwcInside) {
+  std::mt19937 rng(25);
+  const std::vector<float> identity = {1, 0, 0, 1};  // Conv1d(2, 2, k1): y = x
+  for (int64_t axis : {1, 2, -1}) {
+    SCOPED_TRACE(axis);
+    OnnxBuilder b;
+    b.input("x", {-1, 2, 5}).output("cat").output("flat").floats("W", {2, 2, 1}, identity);
+    b.node("Conv", "c1", {"x", "W"}, {"c"});
+    b.node("Relu", "r", {"x"}, {"rx"});  // keeps the input's (row-major) layout: Concat makes it NHWC
+    OnnxBuilder::attr(b.node("Concat", "cat", {"c", "rx"}, {"cat"}), "axis", axis);
+    b.node("Flatten", "fl", {"c"}, {"flat"});
+    const auto model = Model::from_bytes(convert_onnx(b.bytes(), "t.onnx").egan);
+    ASSERT_EQ(model->inputs()[0].dims, (std::vector<int64_t>{-1, 2, 5}));
+    EXPECT_EQ(model->inputs()[0].layout, Layout::kRowMajor);
+    const int64_t a = axis < 0 ? axis + 3 : axis;
+    EXPECT_EQ(model->outputs()[0].dims, (std::vector<int64_t>{-1, a == 1 ? 4 : 2, a == 1 ? 5 : 10}));
+    EXPECT_EQ(model->outputs()[0].layout, Layout::kRowMajor);
+    Session session(model, {.batch = 2});
+    const std::vector<float> x = random_floats(rng, 20);
+    const auto out = session.run({{"x", DType::kFloat32, Layout::kRowMajor, {2, 2, 5}, x, {}}});
+    std::vector<float> want;
+    for (int64_t n = 0; n < 2; ++n) {
+      const auto sample = std::vector<float>(x.begin() + n * 10, x.begin() + n * 10 + 10);
+      std::vector<float> relu = sample;
+      for (float& v : relu) v = std::max(v, 0.f);
+      if (a == 1) {
+        want.insert(want.end(), sample.begin(), sample.end());
+        want.insert(want.end(), relu.begin(), relu.end());
+      } else {
+        for (int64_t c = 0; c < 2; ++c) {
+          want.insert(want.end(), sample.begin() + c * 5, sample.begin() + c * 5 + 5);
+          want.insert(want.end(), relu.begin() + c * 5, relu.begin() + c * 5 + 5);
+        }
+      }
+    }
+    EXPECT_LE(max_abs_diff(out[0].f32, want), 1e-6f);
+    EXPECT_LE(max_abs_diff(out[1].f32, x), 1e-6f);  // Flatten of y = x: ONNX order
+  }
+}
+
+// Global pools of a rank-3 graph input (relayouted into a map) and of a rank-4 one.
+TEST(Converter, GlobalPoolsReduceTheWholeMap) {
+  std::mt19937 rng(26);
+  for (int rank : {3, 4}) {
+    SCOPED_TRACE(rank);
+    const std::vector<int64_t> dims = rank == 3 ? std::vector<int64_t>{-1, 3, 7} : std::vector<int64_t>{-1, 3, 2, 5};
+    const int64_t pixels = rank == 3 ? 7 : 10;
+    OnnxBuilder b;
+    b.input("x", dims).output("mx").output("avg");
+    b.node("GlobalMaxPool", "gmp", {"x"}, {"mx"});
+    b.node("GlobalAveragePool", "gap", {"x"}, {"avg"});
+    const auto model = Model::from_bytes(convert_onnx(b.bytes(), "t.onnx").egan);
+    for (const OutputInfo& o : model->outputs())  // [N, 3, 1] row-major; [N, 1, 1, 3] NHWC
+      EXPECT_EQ(o.dims, rank == 3 ? std::vector<int64_t>({-1, 3, 1}) : std::vector<int64_t>({-1, 1, 1, 3}));
+    Session session(model, {.batch = 2});
+    Tensor x{"x", DType::kFloat32, Layout::kRowMajor, dims, random_floats(rng, static_cast<size_t>(2 * 3 * pixels)), {}};
+    x.shape[0] = 2;
+    const std::vector<Tensor> out = session.run({model->inputs()[0].layout == Layout::kNHWC ? to_nhwc(x) : x});
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t c = 0; c < 3; ++c) {
+        const auto first = x.f32.begin() + (n * 3 + c) * pixels;
+        const float mx = *std::max_element(first, first + pixels);
+        double sum = 0;
+        for (int64_t p = 0; p < pixels; ++p) sum += first[p];
+        EXPECT_EQ(out[0].f32[static_cast<size_t>(n * 3 + c)], mx);
+        EXPECT_NEAR(out[1].f32[static_cast<size_t>(n * 3 + c)], sum / static_cast<double>(pixels), 1e-6);
+      }
+  }
+}
+
+TEST(Converter, PoolsAndOneDimensionalConvolutionsRefuseWhatTheyDoNotImplement) {
+  auto pool = [](const char* op, const std::function<void(onnx::NodeProto&)>& attrs, bool indices = false) {
+    return [=](OnnxBuilder& b) {
+      b.input("x", {-1, 2, 6, 6}).output("y");
+      std::vector<std::string> outs = {"y"};
+      if (indices) outs.push_back("idx");
+      auto& n = b.node(op, "p1", {"x"}, outs);
+      if (std::string(op) != "GlobalAveragePool") OnnxBuilder::attr(n, "kernel_shape", std::vector<int64_t>{2, 2});
+      attrs(n);
+    };
+  };
+  auto conv1d = [](const std::function<void(onnx::NodeProto&)>& attrs, std::vector<int64_t> wdims = {3, 2, 3}) {
+    return [=](OnnxBuilder& b) {
+      int64_t count = 1;
+      for (int64_t d : wdims) count *= d;
+      b.input("x", {-1, 2, 8}).output("y").floats("W", wdims, std::vector<float>(static_cast<size_t>(count), 0.1f));
+      attrs(b.node("Conv", "c1", {"x", "W"}, {"y"}));
+    };
+  };
+  using N = onnx::NodeProto;
+  const std::vector<ErrorCase> cases = {
+      {"storage_order", pool("MaxPool", [](N& n) { OnnxBuilder::attr(n, "storage_order", int64_t{1}); }), {"p1", "MaxPool", "'storage_order'"}},
+      {"indices", pool("MaxPool", [](N&) {}, true), {"p1", "'Indices'"}},
+      {"average dilations", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{2, 2}); }),
+       {"p1", "AveragePool", "'dilations'"}},
+      {"unknown auto_pad", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "auto_pad", std::string("SAME_MIDDLE")); }), {"p1", "'auto_pad'", "SAME_MIDDLE"}},
+      {"auto_pad and pads", pool("MaxPool", [](N& n) {
+         OnnxBuilder::attr(n, "auto_pad", std::string("SAME_UPPER"));
+         OnnxBuilder::attr(n, "pads", std::vector<int64_t>{1, 1, 0, 0});
+       }), {"p1", "'pads'", "mutually exclusive"}},
+      {"pads as large as the window", pool("MaxPool", [](N& n) { OnnxBuilder::attr(n, "pads", std::vector<int64_t>{2, 0, 0, 0}); }), {"p1", "'pads'"}},
+      {"pads count", pool("MaxPool", [](N& n) { OnnxBuilder::attr(n, "pads", std::vector<int64_t>{1, 1}); }), {"p1", "'pads'", "4 values"}},
+      {"ceil_mode 2", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "ceil_mode", int64_t{2}); }), {"p1", "'ceil_mode'"}},
+      {"count_include_pad 3", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "count_include_pad", int64_t{3}); }), {"p1", "'count_include_pad'"}},
+      {"unknown pool attribute", pool("AveragePool", [](N& n) { OnnxBuilder::attr(n, "fancy", int64_t{1}); }), {"p1", "'fancy'"}},
+      {"global pool attribute", pool("GlobalAveragePool", [](N& n) { OnnxBuilder::attr(n, "kernel_shape", std::vector<int64_t>{2, 2}); }),
+       {"p1", "GlobalAveragePool", "'kernel_shape'"}},
+      {"missing kernel_shape", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 6, 6}).output("y");
+         b.node("MaxPool", "p1", {"x"}, {"y"});
+       }, {"p1", "'kernel_shape'", "required"}},
+      {"pool of a vector", [](OnnxBuilder& b) {
+         b.input("x", {-1, 6}).output("y");
+         OnnxBuilder::attr(b.node("MaxPool", "p1", {"x"}, {"y"}), "kernel_shape", std::vector<int64_t>{2});
+       }, {"p1", "rank 2"}},
+      {"1-D strides of 2-D", conv1d([](N& n) { OnnxBuilder::attr(n, "strides", std::vector<int64_t>{1, 2}); }), {"c1", "'strides'", "1 value"}},
+      {"1-D pads of 2-D", conv1d([](N& n) { OnnxBuilder::attr(n, "pads", std::vector<int64_t>{1, 1, 1, 1}); }), {"c1", "'pads'", "2 values"}},
+      {"1-D grouped", conv1d([](N& n) { OnnxBuilder::attr(n, "group", int64_t{2}); }, {3, 1, 3}), {"c1", "'group' = 2"}},
+      {"1-D input, 2-D weights", conv1d([](N&) {}, {3, 2, 1, 3}), {"c1", "weights must have the input's rank"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    OnnxBuilder b;
+    c.build(b);
+    const std::string error = convert_error(b.bytes());
+    ASSERT_FALSE(error.empty()) << "converted without an error";
+    for (const auto& needle : c.expected) EXPECT_NE(error.find(needle), std::string::npos) << "message: " << error;
+  }
 }
 
 TEST(Converter, MetadataRoundTrips) {

@@ -564,13 +564,183 @@ def make_onnx_cases():
               "Expected = conv_transpose2d(X,W,B,stride=2,padding=0) cropped accordingly." % (pb, pe))
 
 
+# ----------------------------------------------------------------------------- audio (1-D) and pools
+class HifiganChain(nn.Module):
+    """HiFi-GAN-style 1-D generator (own small definition): mel [N,80,T] -> Conv1d k7 ->
+    [LeakyReLU(0.1) -> ConvTranspose1d(k=2s, s, p=s/2) -> dilated Conv1d k3 blocks] x2 ->
+    Conv1d k7 -> Tanh -> waveform [N,1,T*16]. residual=False chains the dilated convs;
+    residual=True adds each block's input back (x = x + conv(lrelu(x))), as HiFi-GAN's ResBlock."""
+
+    def __init__(self, residual):
+        super().__init__()
+        self.residual = residual
+        self.pre = nn.Conv1d(80, 32, 7, padding=3)
+        self.ups = nn.ModuleList([nn.ConvTranspose1d(32, 16, 16, stride=8, padding=4),
+                                  nn.ConvTranspose1d(16, 8, 4, stride=2, padding=1)])
+        self.blocks = nn.ModuleList([
+            nn.ModuleList([nn.Conv1d(16, 16, 3, dilation=d, padding=d) for d in (1, 3, 5)]),
+            nn.ModuleList([nn.Conv1d(8, 8, 3, dilation=d, padding=d) for d in (1, 3)])])
+        self.post = nn.Conv1d(8, 1, 7, padding=3)
+
+    def forward(self, mel):
+        x = self.pre(mel)
+        for up, convs in zip(self.ups, self.blocks):
+            x = up(F.leaky_relu(x, 0.1))
+            for conv in convs:
+                y = conv(F.leaky_relu(x, 0.1))
+                x = x + y if self.residual else y
+        return torch.tanh(self.post(F.leaky_relu(x, 0.1)))
+
+
+class MelganBlock(nn.Module):
+    """MelGAN-style generator stage: Conv1d k7 -> LeakyReLU(0.2) -> ConvTranspose1d k8 s4 p2 ->
+    LeakyReLU -> BatchNorm1d (cannot fold into the activation's output: a ChannelAffine on a
+    rank-3 map) -> dilated Conv1d k3 d3 -> LeakyReLU -> Conv1d k7 -> Tanh."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.Conv1d(20, 16, 7, padding=3), nn.LeakyReLU(0.2),
+            nn.ConvTranspose1d(16, 8, 8, stride=4, padding=2), nn.LeakyReLU(0.2), nn.BatchNorm1d(8),
+            nn.Conv1d(8, 8, 3, dilation=3, padding=3), nn.LeakyReLU(0.2),
+            nn.Conv1d(8, 1, 7, padding=3), nn.Tanh())
+
+    def forward(self, mel):
+        return self.net(mel)
+
+
+class MelganPoolDiscriminator(nn.Module):
+    """MelGAN-style waveform discriminator with 1-D pools: AvgPool1d(4, 2, 1,
+    count_include_pad=False) downsampling, Conv1d k15 + LeakyReLU, strided Conv1d,
+    MaxPool1d(3, 2, 1, ceil_mode), Conv1d k3 -> scores [N,1,L']."""
+
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(
+            nn.AvgPool1d(4, stride=2, padding=1, count_include_pad=False),
+            nn.Conv1d(1, 8, 15, padding=7), nn.LeakyReLU(0.2),
+            nn.Conv1d(8, 16, 11, stride=4, padding=5), nn.LeakyReLU(0.2),
+            nn.MaxPool1d(3, stride=2, padding=1, ceil_mode=True),
+            nn.Conv1d(16, 1, 3, padding=1))
+
+    def forward(self, audio):
+        return self.net(audio)
+
+
+class PatchganPool(nn.Module):
+    """PatchGAN discriminator (own small definition): Conv k4 s2 + LeakyReLU(0.2), Conv k4 s2 +
+    BatchNorm (eval) + LeakyReLU, MaxPool 2x2 s2 (ceil_mode), BatchNorm after the pool (a
+    ChannelAffine: nothing to fold into), AvgPool 3x3 s1 p1 (count_include_pad=False),
+    Conv k3 p1 -> patch scores. gap_head: 4 channels, then LeakyReLU -> GlobalMaxPool -> 1x1 Conv ->
+    GlobalAveragePool -> Flatten -> [N,4]."""
+
+    def __init__(self, gap_head):
+        super().__init__()
+        self.gap_head = gap_head
+        self.net = nn.Sequential(
+            nn.Conv2d(3, 8, 4, stride=2, padding=1), nn.LeakyReLU(0.2),
+            nn.Conv2d(8, 16, 4, stride=2, padding=1, bias=False), nn.BatchNorm2d(16), nn.LeakyReLU(0.2),
+            nn.MaxPool2d(2, stride=2, ceil_mode=True), nn.BatchNorm2d(16),
+            nn.AvgPool2d(3, stride=1, padding=1, count_include_pad=False),
+            nn.Conv2d(16, 1 if not gap_head else 4, 3, padding=1))
+        if gap_head:
+            self.head = nn.Sequential(nn.LeakyReLU(0.2), nn.AdaptiveMaxPool2d(1), nn.Conv2d(4, 4, 1),
+                                      nn.AdaptiveAvgPool2d(1), nn.Flatten())
+
+    def forward(self, image):
+        x = self.net(image)
+        return self.head(x) if self.gap_head else x
+
+
+AUDIO_POOL_CASES = ["hifigan_1d_chain", "melgan_block_convt1d_s4", "melgan_d_pool1d", "patchgan_pool",
+                    "patchgan_gap_head", "avgpool_ceil_count_include_pad"]
+
+
+def make_audio_pool_cases(pending_dir=None):
+    torch.manual_seed(21)
+    m = HifiganChain(residual=False)
+    torch_case("hifigan_1d_chain", m, {"mel": torch.randn(2, 80, 6)}, "audio", 13,
+               "HiFi-GAN-style 1-D generator, residual adds replaced by a chain: mel [N,80,6] -> Conv1d(80,32,k7,p3) -> "
+               "LeakyReLU(0.1) -> ConvTranspose1d(32,16,k16,s8,p4) (->48) -> Conv1d k3 dilations 1,3,5 with LeakyReLU -> "
+               "ConvTranspose1d(16,8,k4,s2,p1) (->96) -> Conv1d k3 dilations 1,3 -> Conv1d(8,1,k7,p3) -> Tanh. opset 13.",
+               seed=21)
+
+    torch.manual_seed(22)
+    m = MelganBlock()
+    torch_case("melgan_block_convt1d_s4", m, {"mel": torch.randn(3, 20, 5)}, "audio", 13,
+               "MelGAN-style stage: Conv1d(20,16,k7,p3)+LeakyReLU(0.2), ConvTranspose1d(16,8,k8,s4,p2) (5->20)+LeakyReLU, "
+               "BatchNorm1d on the rank-3 map (ChannelAffine), Conv1d k3 d3 p3 + LeakyReLU, Conv1d(8,1,k7,p3)+Tanh. opset 13.",
+               seed=22)
+
+    torch.manual_seed(23)
+    m = MelganPoolDiscriminator()
+    torch_case("melgan_d_pool1d", m, {"audio": torch.randn(2, 1, 67)}, "score", 13,
+               "MelGAN-style waveform discriminator: AvgPool1d(4,2,1,count_include_pad=False) (67->33), Conv1d k15 + "
+               "LeakyReLU, Conv1d k11 s4 p5 (->9) + LeakyReLU, MaxPool1d(3,2,1,ceil_mode) (->5), Conv1d(16,1,k3,p1). opset 13.",
+               seed=23)
+
+    torch.manual_seed(24)
+    m = PatchganPool(gap_head=False)
+    torch_case("patchgan_pool", m, {"image": torch.randn(2, 3, 22, 26)}, "patches", 13,
+               "PatchGAN-style discriminator: Conv k4 s2 p1 + LeakyReLU, Conv k4 s2 p1 + BatchNorm (folded) + LeakyReLU, "
+               "MaxPool 2x2 s2 ceil_mode (5x6 -> 3x3), BatchNorm after the pool (ChannelAffine), AvgPool 3x3 s1 p1 "
+               "count_include_pad=False, Conv k3 p1 -> [N,1,3,3]. opset 13.", seed=24)
+
+    torch.manual_seed(25)
+    m = PatchganPool(gap_head=True)
+    torch_case("patchgan_gap_head", m, {"image": torch.randn(3, 3, 16, 16)}, "logit", 13,
+               "The PatchGAN above with a global head: LeakyReLU, GlobalMaxPool, 1x1 Conv, GlobalAveragePool, "
+               "Flatten -> [N,4]. opset 13.", seed=25)
+
+    # Hand-built AveragePool with count_include_pad=1 and ceil_mode=1 (torch's exporter writes an explicit Pad
+    # for count_include_pad with padding, so this one is built by hand).
+    g = torch.Generator().manual_seed(26)
+    x = torch.randn(2, 3, 7, 6, generator=g)
+    y = F.avg_pool2d(x, (3, 2), stride=(2, 2), padding=(1, 1), ceil_mode=True, count_include_pad=True)
+    node = helper.make_node("AveragePool", ["x"], ["y"], kernel_shape=[3, 2], strides=[2, 2], pads=[1, 1, 1, 1],
+                            ceil_mode=1, count_include_pad=1)
+    onnx_case("avgpool_ceil_count_include_pad", node, x, {}, tuple(y.shape), y,
+              "Hand-built AveragePool, X [N,3,7,6], kernel [3,2], strides [2,2], pads [1,1,1,1], ceil_mode 1, "
+              "count_include_pad 1 (divisor: the window's part inside the padded input, as PyTorch).\n"
+              "Expected = torch.nn.functional.avg_pool2d(X, (3,2), 2, 1, ceil_mode=True, count_include_pad=True).")
+
+    if pending_dir:
+        # The residual variant needs the Add of two run-time tensors (another helper's op):
+        # written for the integrator, not committed.
+        import shutil
+        from golden_util import CASES_DIR
+        torch.manual_seed(21)
+        m = HifiganChain(residual=True)
+        torch_case("hifigan_1d_residual_needs_binary", m, {"mel": torch.randn(2, 80, 6)}, "audio", 13,
+                   "HiFi-GAN-style 1-D generator with the residual adds (x = x + conv(lrelu(x))): as hifigan_1d_chain "
+                   "otherwise. Needs the Add of two run-time tensors. opset 13.", seed=21)
+        dst = os.path.join(pending_dir, "hifigan_1d_residual_needs_binary")
+        if os.path.isdir(dst):
+            shutil.rmtree(dst)
+        os.makedirs(pending_dir, exist_ok=True)
+        shutil.move(os.path.join(CASES_DIR, "hifigan_1d_residual_needs_binary"), dst)
+
+
 def main():
-    # Arguments name the case groups to write (e.g. make_group_cases); none: all of them.
-    makers = [make_torch_cases, make_onnx_cases, make_group_cases, make_spatial_cases]
-    only = sys.argv[1:]
-    for make in makers:
-        if not only or make.__name__ in only:
-            make()
+    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, spatial); none = all.
+    # --pending DIR also writes the cases that need ops not yet on this branch into DIR.
+    args = sys.argv[1:]
+    pending = None
+    if "--pending" in args:
+        i = args.index("--pending")
+        pending = args[i + 1]
+        del args[i:i + 2]
+    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "spatial"}
+    if "torch" in groups:
+        make_torch_cases()
+    if "onnx" in groups:
+        make_onnx_cases()
+    if "groups" in groups or "make_group_cases" in groups:
+        make_group_cases()
+    if "audio_pool" in groups:
+        make_audio_pool_cases(pending)
+    if "spatial" in groups or "make_spatial_cases" in groups:
+        make_spatial_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:
