@@ -108,8 +108,8 @@ ResizeParams resize_params(const Node& n, const std::map<std::string, Value>& va
       throw ConvertError(where(n) + ": input '" + std::string(from_sizes ? "sizes" : "scales") + "' resizes axis " + std::to_string(a) +
                          (a == 0 ? " (batch)" : " (channels)") + "; only H and W (axes 2 and 3) may change size");
   for (size_t a : {size_t{2}, size_t{3}})
-    if (out[a] < 1 || out[a] > (int64_t{1} << 24))
-      throw ConvertError(where(n) + ": output size " + std::to_string(out[a]) + " along axis " + std::to_string(a) + " is out of range");
+    if (out[a] < 1 || out[a] > (int64_t{1} << 20) || x[a] > (int64_t{1} << 20))
+      throw ConvertError(where(n) + ": output size " + std::to_string(out[a]) + " along axis " + std::to_string(a) + " is out of range (1..2^20)");
   // The transforms divide by the model's scales; given sizes, by output/input (stored as 0).
   p.scale_h = from_sizes ? 0.f : static_cast<float>(scale[2]);
   p.scale_w = from_sizes ? 0.f : static_cast<float>(scale[3]);

@@ -25,6 +25,7 @@ static_assert(static_cast<int>(schema::ResizeMode_Cubic) == static_cast<int>(cpu
 
 // Scales a file may hold: far beyond any upsampler, small enough that source coordinates stay finite.
 constexpr float kMinScale = 1e-4f, kMaxScale = 1e4f;
+constexpr int64_t kMaxResizeLength = int64_t{1} << 20;  // tables of at most ~100 MiB
 
 cpu::ResizeShape resize_shape(const schema::Resize& op, const TensorDesc& x, const TensorDesc& y, int64_t batch) {
   cpu::ResizeShape s;
@@ -99,8 +100,11 @@ class ResizeDef final : public OpDef {
     TensorDesc& y = v.define(op.output());
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be an NHWC image tensor");
-    if (y.dims[3] != x.dims[3] || y.dims[1] < 1 || y.dims[2] < 1 || y.dims[1] > kMaxDim || y.dims[2] > kMaxDim)
+    if (y.dims[3] != x.dims[3] || y.dims[1] < 1 || y.dims[2] < 1)
       v.fail("output '" + y.name + "' " + dims_text(y.dims) + " is not a resized " + dims_text(x.dims));
+    // The kernel's tables grow with the lengths (not with the channels): bounded so a
+    // hostile file cannot ask for gigabytes of them with a one-pixel-wide map.
+    for (int64_t length : {x.dims[1], y.dims[1], y.dims[2]}) v.check_range(length, 1, kMaxResizeLength, "resized map length");
   }
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_Resize();
