@@ -1,5 +1,6 @@
 // Pad from ONNX Pad (opsets 11+: pads, constant_value and axes as inputs; modes
-// constant, reflect, edge, wrap) on the H and W axes of an NCHW map. A constant
+// constant, reflect, edge, wrap) on the H and W axes of an NCHW map, or the L axis of
+// an NCL map (stored as the height-1 NHWC map [N, 1, L, C], as 1-D convolutions read). A constant
 // zero Pad read only by a Conv folds into the Conv's pads (converter/ops/conv2d.cpp).
 #include <cmath>
 
@@ -36,9 +37,9 @@ PadParams pad_params(const Node& n, const std::map<std::string, Value>& values, 
   };
   PadParams p;
   p.mode = pad_mode(n);
-  if (x.size() != 4)
-    throw ConvertError(where(n) + ": input has rank " + std::to_string(x.size()) + "; only rank-4 NCHW maps can be padded");
-  const int64_t rank = 4;
+  if (x.size() != 4 && x.size() != 3)
+    throw ConvertError(where(n) + ": input has rank " + std::to_string(x.size()) + "; only NCHW and NCL maps can be padded");
+  const int64_t rank = static_cast<int64_t>(x.size());
   std::vector<int64_t> pads;
   if (find_attr(n, "pads")) {  // opsets before 11
     pads = attr_ints(n, "pads", {});
@@ -55,7 +56,8 @@ PadParams pad_params(const Node& n, const std::map<std::string, Value>& values, 
         throw ConvertError(where(n) + ": input 'constant_value' is not finite");
     }
   }
-  std::vector<int64_t> axes = {0, 1, 2, 3};
+  std::vector<int64_t> axes;
+  for (int64_t a = 0; a < rank; ++a) axes.push_back(a);
   if (const Value* a = input(3)) {
     axes = as_ints(*a, n, "input 'axes'");
     for (int64_t& axis : axes) {
@@ -75,17 +77,22 @@ PadParams pad_params(const Node& n, const std::map<std::string, Value>& values, 
   for (int64_t axis : {0, 1})
     if (begin[axis] != 0 || end[axis] != 0)
       throw ConvertError(where(n) + ": input 'pads' pads axis " + std::to_string(axis) + (axis == 0 ? " (batch)" : " (channels)") +
-                         "; only H and W (axes 2 and 3) may be padded");
-  for (int64_t axis : {2, 3}) {
+                         (rank == 4 ? "; only H and W (axes 2 and 3) may be padded" : "; only L (axis 2) may be padded"));
+  for (int64_t axis = 2; axis < rank; ++axis) {
     if (std::abs(begin[axis]) > 4096 || std::abs(end[axis]) > 4096)
       throw ConvertError(where(n) + ": input 'pads' value is out of range (|pad| <= 4096)");
     if (x[static_cast<size_t>(axis)] + std::min<int64_t>(begin[axis], 0) + std::min<int64_t>(end[axis], 0) < 1)
       throw ConvertError(where(n) + ": input 'pads' crops all of axis " + std::to_string(axis));
   }
-  p.pads[0] = begin[2];
-  p.pads[1] = begin[3];
-  p.pads[2] = end[2];
-  p.pads[3] = end[3];
+  if (rank == 4) {
+    p.pads[0] = begin[2];
+    p.pads[1] = begin[3];
+    p.pads[2] = end[2];
+    p.pads[3] = end[3];
+  } else {  // an NCL map is stored as the height-1 NHWC map [N, 1, L, C]
+    p.pads[1] = begin[2];
+    p.pads[3] = end[2];
+  }
   return p;
 }
 
@@ -96,7 +103,8 @@ class PadLowering final : public OpLowering {
   void infer(RuntimeNode& rn) const override {
     const Value& x = rn.runtime_input(0);
     const PadParams p = pad_params(rn.node, rn.values(), x.shape);
-    rn.set_output({x.shape[0], x.shape[1], x.shape[2] + p.pads[0] + p.pads[2], x.shape[3] + p.pads[1] + p.pads[3]});
+    if (x.shape.size() == 3) rn.set_output({x.shape[0], x.shape[1], x.shape[2] + p.pads[1] + p.pads[3]});
+    else rn.set_output({x.shape[0], x.shape[1], x.shape[2] + p.pads[0] + p.pads[2], x.shape[3] + p.pads[1] + p.pads[3]});
   }
 
   void lower(const Node& n, Lowering& l) const override {
@@ -105,7 +113,7 @@ class PadLowering final : public OpLowering {
     for (size_t k = 1; k < n.inputs.size(); ++k)
       if (!n.inputs[k].empty()) consts[n.inputs[k]] = l.value(n.inputs[k]);
     const PadParams p = pad_params(n, consts, x.shape);
-    IrOp& o = l.add_op(schema::OpKind_Pad, n, {l.tensor(n, 0)});
+    IrOp& o = l.add_op(schema::OpKind_Pad, n, {l.spatial_tensor(n, 0)});
     for (int k = 0; k < 4; ++k) o.pads[k] = p.pads[k];
     o.pad_mode = p.mode;
     o.pad_value = p.value;

@@ -94,6 +94,24 @@ TEST(ConverterPad, ConstantZeroPadFoldsIntoTheConv) {
   EXPECT_LE(max_abs_diff(y.f32, ref), 1e-5f);
 }
 
+TEST(ConverterPad, NclMapsPadAlongL) {
+  std::mt19937 rng(27);
+  const int c = 3, len = 6;
+  OnnxBuilder b;
+  b.input("x", {-1, c, len}).output("y").ints("pads", {6}, {0, 0, 3, 0, 0, 2});
+  OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads"}, {"y"}), "mode", std::string("reflect"));
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "p.onnx").egan);
+  Session s(model, {.batch = 1});
+  const auto x = random_floats(rng, c * len);  // ONNX order [1, C, L]
+  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kRowMajor, {1, c, len}, x, {}}})[0];
+  ASSERT_EQ(y.shape, (std::vector<int64_t>{1, c, len + 5}));
+  for (int k = 0; k < c; ++k)
+    for (int o = 0; o < len + 5; ++o) {
+      const int64_t i = cpu::pad_source({len, 3, 2}, cpu::PadMode::kReflect, o);
+      EXPECT_EQ(y.f32[static_cast<size_t>(k * (len + 5) + o)], x[static_cast<size_t>(k * len + i)]) << k << "," << o;
+    }
+}
+
 TEST(ConverterPad, NonZeroOrReadTwicePadsStayOps) {
   OnnxBuilder b;
   b.input("x", {-1, 2, 3, 3}).output("y").output("p").ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
@@ -125,6 +143,10 @@ TEST(ConverterPad, RefusalsNameTheNodeAndAttribute) {
          b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 0, 0, 0, 1, 0, 0, 0});
          b.node("Pad", "p3", {"x", "pads"}, {"y"});
        }, {"p3", "'pads'", "batch"}},
+      {"NCL channel pads", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 5}).output("y").ints("pads", {6}, {0, 1, 0, 0, 0, 0});
+         b.node("Pad", "p9", {"x", "pads"}, {"y"});
+       }, {"p9", "'pads'", "only L (axis 2)"}},
       {"rank 2", [](OnnxBuilder& b) {
          b.input("x", {-1, 4}).output("y").ints("pads", {4}, {0, 1, 0, 1});
          b.node("Pad", "p4", {"x", "pads"}, {"y"});

@@ -470,6 +470,20 @@ class Bicubic(nn.Module):
         return F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=True)
 
 
+class MelganPad1d(nn.Module):
+    """MelGAN-style 1-D front: ReflectionPad1d(3) + Conv1d k7, then a zero ConstantPad1d that
+    folds into the next Conv1d's pads, and a ReplicationPad1d (edge) at the end."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 6, 7)
+        self.c2 = nn.Conv1d(6, 3, 3, stride=2)
+
+    def forward(self, mel):
+        x = torch.tanh(self.c1(nn.ReflectionPad1d(3)(mel)))
+        x = torch.tanh(self.c2(nn.ConstantPad1d((2, 1), 0.0)(x)))
+        return nn.ReplicationPad1d((1, 2))(x)
+
+
 def make_spatial_cases():
     torch.manual_seed(25)
     torch_case("pad_reflect_zero_edge", PadBlocks(), {"x": torch.randn(2, 3, 9, 8)}, "y", 13,
@@ -488,6 +502,12 @@ def make_spatial_cases():
                "PixelUnshuffle(2) (Reshape/Transpose/Reshape: SpaceToDepth in CRD order) -> Conv 1x1 (12->8) + Tanh -> "
                "view(-1,2,2,2,h,w).permute(0,3,4,1,5,2).reshape (DepthToSpace DCR, block 2) -> Conv k3 p1 + Sigmoid. "
                "opset 13.", seed=27)
+
+    torch.manual_seed(32)
+    torch_case("pad1d_reflect_conv1d", MelganPad1d(), {"mel": torch.randn(2, 4, 10)}, "y", 13,
+               "MelGAN-style 1-D front on [N,4,10]: ReflectionPad1d(3)+Conv1d k7+Tanh, ConstantPad1d((2,1), 0) folded "
+               "into the stride-2 Conv1d k3 after it (+Tanh), ReplicationPad1d((1,2)). NCL maps run as height-1 NHWC "
+               "maps. opset 13.", seed=32)
 
     torch.manual_seed(28)
     torch_case("resize_nearest_upsample_conv", FastStyleUpsample(), {"x": torch.randn(2, 4, 3, 5)}, "y", 11,
