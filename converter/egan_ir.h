@@ -47,6 +47,19 @@ struct IrOp {
   schema::BinaryOperation binary_operation = schema::BinaryOperation_Add;
   int constant_operand = -1;
   std::vector<int64_t> constant_dims;
+  // Pad: [top, left, bottom, right] (negative crops), schema::PadMode, constant fill.
+  int64_t pads[4] = {0, 0, 0, 0};
+  int pad_mode = 0;
+  float pad_value = 0.f;
+  // DepthToSpace: block, schema::DepthToSpaceMode, direction.
+  int64_t block = 1;
+  int depth_to_space_mode = 0;
+  bool space_to_depth = false;
+  // Resize: schema::ResizeMode / ResizeCoordinates / ResizeNearest, cubic A, scales (0: from sizes).
+  int resize_mode = 0, resize_coordinates = 0, resize_nearest = 0;
+  float cubic_coeff_a = -0.75f;
+  bool exclude_outside = false;
+  float scale_h = 0.f, scale_w = 0.f;
 };
 
 struct IrInput {

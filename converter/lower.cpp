@@ -93,6 +93,7 @@ IrModel Lowering::run() {
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
     if (a_.folded[i] || n.op == "Identity" || n.op == "Dropout" || skipped.count(i)) continue;  // folded, aliases, or in a Mish
+    if (claimed_.count(n.outputs[0])) continue;  // lowered with an earlier node
     if (const auto m = mish.find(i); m != mish.end()) {
       lowering_of_onnx("Mish")->lower(m->second, *this);
       continue;
@@ -246,6 +247,15 @@ const Node* Lowering::sole_reader(const std::string& value) const {
 
 void Lowering::absorb(const Node& n, IrOp& op) {
   op.name += "+" + n.name;
+  tensor_of_[n.outputs[0]] = op.output;
+}
+
+const Node* Lowering::sole_consumer(const Node& n) const { return sole_reader(n.outputs[0]); }
+
+void Lowering::take_over(IrOp& op, const Node& n) {
+  op.name += "+" + n.name;
+  IrTensor& t = ir_.tensors[static_cast<size_t>(op.output)];
+  t = ir_tensor(n.outputs[0], value(n.outputs[0]), t.nhwc);
   tensor_of_[n.outputs[0]] = op.output;
 }
 

@@ -67,6 +67,14 @@ class Lowering {
   // The one run-time node reading `value` (through aliases), or nullptr when there are
   // none, several, or the value is also a graph output.
   const Node* sole_reader(const std::string& value) const;
+  // n absorbs `op`, the producer of its input 0 that only n reads (a Pad folded into
+  // the Conv after it): op's output tensor becomes n's output. The caller turns op
+  // into what n computes.
+  void take_over(IrOp& op, const Node& n);
+  // The one node that reads n's output 0, or nullptr when several do or it is a graph output.
+  const Node* sole_consumer(const Node& n) const;
+  // n was lowered as part of a pattern an earlier node matched: run() skips it.
+  void claim(const Node& n) { claimed_.insert(n.outputs[0]); }
   IrModel& model() { return ir_; }
 
  private:
@@ -87,6 +95,7 @@ class Lowering {
   std::map<int, int> producer_;  // tensor -> op
   std::map<int, int> nhwc_copy_;    // row-major rank-3 tensor -> its NHWC relayout
   std::set<int> sequence_outputs_;  // graph outputs: rank-3 maps put back into ONNX order [N, C, L]
+  std::set<std::string> claimed_;  // outputs of nodes lowered by an earlier node's pattern
 };
 
 }  // namespace edgegan::converter

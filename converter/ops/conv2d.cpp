@@ -24,9 +24,24 @@ class Conv2DLowering final : public OpLowering {
   void lower(const Node& n, Lowering& l) const override {
     const Value& x = l.value(n.inputs[0]);
     const ConstTensor& w = l.constant(n, 1);
-    const int input = l.spatial_tensor(n, 0);
-    IrOp& o = l.add_op(schema::OpKind_Conv2D, n, {input});
-    o.geometry = resolve_conv(n, x.shape, w.dims);
+    ConvGeometry g = resolve_conv(n, x.shape, w.dims);
+    // A constant zero Pad that only this Conv reads folds into its pads (exact): the
+    // Pad's op becomes the Conv, reading the Pad's input.
+    IrOp* pad = l.fusable_producer(n, {schema::OpKind_Pad});
+    if (pad && (pad->pad_mode != schema::PadMode_Constant || pad->pad_value != 0.f)) pad = nullptr;
+    const int64_t conv_pads[4] = {g.pad_top, g.pad_left, g.pad_bottom, g.pad_right};
+    for (int k = 0; pad && k < 4; ++k)
+      if (pad->pads[k] < 0 || pad->pads[k] + conv_pads[k] > 4096) pad = nullptr;
+    if (pad) {
+      g.pad_top += pad->pads[0];
+      g.pad_left += pad->pads[1];
+      g.pad_bottom += pad->pads[2];
+      g.pad_right += pad->pads[3];
+      pad->kind = schema::OpKind_Conv2D;
+      l.take_over(*pad, n);
+    }
+    IrOp& o = pad ? *pad : l.add_op(schema::OpKind_Conv2D, n, {l.spatial_tensor(n, 0)});
+    o.geometry = g;
     o.weights = w.f;  // [Cout][Cin/groups][kh][kw] ([Cout][Cin/groups][k] = kh 1 for 1-D)
     if (l.has_input(n, 2)) o.bias = l.constant(n, 2).f;
     if (!o.bias.empty() && static_cast<int64_t>(o.bias.size()) != o.geometry.out_channels)

@@ -583,6 +583,151 @@ def make_math_cases():
                "concatenated on channels. opset 17.", seed=34)
 
 
+# ----------------------------------------------------------------------------- spatial ops
+class PadBlocks(nn.Module):
+    """CycleGAN-style front (ReflectionPad2d(3) + Conv k7), a ZeroPad2d that the converter
+    folds into the stride-2 Conv after it, a ReplicationPad2d (edge) + Conv, and a constant
+    F.pad with value 0.3 that also crops (negative pads)."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 6, 7)
+        self.c2 = nn.Conv2d(6, 6, 3, stride=2)
+        self.c3 = nn.Conv2d(6, 4, 3)
+
+    def forward(self, x):
+        # Smooth activations: the trainer's finite differences over this case cross no kinks.
+        x = torch.tanh(self.c1(nn.ReflectionPad2d(3)(x)))
+        x = torch.sigmoid(self.c2(nn.ZeroPad2d((1, 2, 0, 1))(x)))
+        x = self.c3(nn.ReplicationPad2d((2, 1, 1, 0))(x))
+        return torch.tanh(F.pad(x, (1, -1, 2, 0), value=0.3))
+
+
+class SrganUpsample(nn.Module):
+    """SRGAN-style upsampling block: Conv(C -> 4C, k3 p1) -> PixelShuffle(2) -> LeakyReLU(0.2)
+    (PReLU in the paper), twice. torch exports PixelShuffle as DepthToSpace (mode CRD)."""
+    def __init__(self, c=4):
+        super().__init__()
+        self.c1 = nn.Conv2d(c, 4 * c, 3, padding=1)
+        self.c2 = nn.Conv2d(c, 4 * c, 3, padding=1)
+        self.out = nn.Conv2d(c, 3, 3, padding=1)
+
+    def forward(self, x):
+        x = F.leaky_relu(F.pixel_shuffle(self.c1(x), 2), 0.2)
+        x = F.leaky_relu(F.pixel_shuffle(self.c2(x), 2), 0.2)
+        return torch.tanh(self.out(x))
+
+
+class UnshuffleDcr(nn.Module):
+    """PixelUnshuffle(2) (exported as Reshape/Transpose/Reshape, CRD order), a 1x1 Conv, and a
+    DCR depth-to-space written out as view/permute/reshape (ONNX DepthToSpace's own order)."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(12, 8, 1)
+        self.c2 = nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        x = torch.tanh(self.c1(F.pixel_unshuffle(x, 2)))           # [N,3,6,4] -> [N,12,3,2] -> [N,8,3,2]
+        h, w = x.shape[2], x.shape[3]
+        x = x.view(-1, 2, 2, 2, h, w).permute(0, 3, 4, 1, 5, 2).reshape(-1, 2, h * 2, w * 2)
+        return torch.sigmoid(self.c2(x))
+
+
+class FastStyleUpsample(nn.Module):
+    """fast-neural-style's UpsampleConvLayer, twice: nearest x2 (nn.Upsample: Resize nearest,
+    asymmetric, floor), ReflectionPad2d(1), Conv k3."""
+    def __init__(self):
+        super().__init__()
+        self.up = nn.Upsample(scale_factor=2, mode="nearest")
+        self.c1 = nn.Conv2d(4, 6, 3)
+        self.c2 = nn.Conv2d(6, 3, 3)
+
+    def forward(self, x):
+        x = torch.tanh(self.c1(nn.ReflectionPad2d(1)(self.up(x))))
+        return torch.sigmoid(self.c2(nn.ReflectionPad2d(1)(self.up(x))))
+
+
+class BilinearBoth(nn.Module):
+    """Bilinear x2 with align_corners=False (half_pixel), then to a fixed odd size with
+    align_corners=True (sizes from Shape/Slice/Concat), then bilinear downscale x0.5."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 5, 3, padding=1)
+        self.c2 = nn.Conv2d(5, 2, 3, padding=1)
+
+    def forward(self, x):
+        x = F.interpolate(torch.tanh(self.c1(x)), scale_factor=2, mode="bilinear", align_corners=False)
+        x = F.interpolate(x, size=(13, 11), mode="bilinear", align_corners=True)
+        x = F.interpolate(x, scale_factor=0.5, mode="bilinear", align_corners=False)
+        return torch.tanh(self.c2(x))
+
+
+class Bicubic(nn.Module):
+    """Bicubic x1.5 (align_corners=False: half_pixel, A = -0.75) and x2 with align_corners=True."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        x = F.interpolate(x, scale_factor=1.5, mode="bicubic", align_corners=False)
+        x = torch.tanh(self.c1(x))
+        return F.interpolate(x, scale_factor=2, mode="bicubic", align_corners=True)
+
+
+class MelganPad1d(nn.Module):
+    """MelGAN-style 1-D front: ReflectionPad1d(3) + Conv1d k7, then a zero ConstantPad1d that
+    folds into the next Conv1d's pads, and a ReplicationPad1d (edge) at the end."""
+    def __init__(self):
+        super().__init__()
+        self.c1 = nn.Conv1d(4, 6, 7)
+        self.c2 = nn.Conv1d(6, 3, 3, stride=2)
+
+    def forward(self, mel):
+        x = torch.tanh(self.c1(nn.ReflectionPad1d(3)(mel)))
+        x = torch.tanh(self.c2(nn.ConstantPad1d((2, 1), 0.0)(x)))
+        return nn.ReplicationPad1d((1, 2))(x)
+
+
+def make_spatial_cases():
+    torch.manual_seed(25)
+    torch_case("pad_reflect_zero_edge", PadBlocks(), {"x": torch.randn(2, 3, 9, 8)}, "y", 13,
+               "ReflectionPad2d(3)+Conv k7+Tanh, ZeroPad2d((1,2,0,1)) (folds into the next Conv's pads)+Conv k3 s2+"
+               "Sigmoid, ReplicationPad2d((2,1,1,0))+Conv k3, F.pad((1,-1,2,0), value=0.3) (crops the right "
+               "column)+Tanh. opset 13.", seed=25)
+
+    # (A small map and this seed keep the LeakyReLU kinks away from GoldenTraining's finite differences.)
+    torch.manual_seed(31)
+    torch_case("srgan_pixel_shuffle", SrganUpsample(), {"x": torch.randn(2, 4, 2, 3)}, "y", 11,
+               "SRGAN-style upsampling, twice: Conv(4->16, k3 p1) -> PixelShuffle(2) (DepthToSpace CRD) -> "
+               "LeakyReLU(0.2); then Conv(4->3, k3 p1) + Tanh. 2x3 -> 8x12. opset 11.", seed=31)
+
+    torch.manual_seed(27)
+    torch_case("pixel_unshuffle_dcr", UnshuffleDcr(), {"x": torch.randn(2, 3, 6, 4)}, "y", 13,
+               "PixelUnshuffle(2) (Reshape/Transpose/Reshape: SpaceToDepth in CRD order) -> Conv 1x1 (12->8) + Tanh -> "
+               "view(-1,2,2,2,h,w).permute(0,3,4,1,5,2).reshape (DepthToSpace DCR, block 2) -> Conv k3 p1 + Sigmoid. "
+               "opset 13.", seed=27)
+
+    torch.manual_seed(32)
+    torch_case("pad1d_reflect_conv1d", MelganPad1d(), {"mel": torch.randn(2, 4, 10)}, "y", 13,
+               "MelGAN-style 1-D front on [N,4,10]: ReflectionPad1d(3)+Conv1d k7+Tanh, ConstantPad1d((2,1), 0) folded "
+               "into the stride-2 Conv1d k3 after it (+Tanh), ReplicationPad1d((1,2)). NCL maps run as height-1 NHWC "
+               "maps. opset 13.", seed=32)
+
+    torch.manual_seed(28)
+    torch_case("resize_nearest_upsample_conv", FastStyleUpsample(), {"x": torch.randn(2, 4, 3, 5)}, "y", 11,
+               "fast-neural-style UpsampleConvLayer twice: nn.Upsample(scale 2, nearest) (Resize nearest asymmetric floor) "
+               "-> ReflectionPad2d(1) -> Conv k3 (+Tanh, +Sigmoid). 3x5 -> 12x20. opset 11.", seed=28)
+
+    torch.manual_seed(29)
+    torch_case("resize_bilinear", BilinearBoth(), {"x": torch.randn(2, 3, 5, 4)}, "y", 13,
+               "Conv+Tanh, F.interpolate bilinear x2 align_corners=False (half_pixel), bilinear to size (13,11) "
+               "align_corners=True (sizes from Shape/Slice/Concat), bilinear x0.5, Conv+Tanh. opset 13.", seed=29)
+
+    torch.manual_seed(30)
+    torch_case("resize_bicubic", Bicubic(), {"x": torch.randn(2, 3, 5, 6)}, "y", 17,
+               "F.interpolate bicubic x1.5 align_corners=False (Resize cubic half_pixel, A=-0.75; 5x6 -> 7x9), Conv+Tanh, "
+               "bicubic x2 align_corners=True (-> 14x18). opset 17.", seed=30)
+
+
 # ----------------------------------------------------------------------------- hand-built ONNX
 def make_onnx_cases():
     # convt_asym_pads: pads [top,left,bottom,right] = [0,1,2,0].
@@ -800,7 +945,7 @@ def make_audio_pool_cases(pending_dir=None):
 
 
 def main():
-    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm, math); none = all.
+    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm, math, spatial); none = all.
     # --pending DIR also writes the cases that need ops not yet on this branch into DIR.
     args = sys.argv[1:]
     pending = None
@@ -808,7 +953,7 @@ def main():
         i = args.index("--pending")
         pending = args[i + 1]
         del args[i:i + 2]
-    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math"}
+    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math", "spatial"}
     if "torch" in groups:
         make_torch_cases()
     if "onnx" in groups:
@@ -821,6 +966,8 @@ def main():
         make_norm_cases()
     if "math" in groups or "make_math_cases" in groups:
         make_math_cases()
+    if "spatial" in groups or "make_spatial_cases" in groups:
+        make_spatial_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:

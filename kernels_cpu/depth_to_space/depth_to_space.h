@@ -1,0 +1,33 @@
+// DepthToSpace / SpaceToDepth between NHWC maps (ONNX DepthToSpace, SpaceToDepth;
+// PyTorch's PixelShuffle and PixelUnshuffle): the depth map [N][H][W][C*b*b] and the
+// space map [N][H*b][W*b][C], b = block. Space pixel (h, w) channel c is depth pixel
+// (h/b, w/b) channel
+//   DCR: ((h%b)*b + w%b)*C + c          (ONNX's default; SpaceToDepth's order)
+//   CRD: c*b*b + (h%b)*b + w%b          (PixelShuffle / PixelUnshuffle)
+// Either direction is a permutation, so each one's backward is the other direction.
+#pragma once
+
+#include <cstdint>
+
+namespace edgegan::cpu {
+
+enum class DepthToSpaceMode : int { kDCR = 0, kCRD = 1 };  // numbered as schema::DepthToSpaceMode
+
+struct DepthToSpaceShape {
+  int64_t batch = 1;
+  int64_t height = 1, width = 1;  // of the depth map
+  int64_t channels = 1;           // of the space map (the depth map has channels*block*block)
+  int64_t block = 1;
+  DepthToSpaceMode mode = DepthToSpaceMode::kDCR;
+};
+
+// to_space: x is the depth map and y the space map; else the reverse.
+void depth_to_space_reference(const DepthToSpaceShape& s, bool to_space, const float* x, float* y);
+
+// Parallel over batch x space rows. DCR moves b*C contiguous floats per depth pixel,
+// CRD gathers/scatters with stride b*b. accumulate: y += the result (a backward that
+// adds into a gradient another reader wrote first). Each output element is written
+// once: deterministic for any thread count.
+void depth_to_space(const DepthToSpaceShape& s, bool to_space, const float* x, float* y, bool accumulate, int threads);
+
+}  // namespace edgegan::cpu

@@ -1,0 +1,182 @@
+// Pad in the converter: every mode against the kernels' reference through a Session,
+// the constant zero Pad folded into the Conv after it, and the refusals.
+#include <gtest/gtest.h>
+
+#include <functional>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "kernels_cpu/pad/pad.h"
+#include "tests/converter/onnx_builder.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using converter::convert_onnx;
+using converter::ConvertError;
+using testing::max_abs_diff;
+using testing::OnnxBuilder;
+using testing::random_floats;
+
+std::string convert_error(const std::string& bytes) {
+  try {
+    convert_onnx(bytes, "test.onnx");
+  } catch (const ConvertError& e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(ConverterPad, EveryModeMatchesTheReference) {
+  std::mt19937 rng(25);
+  const int c = 3, h = 4, w = 5;
+  for (const char* mode : {"constant", "reflect", "edge", "wrap"}) {
+    SCOPED_TRACE(mode);
+    OnnxBuilder b;
+    // NCHW pads [n, c, top, left, n, c, bottom, right]: crop one row at the top.
+    b.input("x", {-1, c, h, w}).output("y").ints("pads", {8}, {0, 0, -1, 2, 0, 0, 3, 1}).floats("v", {}, {0.5f});
+    OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads", "v"}, {"y"}), "mode", std::string(mode));
+    const auto model = Model::from_bytes(convert_onnx(b.bytes(), "p.onnx").egan);
+    ASSERT_EQ(model->ops().size(), 1u);
+    EXPECT_EQ(model->ops()[0].kind, "Pad");
+    Session s(model, {.batch = 2});
+    const auto x = random_floats(rng, 2 * h * w * c);
+    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, h, w, c}, x, {}}})[0];
+    cpu::PadShape shape;
+    shape.batch = 2;
+    shape.channels = c;
+    shape.h = {h, -1, 3};
+    shape.w = {w, 2, 1};
+    shape.mode = std::string(mode) == "constant" ? cpu::PadMode::kConstant
+                 : std::string(mode) == "reflect" ? cpu::PadMode::kReflect
+                 : std::string(mode) == "edge"    ? cpu::PadMode::kEdge
+                                                  : cpu::PadMode::kWrap;
+    shape.value = 0.5f;
+    std::vector<float> ref(static_cast<size_t>(2 * shape.h.out() * shape.w.out() * c));
+    cpu::pad_reference(shape, x.data(), ref.data());
+    EXPECT_EQ(y.shape, (std::vector<int64_t>{2, h + 2, w + 3, c}));
+    EXPECT_EQ(max_abs_diff(y.f32, ref), 0.f);
+  }
+}
+
+TEST(ConverterPad, AxesInputPadsOnlyTheNamedAxes) {
+  OnnxBuilder b(17);
+  b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {4}, {1, 0, 2, 1}).ints("axes", {2}, {-1, 2});
+  OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads", "", "axes"}, {"y"}), "mode", std::string("edge"));
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "p.onnx").egan);
+  // axes [-1 (W), 2 (H)]: W begins 1 ends 2, H begins 0 ends 1.
+  EXPECT_EQ(model->outputs()[0].dims, (std::vector<int64_t>{-1, 4, 6, 2}));
+  EXPECT_NE(model->ops()[0].attributes.find("pads(t,l,b,r) 0,1,1,2"), std::string::npos) << model->ops()[0].attributes;
+}
+
+TEST(ConverterPad, ConstantZeroPadFoldsIntoTheConv) {
+  std::mt19937 rng(26);
+  const int cin = 3, cout = 4, h = 5, w = 6;
+  const auto weights = random_floats(rng, cout * cin * 9), bias = random_floats(rng, cout);
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y").ints("pads", {8}, {0, 0, 2, 1, 0, 0, 0, 3}).floats("W", {cout, cin, 3, 3}, weights);
+  b.floats("B", {cout}, bias).floats("zero", {}, {0.f});
+  b.node("Pad", "pad", {"x", "pads", "zero"}, {"p"});
+  OnnxBuilder::attr(b.node("Conv", "conv", {"p", "W", "B"}, {"y"}), "pads", std::vector<int64_t>{1, 0, 1, 1});
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "pc.onnx").egan);
+  ASSERT_EQ(model->ops().size(), 1u);
+  EXPECT_EQ(model->ops()[0].kind, "Conv2D");
+  EXPECT_EQ(model->ops()[0].name, "pad+conv");
+  Session s(model, {.batch = 1});
+  const auto x = random_floats(rng, h * w * cin);
+  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {1, h, w, cin}, x, {}}})[0];
+  // Pads top 2+1, left 1+0, bottom 0+1, right 3+1.
+  cpu::ConvShape shape{1, cin, cout, {h, 3, 1, 1, 3, 1, h + 2}, {w, 3, 1, 1, 1, 4, w + 3}};
+  std::vector<float> ref(y.f32.size());
+  cpu::conv2d_reference(shape, x.data(), weights.data(), ref.data(), {bias.data(), cpu::Activation::kNone, 0});
+  EXPECT_LE(max_abs_diff(y.f32, ref), 1e-5f);
+}
+
+TEST(ConverterPad, NclMapsPadAlongL) {
+  std::mt19937 rng(27);
+  const int c = 3, len = 6;
+  OnnxBuilder b;
+  b.input("x", {-1, c, len}).output("y").ints("pads", {6}, {0, 0, 3, 0, 0, 2});
+  OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads"}, {"y"}), "mode", std::string("reflect"));
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "p.onnx").egan);
+  Session s(model, {.batch = 1});
+  const auto x = random_floats(rng, c * len);  // ONNX order [1, C, L]
+  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kRowMajor, {1, c, len}, x, {}}})[0];
+  ASSERT_EQ(y.shape, (std::vector<int64_t>{1, c, len + 5}));
+  for (int k = 0; k < c; ++k)
+    for (int o = 0; o < len + 5; ++o) {
+      const int64_t i = cpu::pad_source({len, 3, 2}, cpu::PadMode::kReflect, o);
+      EXPECT_EQ(y.f32[static_cast<size_t>(k * (len + 5) + o)], x[static_cast<size_t>(k * len + i)]) << k << "," << o;
+    }
+}
+
+TEST(ConverterPad, NonZeroOrReadTwicePadsStayOps) {
+  OnnxBuilder b;
+  b.input("x", {-1, 2, 3, 3}).output("y").output("p").ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  b.floats("W", {2, 2, 1, 1}, {1, 0, 0, 1});
+  b.node("Pad", "pad", {"x", "pads"}, {"p"});
+  b.node("Conv", "conv", {"p", "W"}, {"y"});
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "pc.onnx").egan);
+  ASSERT_EQ(model->ops().size(), 2u);
+  EXPECT_EQ(model->ops()[0].kind, "Pad");
+}
+
+struct ErrorCase {
+  const char* name;
+  std::function<void(OnnxBuilder&)> build;
+  std::vector<std::string> expected;
+};
+
+TEST(ConverterPad, RefusalsNameTheNodeAndAttribute) {
+  const std::vector<ErrorCase> cases = {
+      {"unknown mode", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+         OnnxBuilder::attr(b.node("Pad", "p1", {"x", "pads"}, {"y"}), "mode", std::string("symmetric"));
+       }, {"p1", "Pad", "'mode'", "symmetric"}},
+      {"channel pads", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 1, 0, 0, 0, 0, 0, 0});
+         b.node("Pad", "p2", {"x", "pads"}, {"y"});
+       }, {"p2", "'pads'", "channels"}},
+      {"batch pads", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 0, 0, 0, 1, 0, 0, 0});
+         b.node("Pad", "p3", {"x", "pads"}, {"y"});
+       }, {"p3", "'pads'", "batch"}},
+      {"NCL channel pads", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 5}).output("y").ints("pads", {6}, {0, 1, 0, 0, 0, 0});
+         b.node("Pad", "p9", {"x", "pads"}, {"y"});
+       }, {"p9", "'pads'", "only L (axis 2)"}},
+      {"rank 2", [](OnnxBuilder& b) {
+         b.input("x", {-1, 4}).output("y").ints("pads", {4}, {0, 1, 0, 1});
+         b.node("Pad", "p4", {"x", "pads"}, {"y"});
+       }, {"p4", "rank 2"}},
+      {"cropped away", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 0, -2, 0, 0, 0, -1, 0});
+         b.node("Pad", "p5", {"x", "pads"}, {"y"});
+       }, {"p5", "'pads'", "crops all"}},
+      {"wrong pads length", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {4}, {1, 1, 1, 1});
+         b.node("Pad", "p6", {"x", "pads"}, {"y"});
+       }, {"p6", "'pads'", "expected 8"}},
+      {"run-time pads", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).input("q", {-1}, onnx::TensorProto::INT64).output("y");
+         b.node("Pad", "p7", {"x", "q"}, {"y"});
+       }, {"p7", "'pads'", "constant"}},
+      {"unknown attribute", [](OnnxBuilder& b) {
+         b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+         OnnxBuilder::attr(b.node("Pad", "p8", {"x", "pads"}, {"y"}), "fancy", int64_t{1});
+       }, {"p8", "'fancy'"}},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    OnnxBuilder b;
+    c.build(b);
+    const std::string error = convert_error(b.bytes());
+    ASSERT_FALSE(error.empty()) << "converted without an error";
+    for (const auto& needle : c.expected) EXPECT_NE(error.find(needle), std::string::npos) << "message: " << error;
+  }
+}
+
+}  // namespace
+}  // namespace edgegan
