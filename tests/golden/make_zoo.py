@@ -14,6 +14,7 @@ statistics, PReLUs random slopes, so nothing is an identity by accident.
 import os
 import sys
 
+import numpy as np
 import torch
 import torch.nn as nn
 import torch.nn.functional as F
@@ -387,13 +388,30 @@ def zoo():
     }
 
 
+def write_backward(name, model, inputs, seed):
+    """backward/: PyTorch autograd's input gradients of loss = sum(output * weights) for
+    fixed random weights (the engine's Trainer::backward must give the same)."""
+    model.eval()
+    leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
+    out = model(*leaves.values())
+    weights = torch.randn(out.shape, generator=torch.Generator().manual_seed(seed))
+    (out * weights).sum().backward()
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases", name, "backward")
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "output_weights.npy"), weights.numpy().astype(np.float32))
+    for k, v in leaves.items():
+        np.save(os.path.join(d, k + ".npy"), v.grad.numpy().astype(np.float32))
+
+
 def main():
     wanted = set(sys.argv[1:])
     for seed, (name, (model, inputs, readme)) in enumerate(sorted(zoo().items())):
         if wanted and name not in wanted:
             continue
         randomize(model, 200 + seed)
-        torch_case(name, model, inputs, "output", 13, readme + "\nWritten by tests/golden/make_zoo.py.", seed=300 + seed)
+        torch_case(name, model, inputs, "output", 13, readme + "\nWritten by tests/golden/make_zoo.py; backward/ holds "
+                   "PyTorch's input gradients of sum(output * backward/output_weights).", seed=300 + seed)
+        write_backward(name, model, inputs, 400 + seed)
         print(name)
 
 
