@@ -147,6 +147,37 @@ TEST_P(GanTrainingGolden, TwentyAdamStepsFollowPyTorch) {
 
 INSTANTIATE_TEST_SUITE_P(Cases, GanTrainingGolden, ::testing::Values("dcgan_step", "cgan_step"));
 
+// Paired fine-tuning of a zoo generator (Real-ESRGAN's compact network: conv, per-channel
+// PReLU, PixelShuffle, nearest-upsampled input added) against PyTorch autograd and
+// torch.optim.Adam (tests/golden/make_paired_training_golden.py): the first step's
+// parameter gradients, every step's MSE, and the weights after ten steps.
+TEST(PairedTrainingGolden, ZooGeneratorFollowsPyTorch) {
+  const auto dir = case_dir("zoo_realesrgan_paired");
+  const Tensor inputs = to_nhwc(read_npy((dir / "inputs.npy").string()));
+  const Tensor targets = to_nhwc(read_npy((dir / "targets.npy").string()));
+  const Tensor losses = read_npy((dir / "losses.npy").string());
+  const int batch = static_cast<int>(inputs.shape[0]);
+  TrainerOptions options = torch_adam(batch);
+  options.learning_rate = 1e-3f;
+  Trainer g(convert(dir / "model.onnx"), options);
+  Tensor x = inputs;
+  x.name = g.model().inputs()[0].name;
+  for (int64_t s = 0; s < losses.shape[0]; ++s) {
+    const Tensor made = g.forward({x}).front();
+    Tensor gradient;
+    const double loss = loss_and_gradient(Loss::kMse, made, targets.f32, &gradient);
+    EXPECT_NEAR(loss, losses.f32[static_cast<size_t>(s)], 1e-5 * std::max(1.0, std::abs(loss))) << "step " << s + 1;
+    g.backward({gradient});
+    if (s == 0) {
+      Trainer want(convert(dir / "step1_grads.onnx"), options);
+      expect_tensors_match(gradients_of(g), want, 1e-4, "first step's gradient");
+    }
+    g.step();
+  }
+  Trainer want(convert(dir / "final.onnx"), options);
+  expect_tensors_match(values_of(g), want, 1e-4, "weights after ten steps");
+}
+
 TEST(GanStep, MismatchedPairsAreClearErrors) {
   const auto dir = case_dir("dcgan_step");
   const StepData data(dir);
