@@ -172,6 +172,7 @@ def finetune(
     labels: npt.ArrayLike | None = None,
     *,
     discriminator: Trainer | None = None,
+    targets: npt.ArrayLike | None = None,
     steps: int = 200,
     loss: Literal["mse", "l1"] = "mse",
     seed: int = 0,

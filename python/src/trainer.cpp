@@ -126,8 +126,8 @@ nb::list parameters(PyTrainer& t) {
 
 // finetune(): the images and labels checked and converted here (ValueError), the loop
 // run by edgegan::finetune with the GIL released, re-taken only to call `progress`.
-nb::dict finetune(PyTrainer& g, nb::handle images, nb::handle labels, PyTrainer* d, int64_t steps, const std::string& loss, uint64_t seed,
-                  const std::string& layout_name, nb::handle progress) {
+nb::dict finetune(PyTrainer& g, nb::handle images, nb::handle labels, PyTrainer* d, nb::handle targets, int64_t steps, const std::string& loss,
+                  uint64_t seed, const std::string& layout_name, nb::handle progress) {
   const ArrayLayout layout = parse_layout(layout_name);
   if (d == &g) throw nb::value_error("finetune: the discriminator must be another Trainer than the generator");
   if (steps < 1) throw nb::value_error(("finetune: steps must be at least 1, got " + std::to_string(steps)).c_str());
@@ -139,14 +139,31 @@ nb::dict finetune(PyTrainer& g, nb::handle images, nb::handle labels, PyTrainer*
   if (!progress.is_none() && !PyCallable_Check(progress.ptr())) throw nb::type_error("finetune: progress must be callable or None");
 
   const edgegan::Model& model = *g.model;
-  if (model.noise_size() == 0 || model.outputs().size() != 1)
-    throw nb::value_error("finetune: the generator must have a noise input and one output");
+  const bool paired = !targets.is_none();
+  if (paired) {
+    if (d) throw nb::value_error("finetune: targets and a discriminator do not go together: paired fine-tuning uses loss 'mse' or 'l1'");
+    if (!labels.is_none()) throw nb::value_error("finetune: targets and labels do not go together: paired fine-tuning takes no labels");
+    if (model.inputs().size() != 1 || model.inputs().front().dtype != edgegan::DType::kFloat32 || model.outputs().size() != 1)
+      throw nb::value_error("finetune: paired fine-tuning needs a model with one float input and one output");
+  } else if (model.noise_size() == 0 || model.outputs().size() != 1) {
+    throw nb::value_error("finetune: the generator must have a noise input and one output (give targets to tune an image-to-image model)");
+  }
   const AnyArray data = as_array(images, "'images'");
   if (data.ndim() == 0 || data.shape(0) < 1) throw nb::value_error("finetune: 'images' must hold at least one image");
   const int64_t count = static_cast<int64_t>(data.shape(0));
-  TensorSpec image_spec = spec_of(model.outputs().front());
+  // Paired: `images` are the model's inputs and `targets` its wanted outputs.
+  TensorSpec image_spec = paired ? spec_of(model.inputs().front()) : spec_of(model.outputs().front());
   image_spec.name = "images";
   const edgegan::Tensor image_tensor = to_tensor(data, image_spec, count, layout);
+  edgegan::Tensor target_tensor;
+  if (paired) {
+    TensorSpec target_spec = spec_of(model.outputs().front());
+    target_spec.name = "targets";
+    const AnyArray wanted = as_array(targets, "'targets'");
+    if (wanted.ndim() == 0 || static_cast<int64_t>(wanted.shape(0)) != count)
+      throw nb::value_error(("finetune: give one target per image (" + std::to_string(count) + ")").c_str());
+    target_tensor = to_tensor(wanted, target_spec, count, layout);
+  }
   std::vector<int64_t> classes;
   if (model.label_count() > 0) {
     if (labels.is_none()) throw nb::value_error("finetune: the generator is conditional: give labels, one per image");
@@ -183,7 +200,10 @@ nb::dict finetune(PyTrainer& g, nb::handle images, nb::handle labels, PyTrainer*
   {
     nb::gil_scoped_release unlocked;
     std::unique_lock g_lock(g.busy, std::defer_lock);
-    if (d) {
+    if (paired) {
+      g_lock.lock();
+      result = edgegan::finetune_paired(*g.trainer, image_tensor, target_tensor, options, on_step);
+    } else if (d) {
       std::unique_lock d_lock(d->busy, std::defer_lock);
       std::lock(g_lock, d_lock);
       result = edgegan::finetune(*g.trainer, d->trainer.get(), image_tensor, classes, options, on_step);
@@ -260,11 +280,13 @@ void bind_trainer(nb::module_& m) {
       });
 
   m.def("finetune", &finetune, "generator"_a, "images"_a.none(), "labels"_a.none() = nb::none(), nb::kw_only(), "discriminator"_a.none() = nb::none(),
-        "steps"_a = 200, "loss"_a = "mse", "seed"_a = 0, "layout"_a = "nchw", "progress"_a.none() = nb::none(),
+        "targets"_a.none() = nb::none(), "steps"_a = 200, "loss"_a = "mse", "seed"_a = 0, "layout"_a = "nchw", "progress"_a.none() = nb::none(),
         "Fine-tunes the generator Trainer on `images` (float32, N samples of its output, NCHW unless layout='nhwc', in "
         "the output's value range), as `edgegan finetune` does: with a discriminator Trainer, adversarial steps of the "
         "DCGAN recipe (D tuned too); without, each image keeps one noise vector and G learns to redraw it (loss 'mse' "
-        "or 'l1'). Conditional generators take one integer label per image. After each step `progress` (if given) is "
+        "or 'l1'). Conditional generators take one integer label per image. With `targets` (image-to-image and "
+        "super-resolution models), `images` are the model's inputs and `targets` the outputs wanted for them: paired "
+        "steps on loss 'mse' or 'l1', as `edgegan finetune --targets`. After each step `progress` (if given) is "
         "called with a dict (step, steps, generator_loss, discriminator_loss, seconds; losses are means of the last 10 "
         "steps); returning False stops the run. Returns the loss history as a dict. The tuned weights stay in the "
         "trainers: save them with Trainer.save().");

@@ -137,6 +137,22 @@ def test_finetune_conditional_adversarial():
         edgegan.finetune(g, images, discriminator=d, steps=1)
 
 
+def test_finetune_paired_image_to_image(tmp_path):
+    # pix2pix's U-Net from the golden zoo, tuned towards reproducing its input.
+    case = REPO / "tests" / "golden" / "cases" / "zoo_pix2pix_unet"
+    egan = tmp_path / "unet.egan"
+    edgegan.convert(case / "model.onnx", egan)
+    trainer = edgegan.Trainer(edgegan.Model.load(egan), batch=2, lr=1e-3, threads=2)
+    images = np.load(case / "inputs" / "image.npy")
+    result = edgegan.finetune(trainer, images, targets=images, steps=20, loss="l1")
+    assert result["steps"] == 20 and result["discriminator_losses"] == []
+    assert np.mean(result["generator_losses"][-3:]) < np.mean(result["generator_losses"][:3])
+    with pytest.raises(ValueError, match="one target per image"):
+        edgegan.finetune(trainer, images, targets=images[:1], steps=1)
+    with pytest.raises(ValueError, match="give targets"):
+        edgegan.finetune(trainer, images, steps=1)
+
+
 def test_converts_beside_the_onnx_package(tmp_path):
     # Both link protobuf; loading one must not break the other.
     onnx = pytest.importorskip("onnx")
