@@ -85,7 +85,11 @@ int main(int argc, char** argv) {
                 static_cast<unsigned long long>(expected_rss), growth / static_cast<double>(expected_rss));
     if (check) {
       if (measured != report.totals.session_bytes) return 1;
-      if (!peak_ok || std::abs(growth / static_cast<double>(expected_rss) - 1.0) > 0.10) return 1;
+      // Within 10%, or within 512 KiB for small models: a fresh process's first run also
+      // touches code pages and allocator metadata (measured up to 320 KiB over the report
+      // on a 3 MiB model), which no report of the model's memory can predict.
+      const double excess = std::abs(growth - static_cast<double>(expected_rss));
+      if (!peak_ok || (excess > 0.10 * static_cast<double>(expected_rss) && excess > 512.0 * 1024.0)) return 1;
     }
   } catch (const std::exception& e) {
     std::cerr << "error: " << e.what() << "\n";
