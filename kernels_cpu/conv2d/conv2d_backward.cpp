@@ -1,4 +1,5 @@
 #include "kernels_cpu/conv2d/conv2d_backward.h"
+#include "kernels_cpu/conv2d/conv2d_grouped.h"
 
 #include <algorithm>
 
@@ -13,27 +14,7 @@
 namespace edgegan::cpu {
 
 void conv2d_backward_reference(const ConvShape& s, const float* x, const float* w, const float* dy, float* dx, float* dw, float* db) {
-  const int64_t cin = s.in_channels, cout = s.out_channels;
-  if (dx) std::fill(dx, dx + s.batch * s.h.in * s.w.in * cin, 0.f);
-  if (dw) std::fill(dw, dw + cout * cin * s.h.kernel * s.w.kernel, 0.f);
-  if (db) bias_backward(s.batch * s.h.out * s.w.out, cout, dy, db);
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t oh = 0; oh < s.h.out; ++oh)
-      for (int64_t ow = 0; ow < s.w.out; ++ow)
-        for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-          for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
-            const int64_t ih = oh * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
-            const int64_t iw = ow * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
-            if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
-            const float* g = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
-            for (int64_t co = 0; co < cout; ++co)
-              for (int64_t ci = 0; ci < cin; ++ci) {
-                const int64_t wi = ((co * cin + ci) * s.h.kernel + kh) * s.w.kernel + kw;
-                const int64_t xi = ((n * s.h.in + ih) * s.w.in + iw) * cin + ci;
-                if (dx) dx[xi] += g[co] * w[wi];
-                if (dw) dw[wi] += x[xi] * g[co];
-              }
-          }
+  conv2d_grouped_backward_reference(s, 1, x, w, dy, dx, dw, db);
 }
 
 namespace {

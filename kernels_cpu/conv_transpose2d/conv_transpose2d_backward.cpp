@@ -1,4 +1,5 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
 
 #include <algorithm>
 
@@ -10,29 +11,9 @@
 
 namespace edgegan::cpu {
 
-void conv_transpose2d_backward_reference(const ConvShape& s, const float* x, const float* w, const float* dy, float* dx,
-                                         float* dw, float* db) {
-  const int64_t cin = s.in_channels, cout = s.out_channels;
-  if (dx) std::fill(dx, dx + s.batch * s.h.in * s.w.in * cin, 0.f);
-  if (dw) std::fill(dw, dw + cin * cout * s.h.kernel * s.w.kernel, 0.f);
-  if (db) bias_backward(s.batch * s.h.out * s.w.out, cout, dy, db);
-  for (int64_t n = 0; n < s.batch; ++n)
-    for (int64_t ih = 0; ih < s.h.in; ++ih)
-      for (int64_t iw = 0; iw < s.w.in; ++iw)
-        for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-          for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
-            const int64_t oh = ih * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
-            const int64_t ow = iw * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
-            if (oh < 0 || oh >= s.h.out || ow < 0 || ow >= s.w.out) continue;
-            const float* g = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
-            const float* xp = x + ((n * s.h.in + ih) * s.w.in + iw) * cin;
-            for (int64_t ci = 0; ci < cin; ++ci)
-              for (int64_t co = 0; co < cout; ++co) {
-                const int64_t wi = ((ci * cout + co) * s.h.kernel + kh) * s.w.kernel + kw;
-                if (dx) dx[((n * s.h.in + ih) * s.w.in + iw) * cin + ci] += g[co] * w[wi];
-                if (dw) dw[wi] += xp[ci] * g[co];
-              }
-          }
+void conv_transpose2d_backward_reference(const ConvShape& s, const float* x, const float* w, const float* dy, float* dx, float* dw,
+                                         float* db) {
+  conv_transpose2d_grouped_backward_reference(s, 1, x, w, dy, dx, dw, db);
 }
 
 // dX is the strided convolution of dY: input pixel i reads, through full-kernel tap t,

@@ -12,6 +12,7 @@
 #include "edgegan/edgegan.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "tests/converter/convert_error.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
@@ -28,14 +29,7 @@ using testing::max_abs_diff;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::string convert_error(const std::string& bytes) {
-  try {
-    convert_onnx(bytes, "test.onnx");
-  } catch (const ConvertError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::convert_error;
 
 struct BnParams {
   std::vector<float> gamma, beta, mean, var;

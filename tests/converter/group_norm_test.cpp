@@ -9,6 +9,7 @@
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "kernels_cpu/group_norm/group_norm.h"
+#include "tests/converter/convert_error.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -21,14 +22,7 @@ using testing::max_abs_diff;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::string convert_error(const std::string& bytes) {
-  try {
-    convert_onnx(bytes, "test.onnx");
-  } catch (const ConvertError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::convert_error;
 
 constexpr int64_t kC = 8, kH = 3, kW = 5;
 

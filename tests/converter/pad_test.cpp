@@ -8,6 +8,7 @@
 #include "edgegan/edgegan.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/pad/pad.h"
+#include "tests/converter/convert_error.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -20,14 +21,7 @@ using testing::max_abs_diff;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::string convert_error(const std::string& bytes) {
-  try {
-    convert_onnx(bytes, "test.onnx");
-  } catch (const ConvertError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::convert_error;
 
 TEST(ConverterPad, EveryModeMatchesTheReference) {
   std::mt19937 rng(25);

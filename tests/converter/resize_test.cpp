@@ -7,6 +7,7 @@
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "kernels_cpu/resize/resize.h"
+#include "tests/converter/convert_error.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -19,14 +20,7 @@ using testing::max_abs_diff;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::string convert_error(const std::string& bytes) {
-  try {
-    convert_onnx(bytes, "test.onnx");
-  } catch (const ConvertError& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::convert_error;
 
 void check(OnnxBuilder& b, int c, int h, int w, const cpu::ResizeShape& shape) {
   const auto model = Model::from_bytes(convert_onnx(b.bytes(), "r.onnx").egan);
