@@ -60,6 +60,8 @@ struct IrOp {
   float cubic_coeff_a = -0.75f;
   bool exclude_outside = false;
   float scale_h = 0.f, scale_w = 0.f;
+  // Conv2D: a fused input map (converter/conv_input_maps.h); empty: reads its input directly.
+  std::vector<int32_t> input_rows, input_cols;
 };
 
 struct IrInput {

@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "converter/conv_input_maps.h"
 #include "converter/egan_ir.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
@@ -104,6 +105,7 @@ IrModel Lowering::run() {
   }
   finish_outputs();
   assign_roles();
+  fuse_conv_input_maps(ir_);
   return std::move(ir_);
 }
 

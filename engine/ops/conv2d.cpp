@@ -1,26 +1,50 @@
 // Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue.
 // groups = 1: conv2d_trimmed; groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
+// A fused input map (input_rows/input_cols: a reflect Pad or nearest Resize folded in by
+// the converter) is read through by every forward kernel; the backward gathers the map
+// once into scratch, runs the ordinary backward on it and folds dX back onto the input.
+#include <vector>
+
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
 #include "engine/ops/op_validator.h"
 #include "kernels_cpu/conv2d/conv2d_backward.h"
 #include "kernels_cpu/conv2d/conv2d_grouped.h"
+#include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 
 namespace edgegan {
 namespace {
 
+bool has_input_map(const schema::Conv2D& op) { return op.input_rows() && op.input_rows()->size() > 0; }
+
+// The geometry over the map the convolution sees: the input, or its fused input map.
+cpu::ConvShape conv2d_shape(const KernelArgs& a, const schema::Conv2D& op) {
+  cpu::ConvShape s = a.conv_shape(op);
+  if (has_input_map(op)) {
+    s.h.in = op.input_rows()->size();
+    s.w.in = op.input_cols()->size();
+  }
+  return s;
+}
+
 class Conv2DKernel final : public OpKernel {
  public:
   Conv2DKernel(const KernelArgs& a, const schema::Conv2D& op)
-      : input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)), groups_(op.groups()), weights_(a.weights.f32(op.weights())),
+      : input_(op.input()), output_(op.output()), shape_(conv2d_shape(a, op)), groups_(op.groups()), weights_(a.weights.f32(op.weights())),
         weight_floats_(shape_.h.kernel * shape_.w.kernel * (shape_.in_channels / groups_) * shape_.out_channels),
         epilogue_(a.epilogue(op.epilogue())),
         path_(groups_ == 1 ? Path::kTrimmed : cpu::conv2d_is_depthwise(shape_, groups_) ? Path::kDepthwise : Path::kGrouped),
         workspace_floats_(path_ == Path::kTrimmed   ? cpu::conv2d_trimmed_workspace(shape_, a.threads)
                           : path_ == Path::kGrouped ? cpu::conv2d_grouped_workspace(shape_, groups_, a.threads)
                                                     : 0) {
+    if (has_input_map(op)) {
+      map_rows_.assign(op.input_rows()->begin(), op.input_rows()->end());
+      map_cols_.assign(op.input_cols()->begin(), op.input_cols()->end());
+      const TensorDesc& x = a.tensor(op.input());
+      map_ = {map_rows_.data(), map_cols_.data(), x.dims[1], x.dims[2]};
+    }
     if (!a.training) return;
     if (path_ == Path::kTrimmed) {
       input_gradient_ = cpu::plan_conv2d_input_gradient(shape_);  // its geometry, once
@@ -33,7 +57,11 @@ class Conv2DKernel final : public OpKernel {
     scratch_.take(weight_floats_);        // dW
     scratch_.take(shape_.out_channels);   // db
     scratch_.take(std::max(weights_workspace_floats_, input_workspace_floats_));
-    if (a.accumulates(0)) scratch_.take(input_floats());
+    if (a.accumulates(0) && !mapped()) scratch_.take(input_floats());  // a map's fold adds into dX itself
+    if (mapped()) {
+      scratch_.take(input_floats());  // the map, gathered
+      scratch_.take(input_floats());  // its gradient
+    }
   }
   const char* kernel_name() const override {
     return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
@@ -42,11 +70,12 @@ class Conv2DKernel final : public OpKernel {
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
   void run(const RunContext& ctx) override {
     float* ws = reinterpret_cast<float*>(ctx.workspace);
+    const cpu::ConvInputMap* map = mapped() ? &map_ : nullptr;
     switch (path_) {
-      case Path::kTrimmed: cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, ws); break;
-      case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads); break;
+      case Path::kTrimmed: cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, ws, map); break;
+      case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, map); break;
       case Path::kGrouped:
-        cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, ws);
+        cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, ws, map);
         break;
     }
   }
@@ -65,29 +94,44 @@ class Conv2DKernel final : public OpKernel {
       cpu::bias_backward(pixels, shape_.out_channels, g, db);
       add_into(b.parameter_gradient(1), db, shape_.out_channels);
     }
+    float* accumulate_scratch = b.accumulates(0) && !mapped() ? scratch.take(input_floats()) : nullptr;
+    // x as the convolution saw it: the input, or its map gathered into scratch.
+    const float* x = b.ctx.f32(input_);
+    float* map_gradient = nullptr;
+    if (mapped()) {
+      float* gathered = scratch.take(input_floats());
+      map_gradient = scratch.take(input_floats());
+      cpu::conv_input_map_gather(shape_.batch, shape_.h.in, shape_.w.in, shape_.in_channels, map_, x, gathered, b.ctx.threads);
+      x = gathered;
+    }
     float* dx = nullptr;
-    if (b.wants(0)) dx = input_gradient_target(b, input_, 0, b.accumulates(0) ? scratch.take(input_floats()) : nullptr);
+    if (b.wants(0)) dx = mapped() ? map_gradient : input_gradient_target(b, input_, 0, accumulate_scratch);
     switch (path_) {
       case Path::kTrimmed:
-        if (params) cpu::conv2d_backward_weights(shape_, b.ctx.f32(input_), g, dw, b.ctx.threads, kernel_scratch);
+        if (params) cpu::conv2d_backward_weights(shape_, x, g, dw, b.ctx.threads, kernel_scratch);
         // From the current weights (they change every step): their transposed view is rebuilt in the scratch.
         if (dx) cpu::conv2d_backward_input(input_gradient_, weights_, g, dx, kernel_scratch, input_workspace_floats_, b.ctx.threads);
         break;
       case Path::kDepthwise:
-        if (params) cpu::conv2d_depthwise_backward_weights(shape_, b.ctx.f32(input_), g, dw, b.ctx.threads);
+        if (params) cpu::conv2d_depthwise_backward_weights(shape_, x, g, dw, b.ctx.threads);
         if (dx) cpu::conv2d_depthwise_backward_input(shape_, weights_, g, dx, b.ctx.threads);
         break;
       case Path::kGrouped:
-        cpu::conv2d_grouped_backward(shape_, groups_, input_gradient_, weights_, b.ctx.f32(input_), g, dx, params ? dw : nullptr,
+        cpu::conv2d_grouped_backward(shape_, groups_, input_gradient_, weights_, x, g, dx, params ? dw : nullptr,
                                      kernel_scratch, kernel_scratch_floats, b.ctx.threads);
         break;
     }
     if (params) add_into(b.parameter_gradient(0), dw, weight_floats_);
-    if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
+    if (dx && mapped())
+      cpu::conv_input_map_fold(shape_.batch, shape_.h.in, shape_.w.in, shape_.in_channels, map_, dx, b.grad(input_), b.accumulates(0),
+                               b.ctx.threads);
+    else if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
   }
 
  private:
   enum class Path { kTrimmed, kDepthwise, kGrouped };
+  bool mapped() const { return !map_rows_.empty(); }
+  // The map the convolution sees (with a fused input map: its gathered size).
   int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
   int input_, output_;
   cpu::ConvShape shape_;
@@ -101,7 +145,32 @@ class Conv2DKernel final : public OpKernel {
   cpu::ConvInputGradient input_gradient_;
   int64_t weights_workspace_floats_ = 0, input_workspace_floats_ = 0;
   ScratchLayout scratch_;  // sizes only
+  // The fused input map, if any (its tables copied out of the file).
+  std::vector<int32_t> map_rows_, map_cols_;
+  cpu::ConvInputMap map_;
 };
+
+// The (height, width) the convolution sees: its input's, or its fused input map's, whose
+// tables must both be present, no shorter than the input (the forward's per-group copy
+// of the input fits the map's size), and hold only indices into the input.
+std::pair<int64_t, int64_t> check_input_map(const schema::Conv2D& op, const TensorDesc& x, OpValidator& v) {
+  const auto* rows = op.input_rows();
+  const auto* cols = op.input_cols();
+  const bool have_rows = rows && rows->size() > 0, have_cols = cols && cols->size() > 0;
+  if (!have_rows && !have_cols) return {x.dims[1], x.dims[2]};
+  if (!have_rows || !have_cols) v.fail("input_rows and input_cols must be given together");
+  const std::pair<const flatbuffers::Vector<int32_t>*, int64_t> axes[2] = {{rows, x.dims[1]}, {cols, x.dims[2]}};
+  for (const auto& [table, length] : axes) {
+    const char* name = table == rows ? "input_rows" : "input_cols";
+    if (static_cast<int64_t>(table->size()) < length || static_cast<int64_t>(table->size()) > kMaxDim)
+      v.fail(std::string(name) + " has " + std::to_string(table->size()) + " entries; it must have between the input's " +
+             std::to_string(length) + " and " + std::to_string(kMaxDim));
+    for (const int32_t index : *table)
+      if (index < 0 || index >= length)
+        v.fail(std::string(name) + " holds index " + std::to_string(index) + ", outside the input's 0.." + std::to_string(length - 1));
+  }
+  return {rows->size(), cols->size()};
+}
 
 class Conv2DDef final : public OpDef {
  public:
@@ -111,8 +180,9 @@ class Conv2DDef final : public OpDef {
   void validate(const schema::Op& o, OpValidator& v) const override {
     const auto& op = *o.kind_as_Conv2D();
     const TensorDesc& x = v.check_conv_params(op, 0);
-    const int64_t oh = cpu::conv_output_length(x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
-    const int64_t ow = cpu::conv_output_length(x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
+    const auto [in_h, in_w] = check_input_map(op, x, v);
+    const int64_t oh = cpu::conv_output_length(in_h, op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
+    const int64_t ow = cpu::conv_output_length(in_w, op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
     if (oh < 1 || ow < 1) v.fail("the kernel does not fit the padded input");
     TensorDesc& y = v.define(op.output());
     v.expect_float(y);
@@ -130,6 +200,11 @@ class Conv2DDef final : public OpDef {
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
     const auto& c = *o.kind_as_Conv2D();
     info.attributes = conv_text(c);
+    if (has_input_map(c)) {
+      const TensorDesc& x = m.tensors[static_cast<size_t>(c.input())];
+      info.attributes += " reads " + std::to_string(x.dims[1]) + "x" + std::to_string(x.dims[2]) + " through a fused input map as " +
+                         std::to_string(c.input_rows()->size()) + "x" + std::to_string(c.input_cols()->size());
+    }
     info.weight_bytes = m.buffer_bytes(c.weights()) + (c.epilogue() ? m.buffer_bytes(c.epilogue()->bias()) : 0);
   }
   std::vector<ParameterSlot> parameters(const schema::Op& o) const override {

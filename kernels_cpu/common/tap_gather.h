@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/inline_array.h"
 #include "kernels_cpu/common/epilogue.h"
 
@@ -31,6 +32,7 @@ struct TapGrid {
   int64_t batch = 1, rows = 0, cols = 0;        // N, A, B
   int64_t stride_h = 1, stride_w = 1;           // source step per grid row / column
   int64_t src_h = 0, src_w = 0, channels = 0;   // source [N][H][W][C]
+  const ConvInputMap* map = nullptr;            // the source read through index tables (H, W: the tables' lengths)
   int64_t pixels() const { return batch * rows * cols; }
 };
 
@@ -41,11 +43,10 @@ inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* tap
   int64_t n = p0 / (g.rows * g.cols), a = (p0 / g.cols) % g.rows, b = p0 % g.cols;
   for (int64_t p = p0; p < p1; ++p) {
     float* dst = col + (p - p0) * row_len;
-    const float* image = src + n * g.src_h * g.src_w * c;
     for (int64_t t = 0; t < ntaps; ++t, dst += c) {
       const int64_t h = a * g.stride_h + taps[t].h, w = b * g.stride_w + taps[t].w;
       if (h < 0 || h >= g.src_h || w < 0 || w >= g.src_w) std::memset(dst, 0, bytes);
-      else std::memcpy(dst, image + (h * g.src_w + w) * c, bytes);
+      else std::memcpy(dst, conv_input_pixel(src, g.map, g.src_h, g.src_w, c, n, h, w), bytes);
     }
     if (++b == g.cols) {
       b = 0;

@@ -79,7 +79,7 @@ inline void valid_taps(const ConvAxis& a, int64_t o, int64_t& lo, int64_t& hi) {
 
 }  // namespace
 
-void conv2d_depthwise(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads) {
+void conv2d_depthwise(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads, const ConvInputMap* map) {
   const int64_t c = s.in_channels, cout = s.out_channels, mult = cout / c, rows = s.batch * s.h.out;
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t r = 0; r < rows; ++r) {
@@ -97,7 +97,7 @@ void conv2d_depthwise(const ConvShape& s, const float* w, const float* x, float*
         const int64_t ih = oh * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
         for (int64_t kw = kw0; kw < kw1; ++kw) {
           const int64_t iw = ow * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
-          const float* __restrict xp = x + ((n * s.h.in + ih) * s.w.in + iw) * c;
+          const float* __restrict xp = conv_input_pixel(x, map, s.h.in, s.w.in, c, n, ih, iw);
           const float* __restrict wp = w + (kh * s.w.kernel + kw) * cout;
           if (mult == 1) {
             for (int64_t k = 0; k < c; ++k) out[k] += xp[k] * wp[k];
@@ -216,7 +216,7 @@ int64_t conv2d_grouped_workspace(const ConvShape& s, int64_t groups, int threads
 }
 
 void conv2d_grouped(const ConvShape& s, int64_t groups, const float* packed, const float* x, float* y, const Epilogue& ep, int threads,
-                    float* workspace) {
+                    float* workspace, const ConvInputMap* map) {
   const ConvShape gs = conv2d_group_shape(s, groups);
   const GroupSizes z = forward_sizes(s, groups, threads);
   std::vector<float> own;
@@ -225,14 +225,15 @@ void conv2d_grouped(const ConvShape& s, int64_t groups, const float* packed, con
   float* yg = xg + z.x;
   float* wg = yg + z.y;
   float* inner = wg + z.w;
-  const int64_t in_pixels = s.batch * s.h.in * s.w.in, out_pixels = s.batch * s.h.out * s.w.out;
+  // With a map, the group's copy is of the physical input (no larger than the map), read through the map.
+  const int64_t in_pixels = map ? s.batch * map->src_h * map->src_w : s.batch * s.h.in * s.w.in, out_pixels = s.batch * s.h.out * s.w.out;
   const int64_t cin_g = gs.in_channels, cout_g = gs.out_channels, rows = s.h.kernel * s.w.kernel * cin_g;
   for (int64_t g = 0; g < groups; ++g) {
     copy_channels(in_pixels, cin_g, x + g * cin_g, s.in_channels, xg, cin_g, threads);
     copy_channels(rows, cout_g, packed + g * cout_g, s.out_channels, wg, cout_g, 1);
     Epilogue e = ep;
     if (e.bias) e.bias += g * cout_g;
-    conv2d_trimmed(gs, wg, xg, yg, e, threads, z.inner > 0 ? inner : nullptr);
+    conv2d_trimmed(gs, wg, xg, yg, e, threads, z.inner > 0 ? inner : nullptr, map);
     copy_channels(out_pixels, cout_g, yg, cout_g, y + g * cout_g, s.out_channels, threads);
   }
 }

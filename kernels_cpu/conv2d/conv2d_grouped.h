@@ -21,6 +21,7 @@
 
 #include "kernels_cpu/conv2d/conv2d_backward.h"
 #include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {
@@ -40,8 +41,9 @@ inline bool conv2d_is_depthwise(const ConvShape& s, int64_t groups) {
 }
 
 // ---- depthwise (packed weights [kh][kw][Cout])
+// With `map`, x is read through it (conv_input_map.h; shape: the map the convolution sees).
 void conv2d_depthwise(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue,
-                      int threads);
+                      int threads, const ConvInputMap* map = nullptr);
 // dX overwritten.
 void conv2d_depthwise_backward_input(const ConvShape& shape, const float* packed_weights, const float* dy, float* dx, int threads);
 // dW [kh][kw][Cout] overwritten.
@@ -53,9 +55,9 @@ void conv2d_depthwise_backward_weights(const ConvShape& shape, const float* x, c
 ConvShape conv2d_group_shape(const ConvShape& shape, int64_t groups);
 // Forward scratch, floats.
 int64_t conv2d_grouped_workspace(const ConvShape& shape, int64_t groups, int threads);
-// `workspace`: conv2d_grouped_workspace floats (nullptr: allocated per call).
+// `workspace`: conv2d_grouped_workspace floats (nullptr: allocated per call). `map` as for conv2d_depthwise.
 void conv2d_grouped(const ConvShape& shape, int64_t groups, const float* packed_weights, const float* x, float* y,
-                    const Epilogue& epilogue, int threads, float* workspace = nullptr);
+                    const Epilogue& epilogue, int threads, float* workspace = nullptr, const ConvInputMap* map = nullptr);
 // Backward scratch, floats, with `view` = plan_conv2d_input_gradient(conv2d_group_shape(shape, groups)).
 int64_t conv2d_grouped_backward_workspace(const ConvShape& shape, int64_t groups, int threads);
 // dX (overwritten; nullptr: not computed) and dW [kh][kw][Cin/groups][Cout] (overwritten;

@@ -36,11 +36,12 @@ int64_t conv2d_trimmed_workspace(const ConvShape& s, int threads) {
   return gemm_over_gathered_taps_workspace(grid, taps, threads, block_rows(taps * s.in_channels, s.out_channels));
 }
 
-void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, float* y, const Epilogue& ep, int threads, float* workspace) {
+void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
+                    const ConvInputMap* map) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
   const TapList taps = conv_tap_offsets(s);
   if (cin < 16) {
-    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin};
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin, map};
     const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * cin;
     return gemm_over_gathered_taps(grid, x, taps.data(), ntaps, packed, cout, y, threads, ep, block_rows(k, cout), workspace);
   }
@@ -70,7 +71,7 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
       for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
         const int64_t ih = ih0[i] + taps[t].h, iw = iw0[i] + taps[t].w;
         if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
-        a_rows[static_cast<size_t>(valid)] = x + ((img[i] * s.h.in + ih) * s.w.in + iw) * cin;
+        a_rows[static_cast<size_t>(valid)] = conv_input_pixel(x, map, s.h.in, s.w.in, cin, img[i], ih, iw);
         c_rows[static_cast<size_t>(valid++)] = out + static_cast<int64_t>(i) * cout;
       }
       const float* w = packed + static_cast<int64_t>(t) * cin * cout;

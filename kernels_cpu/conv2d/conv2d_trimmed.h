@@ -7,14 +7,16 @@
 #pragma once
 
 #include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {
 
 // `workspace` holds conv2d_trimmed_workspace floats (nullptr: allocated per call):
-// the few-channel path's gathered rows; 0 otherwise.
+// the few-channel path's gathered rows; 0 otherwise. With `map`, x is read through it
+// (conv_input_map.h) and `shape` describes the map the convolution sees.
 int64_t conv2d_trimmed_workspace(const ConvShape& shape, int threads);
 void conv2d_trimmed(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue,
-                    int threads, float* workspace = nullptr);
+                    int threads, float* workspace = nullptr, const ConvInputMap* map = nullptr);
 
 }  // namespace edgegan::cpu
