@@ -25,6 +25,72 @@
 namespace edgegan {
 namespace {
 
+// What every ConvTranspose2D backward does around its kernels, grouped or not: the
+// activation's gradient in place, db, one scratch laid out as
+//   [db][each phase's dW][dX, when another reader adds to the input's gradient][kernel scratch]
+// and, after the kernels, the sums into the parameter and input gradients.
+class PhaseBackward {
+ public:
+  // Sizes the scratch (kernel creation time).
+  void plan(const KernelArgs& a, const cpu::ConvShape& shape, const std::vector<int64_t>& phase_floats, int64_t kernel_scratch_floats) {
+    phase_floats_ = phase_floats;
+    input_floats_ = shape.batch * shape.h.in * shape.w.in * shape.in_channels;
+    accumulate_dx_ = a.accumulates(0);
+    kernel_scratch_floats_ = kernel_scratch_floats;
+    d_sub_kernels_.assign(phase_floats_.size(), nullptr);
+    layout_.take(shape.out_channels);
+    for (int64_t n : phase_floats_) layout_.take(n);
+    if (accumulate_dx_) layout_.take(input_floats_);
+    layout_.take(kernel_scratch_floats_);
+  }
+  uint64_t bytes() const { return layout_.bytes(); }
+  int64_t kernel_scratch_floats() const { return kernel_scratch_floats_; }
+
+  struct Step {
+    float* dy;              // the output's gradient, through the activation
+    float* dx;              // where the kernels write dX (nullptr: not wanted)
+    float* kernel_scratch;  // kernel_scratch_floats()
+    const std::vector<float*>& d_sub_kernels;  // each phase's dW (nullptr: tapless); empty: no parameter gradients
+  };
+  Step begin(const BackwardContext& b, const cpu::ConvShape& shape, int input, int output, const cpu::Epilogue& ep) {
+    const int64_t pixels = shape.batch * shape.h.out * shape.w.out;
+    float* g = b.grad(output);
+    cpu::activation_backward(pixels * shape.out_channels, b.ctx.f32(output), g, ep.activation, ep.alpha, ep.beta);
+    params_ = b.wants_parameters();
+    const size_t bias_slot = phase_floats_.size();
+    ScratchLayout scratch(b.ctx.workspace);
+    float* db = scratch.take(shape.out_channels);
+    if (params_ && b.parameter_gradient(bias_slot)) {
+      cpu::bias_backward(pixels, shape.out_channels, g, db);
+      add_into(b.parameter_gradient(bias_slot), db, shape.out_channels);
+    }
+    for (size_t p = 0; p < phase_floats_.size(); ++p) {
+      float* d = scratch.take(phase_floats_[p]);
+      d_sub_kernels_[p] = phase_floats_[p] > 0 ? d : nullptr;
+    }
+    float* dx_scratch = accumulate_dx_ ? scratch.take(input_floats_) : nullptr;
+    float* kernel_scratch = scratch.take(kernel_scratch_floats_);
+    dx_ = b.wants(0) ? input_gradient_target(b, input, 0, dx_scratch) : nullptr;
+    return {g, dx_, kernel_scratch, params_ ? d_sub_kernels_ : no_gradients_};
+  }
+  // After the kernels: each phase's dW into its parameter gradient, dX into the input's.
+  void finish(const BackwardContext& b, int input) {
+    if (params_)
+      for (size_t p = 0; p < phase_floats_.size(); ++p)
+        if (d_sub_kernels_[p]) add_into(b.parameter_gradient(p), d_sub_kernels_[p], phase_floats_[p]);
+    if (dx_) finish_input_gradient(b, input, 0, dx_, input_floats_);
+  }
+
+ private:
+  std::vector<int64_t> phase_floats_;
+  int64_t input_floats_ = 0, kernel_scratch_floats_ = 0;
+  bool accumulate_dx_ = false, params_ = false;
+  ScratchLayout layout_;               // sizes only
+  std::vector<float*> d_sub_kernels_;  // kept between calls so that backward allocates nothing
+  const std::vector<float*> no_gradients_;
+  float* dx_ = nullptr;
+};
+
 class ConvTranspose2DKernel final : public OpKernel {
  public:
   ConvTranspose2DKernel(const KernelArgs& a, const schema::ConvTranspose2D& op)
@@ -134,54 +200,36 @@ class ConvTranspose2DKernel final : public OpKernel {
     cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads, ws, split_workspace_floats_);
   }
 
-  uint64_t backward_workspace_bytes() const override { return backward_scratch_.bytes(); }
+  uint64_t backward_workspace_bytes() const override { return backward_.bytes(); }
 
   void backward(const BackwardContext& b) override {
-    const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
-    float* g = b.grad(output_);
-    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
-    const bool params = b.wants_parameters();
-    const size_t bias_slot = phase_floats_.size();
-    ScratchLayout scratch(b.ctx.workspace);
-    float* db = scratch.take(shape_.out_channels);
-    if (params && b.parameter_gradient(bias_slot)) {
-      cpu::bias_backward(pixels, shape_.out_channels, g, db);
-      add_into(b.parameter_gradient(bias_slot), db, shape_.out_channels);
-    }
-    // The phases' weight gradients side by side in the scratch.
-    for (size_t p = 0; p < phase_floats_.size(); ++p) {
-      float* d = scratch.take(phase_floats_[p]);
-      d_sub_kernels_[p] = params && phase_floats_[p] > 0 ? d : nullptr;
-    }
+    const PhaseBackward::Step step = backward_.begin(b, shape_, input_, output_, epilogue_);
     const float* x = b.ctx.f32(input_);
-    float* dx_scratch = accumulate_dx_ ? scratch.take(input_floats()) : nullptr;
-    float* kernel_scratch = scratch.take(kernel_scratch_floats_);
-    float* dx = b.wants(0) ? input_gradient_target(b, input_, 0, dx_scratch) : nullptr;
+    const bool params = !step.d_sub_kernels.empty();
     if (zero_insert_backward_) {
       // The baseline: the full kernel assembled from the phases, the gradient of the
       // full kernel scattered back into them.
-      float* full = kernel_scratch;
+      float* full = step.kernel_scratch;
       float* d_full = full + full_kernel_floats();
       float* ws = d_full + full_kernel_floats();
       cpu::assemble_conv_transpose2d_full_kernel(shape_, weights_, cpu::FullKernelLayout::kTapsFirst, full);
       if (params) {
-        cpu::conv_transpose2d_zero_insert_backward_weights(shape_, x, g, d_full, ws, b.ctx.threads);
-        cpu::scatter_conv_transpose2d_full_kernel(shape_, weights_.phases_h, weights_.phases_w, d_full, d_sub_kernels_, weights_.panel_columns);
+        cpu::conv_transpose2d_zero_insert_backward_weights(shape_, x, step.dy, d_full, ws, b.ctx.threads);
+        cpu::scatter_conv_transpose2d_full_kernel(shape_, weights_.phases_h, weights_.phases_w, d_full, step.d_sub_kernels, weights_.panel_columns);
       }
-      if (dx) cpu::conv_transpose2d_zero_insert_backward_input(shape_, full, g, dx, ws, b.ctx.threads);
+      if (step.dx) cpu::conv_transpose2d_zero_insert_backward_input(shape_, full, step.dy, step.dx, ws, b.ctx.threads);
     } else {
       if (params)
-        cpu::conv_transpose2d_backward_weights(shape_, weights_.phases_h, weights_.phases_w, x, g, d_sub_kernels_, b.ctx.threads,
-                                               weights_.panel_columns, kernel_scratch);
-      if (dx) cpu::conv_transpose2d_backward_input(shape_, weights_, g, dx, kernel_scratch, b.ctx.threads, kernel_scratch_floats_);
+        cpu::conv_transpose2d_backward_weights(shape_, weights_.phases_h, weights_.phases_w, x, step.dy, step.d_sub_kernels, b.ctx.threads,
+                                               weights_.panel_columns, step.kernel_scratch);
+      if (step.dx)
+        cpu::conv_transpose2d_backward_input(shape_, weights_, step.dy, step.dx, step.kernel_scratch, b.ctx.threads,
+                                             backward_.kernel_scratch_floats());
     }
-    for (size_t p = 0; p < phase_floats_.size(); ++p)
-      if (d_sub_kernels_[p]) add_into(b.parameter_gradient(p), d_sub_kernels_[p], phase_floats_[p]);
-    if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
+    backward_.finish(b, input_);
   }
 
  private:
-  int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
   int64_t full_kernel_floats() const {
     return cpu::saturating_product({shape_.h.kernel, shape_.w.kernel, shape_.in_channels, shape_.out_channels});
   }
@@ -189,20 +237,15 @@ class ConvTranspose2DKernel final : public OpKernel {
     return std::max(cpu::conv_transpose2d_zero_insert_backward_input_workspace(shape_),
                     cpu::conv_transpose2d_zero_insert_backward_weights_workspace(shape_));
   }
-  // Sizes the backward scratch, laid out as backward() takes it.
+  // Sizes the backward scratch: the kernels' share is the weight gradient's or the input
+  // gradient's (they run one after the other in one place).
   void plan_backward(const KernelArgs& a) {
-    accumulate_dx_ = a.accumulates(0);
-    d_sub_kernels_.assign(phase_floats_.size(), nullptr);
-    backward_scratch_.take(shape_.out_channels);
-    for (int64_t n : phase_floats_) backward_scratch_.take(n);
-    if (accumulate_dx_) backward_scratch_.take(input_floats());
-    // The weight gradient's and then the input gradient's scratch, one after the other in one place.
-    kernel_scratch_floats_ = zero_insert_backward_
-                                 ? 2 * full_kernel_floats() + zero_insert_workspace_floats()
-                                 : std::max(cpu::conv_transpose2d_backward_weights_workspace(shape_, weights_.phases_h, weights_.phases_w, a.threads,
-                                                                                             weights_.panel_columns),
-                                            cpu::conv_transpose2d_backward_input_workspace(shape_, a.threads));
-    backward_scratch_.take(kernel_scratch_floats_);
+    const int64_t kernel_scratch_floats =
+        zero_insert_backward_ ? 2 * full_kernel_floats() + zero_insert_workspace_floats()
+                              : std::max(cpu::conv_transpose2d_backward_weights_workspace(shape_, weights_.phases_h, weights_.phases_w, a.threads,
+                                                                                          weights_.panel_columns),
+                                         cpu::conv_transpose2d_backward_input_workspace(shape_, a.threads));
+    backward_.plan(a, shape_, phase_floats_, kernel_scratch_floats);
   }
 
   ConvTransposeAlgo algo_;
@@ -220,10 +263,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   int64_t split_workspace_floats_ = 0;
   // Training.
   bool zero_insert_backward_ = false;
-  bool accumulate_dx_ = false;
-  int64_t kernel_scratch_floats_ = 0;
-  ScratchLayout backward_scratch_;         // sizes only
-  std::vector<float*> d_sub_kernels_;      // kept between calls so that backward allocates nothing
+  PhaseBackward backward_;
 };
 
 // groups > 1: every algorithm runs the grouped split kernel; backward by the split
@@ -245,14 +285,8 @@ class GroupedConvTranspose2DKernel final : public OpKernel {
     views_ = cpu::conv_transpose2d_group_views(shape_, groups_, weights);
     workspace_floats_ = cpu::conv_transpose2d_grouped_workspace(shape_, views_, a.threads);
     if (!a.training) return;
-    accumulate_dx_ = a.accumulates(0);
-    d_sub_kernels_.assign(phase_floats_.size(), nullptr);
     group_d_sub_kernels_.assign(phase_floats_.size(), nullptr);
-    backward_scratch_.take(shape_.out_channels);
-    for (int64_t n : phase_floats_) backward_scratch_.take(n);
-    if (accumulate_dx_) backward_scratch_.take(input_floats());
-    kernel_scratch_floats_ = cpu::conv_transpose2d_grouped_backward_workspace(shape_, views_, a.threads);
-    backward_scratch_.take(kernel_scratch_floats_);
+    backward_.plan(a, shape_, phase_floats_, cpu::conv_transpose2d_grouped_backward_workspace(shape_, views_, a.threads));
   }
   const char* kernel_name() const override { return "conv_transpose2d_split_grouped"; }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
@@ -261,36 +295,15 @@ class GroupedConvTranspose2DKernel final : public OpKernel {
     cpu::conv_transpose2d_grouped(shape_, views_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads,
                                   reinterpret_cast<float*>(ctx.workspace), workspace_floats_);
   }
-  uint64_t backward_workspace_bytes() const override { return backward_scratch_.bytes(); }
+  uint64_t backward_workspace_bytes() const override { return backward_.bytes(); }
   void backward(const BackwardContext& b) override {
-    const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
-    float* g = b.grad(output_);
-    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
-    const bool params = b.wants_parameters();
-    const size_t bias_slot = phase_floats_.size();
-    ScratchLayout scratch(b.ctx.workspace);
-    float* db = scratch.take(shape_.out_channels);
-    if (params && b.parameter_gradient(bias_slot)) {
-      cpu::bias_backward(pixels, shape_.out_channels, g, db);
-      add_into(b.parameter_gradient(bias_slot), db, shape_.out_channels);
-    }
-    for (size_t p = 0; p < phase_floats_.size(); ++p) {
-      float* d = scratch.take(phase_floats_[p]);
-      d_sub_kernels_[p] = phase_floats_[p] > 0 ? d : nullptr;
-    }
-    float* dx_scratch = accumulate_dx_ ? scratch.take(input_floats()) : nullptr;
-    float* kernel_scratch = scratch.take(kernel_scratch_floats_);
-    float* dx = b.wants(0) ? input_gradient_target(b, input_, 0, dx_scratch) : nullptr;
-    cpu::conv_transpose2d_grouped_backward(shape_, views_, b.ctx.f32(input_), g, dx, params ? d_sub_kernels_ : no_gradients_,
-                                           group_d_sub_kernels_, b.ctx.threads, kernel_scratch, kernel_scratch_floats_);
-    if (params)
-      for (size_t p = 0; p < phase_floats_.size(); ++p)
-        if (d_sub_kernels_[p]) add_into(b.parameter_gradient(p), d_sub_kernels_[p], phase_floats_[p]);
-    if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
+    const PhaseBackward::Step step = backward_.begin(b, shape_, input_, output_, epilogue_);
+    cpu::conv_transpose2d_grouped_backward(shape_, views_, b.ctx.f32(input_), step.dy, step.dx, step.d_sub_kernels, group_d_sub_kernels_,
+                                           b.ctx.threads, step.kernel_scratch, backward_.kernel_scratch_floats());
+    backward_.finish(b, input_);
   }
 
  private:
-  int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
   int input_, output_;
   cpu::Epilogue epilogue_;
   cpu::ConvShape shape_;
@@ -299,11 +312,8 @@ class GroupedConvTranspose2DKernel final : public OpKernel {
   std::vector<int64_t> phase_floats_;
   int64_t workspace_floats_ = 0;
   // Training.
-  bool accumulate_dx_ = false;
-  int64_t kernel_scratch_floats_ = 0;
-  ScratchLayout backward_scratch_;  // sizes only
-  std::vector<float*> d_sub_kernels_, group_d_sub_kernels_;  // kept between calls so that backward allocates nothing
-  const std::vector<float*> no_gradients_;
+  PhaseBackward backward_;
+  std::vector<float*> group_d_sub_kernels_;  // kept between calls so that backward allocates nothing
 };
 
 class ConvTranspose2DDef final : public OpDef {
