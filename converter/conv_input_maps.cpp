@@ -1,39 +1,41 @@
 #include "converter/conv_input_maps.h"
 
 #include <map>
-#include <numeric>
 
-#include "kernels_cpu/pad/pad.h"
 #include "kernels_cpu/resize/resize.h"
 
 namespace edgegan::converter {
 namespace {
 
-// Per axis (H, W) of `op`'s output, the index of its input each output index reads, or
-// nothing when op is not a Pad or Resize that maps indices one to one.
-bool source_tables(const IrOp& op, const IrTensor& in, const IrTensor& out, std::vector<int32_t> (&tables)[2]) {
+bool has_pads(const IrOp& conv) { return conv.input_pads[0] || conv.input_pads[1] || conv.input_pads[2] || conv.input_pads[3]; }
+bool has_upsample(const IrOp& conv) { return conv.input_upsample[0] != 1 || conv.input_upsample[1] != 1; }
+
+// A nearest Resize that is an integer upsampling whatever the input's size: output index
+// o reads o / factor. Asymmetric coordinates with floor rounding are that by definition;
+// half-pixel ones with round-half rounding too (o = k*f + r maps to k + (r - (f-1)/2)/f,
+// less than half away from k), which the table at this size confirms.
+bool integer_upsampling(const IrOp& op, const IrTensor& in, const IrTensor& out, int64_t (&factor)[2]) {
+  if (op.resize_mode != schema::ResizeMode_Nearest) return false;
+  const auto coords = static_cast<schema::ResizeCoordinates>(op.resize_coordinates);
+  const auto nearest = static_cast<schema::ResizeNearest>(op.resize_nearest);
+  const bool floor_by_definition = coords == schema::ResizeCoordinates_Asymmetric && nearest == schema::ResizeNearest_Floor;
+  const bool half_pixel = (coords == schema::ResizeCoordinates_HalfPixel || coords == schema::ResizeCoordinates_PytorchHalfPixel) &&
+                          (nearest == schema::ResizeNearest_RoundPreferFloor || nearest == schema::ResizeNearest_RoundPreferCeil);
+  if (!floor_by_definition && !half_pixel) return false;
+  cpu::ResizeParams p;
+  p.coordinates = static_cast<cpu::ResizeCoordinates>(coords);
+  p.nearest = static_cast<cpu::ResizeNearest>(nearest);
   for (int axis = 0; axis < 2; ++axis) {
     const int64_t in_len = in.dims[1 + axis], out_len = out.dims[1 + axis];
-    std::vector<int32_t>& t = tables[axis];
-    t.resize(static_cast<size_t>(out_len));
-    if (op.kind == schema::OpKind_Pad) {
-      // A constant Pad fills with a value, not an index (a zero one already folded into the Conv's pads).
-      if (op.pad_mode == schema::PadMode_Constant) return false;
-      const cpu::PadAxis a{in_len, op.pads[axis], op.pads[axis + 2]};
-      for (int64_t o = 0; o < out_len; ++o) t[static_cast<size_t>(o)] = static_cast<int32_t>(cpu::pad_source(a, static_cast<cpu::PadMode>(op.pad_mode), o));
-    } else if (op.kind == schema::OpKind_Resize) {
-      if (op.resize_mode != schema::ResizeMode_Nearest) return false;
-      cpu::ResizeParams p;
-      p.mode = cpu::ResizeMode::kNearest;
-      p.coordinates = static_cast<cpu::ResizeCoordinates>(op.resize_coordinates);
-      p.nearest = static_cast<cpu::ResizeNearest>(op.resize_nearest);
-      const cpu::ResizeAxis a{in_len, out_len, axis == 0 ? op.scale_h : op.scale_w};
-      for (int64_t o = 0; o < out_len; ++o) {
-        float weight = 0.f;
-        cpu::resize_axis_taps(a, p, o, &t[static_cast<size_t>(o)], &weight);
-      }
-    } else {
-      return false;
+    if (out_len % in_len != 0) return false;
+    factor[axis] = out_len / in_len;
+    const cpu::ResizeAxis a{in_len, out_len, axis == 0 ? op.scale_h : op.scale_w};
+    if (a.effective_scale() != static_cast<double>(factor[axis])) return false;
+    for (int64_t o = 0; o < out_len; ++o) {
+      int32_t index = 0;
+      float weight = 0.f;
+      cpu::resize_axis_taps(a, p, o, &index, &weight);
+      if (index != o / factor[axis]) return false;
     }
   }
   return true;
@@ -86,26 +88,24 @@ int fuse_conv_input_maps(IrModel& m) {
       const auto p = producer.find(t);
       if (p == producer.end() || readers[t] != 1) continue;
       IrOp& step = m.ops[static_cast<size_t>(p->second)];
-      if (step.kind == schema::OpKind_NONE) continue;
-      const IrTensor& in = m.tensors[static_cast<size_t>(step.inputs[0])];
+      const IrTensor& in = m.tensors[static_cast<size_t>(step.inputs.empty() ? t : step.inputs[0])];
       const IrTensor& out = m.tensors[static_cast<size_t>(t)];
-      if (!in.nhwc || !out.nhwc || in.dims.size() != 4) continue;
-      std::vector<int32_t> tables[2];
-      if (!source_tables(step, in, out, tables)) continue;
-      // The convolution's tables so far index `out`; composed with the step's, they index `in`.
-      std::vector<int32_t> rows = conv.input_rows, cols = conv.input_cols;
-      if (rows.empty()) {
-        rows.resize(static_cast<size_t>(out.dims[1]));
-        cols.resize(static_cast<size_t>(out.dims[2]));
-        std::iota(rows.begin(), rows.end(), 0);
-        std::iota(cols.begin(), cols.end(), 0);
+      if (step.kind == schema::OpKind_NONE || !in.nhwc || !out.nhwc || in.dims.size() != 4) continue;
+      // The map is upsample-then-pad: a Pad folds first (nearest the conv), a Resize before it.
+      if (step.kind == schema::OpKind_Pad) {
+        const bool mode_maps = step.pad_mode == schema::PadMode_Reflect || step.pad_mode == schema::PadMode_Edge || step.pad_mode == schema::PadMode_Wrap;
+        const bool grows = step.pads[0] >= 0 && step.pads[1] >= 0 && step.pads[2] >= 0 && step.pads[3] >= 0;
+        if (!mode_maps || !grows || has_pads(conv) || has_upsample(conv)) continue;
+        for (int k = 0; k < 4; ++k) conv.input_pads[k] = step.pads[k];
+        conv.input_pad_mode = step.pad_mode;
+      } else if (step.kind == schema::OpKind_Resize) {
+        int64_t factor[2] = {1, 1};
+        if (has_upsample(conv) || !integer_upsampling(step, in, out, factor)) continue;
+        conv.input_upsample[0] = factor[0];
+        conv.input_upsample[1] = factor[1];
+      } else {
+        continue;
       }
-      // The engine needs the map no smaller than what it reads (a downsampling Resize stays an op).
-      if (static_cast<int64_t>(rows.size()) < in.dims[1] || static_cast<int64_t>(cols.size()) < in.dims[2]) continue;
-      for (int32_t& index : rows) index = tables[0][static_cast<size_t>(index)];
-      for (int32_t& index : cols) index = tables[1][static_cast<size_t>(index)];
-      conv.input_rows = std::move(rows);
-      conv.input_cols = std::move(cols);
       conv.inputs[0] = step.inputs[0];
       conv.name = step.name + "+" + conv.name;
       step.kind = schema::OpKind_NONE;

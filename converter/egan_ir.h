@@ -60,8 +60,11 @@ struct IrOp {
   float cubic_coeff_a = -0.75f;
   bool exclude_outside = false;
   float scale_h = 0.f, scale_w = 0.f;
-  // Conv2D: a fused input map (converter/conv_input_maps.h); empty: reads its input directly.
-  std::vector<int32_t> input_rows, input_cols;
+  // Conv2D: a fused input map (converter/conv_input_maps.h): nearest upsampling factors
+  // (H, W), then pads [top, left, bottom, right] in schema::PadMode input_pad_mode.
+  int64_t input_upsample[2] = {1, 1};
+  int64_t input_pads[4] = {0, 0, 0, 0};
+  int input_pad_mode = 0;
 };
 
 struct IrInput {

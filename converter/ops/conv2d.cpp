@@ -59,13 +59,15 @@ class Conv2DLowering final : public OpLowering {
     cpu::pack_conv2d_grouped_weights(s, g.groups, op.weights.data(), packed.data());
     const uint32_t weights = w.blob(packed);
     const auto ep = w.epilogue(op);
-    flatbuffers::Offset<flatbuffers::Vector<int32_t>> rows, cols;  // a fused input map (conv_input_maps.h)
-    if (!op.input_rows.empty()) rows = w.fbb().CreateVector(op.input_rows), cols = w.fbb().CreateVector(op.input_cols);
     const auto body = schema::CreateConv2D(w.fbb(), op.inputs[0], op.output, static_cast<int>(g.in_channels), static_cast<int>(g.out_channels),
                                            static_cast<int>(g.kernel_h), static_cast<int>(g.kernel_w), static_cast<int>(g.stride_h),
                                            static_cast<int>(g.stride_w), static_cast<int>(g.dilation_h), static_cast<int>(g.dilation_w),
                                            static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.pad_bottom),
-                                           static_cast<int>(g.pad_right), weights, ep, static_cast<int>(g.groups), rows, cols);
+                                           static_cast<int>(g.pad_right), weights, ep, static_cast<int>(g.groups),
+                                           // a fused input map (converter/conv_input_maps.h)
+                                           static_cast<int>(op.input_upsample[0]), static_cast<int>(op.input_upsample[1]),
+                                           static_cast<schema::PadMode>(op.input_pad_mode), static_cast<int>(op.input_pads[0]),
+                                           static_cast<int>(op.input_pads[1]), static_cast<int>(op.input_pads[2]), static_cast<int>(op.input_pads[3]));
     return w.op(op, schema::OpKind_Conv2D, body.Union());
   }
 

@@ -1,8 +1,9 @@
 // Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue.
 // groups = 1: conv2d_trimmed; groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
-// A fused input map (input_rows/input_cols: a reflect Pad or nearest Resize folded in by
-// the converter) is read through by every forward kernel; the backward gathers the map
-// once into scratch, runs the ordinary backward on it and folds dX back onto the input.
+// A fused input map (a nearest Resize and a reflect/edge/wrap Pad folded in by the
+// converter) becomes per-axis index tables for the input's size, which every forward
+// kernel reads through; the backward gathers the map once into scratch, runs the
+// ordinary backward on it and folds dX back onto the input.
 #include <vector>
 
 #include "engine/ops/op_def.h"
@@ -17,15 +18,21 @@
 namespace edgegan {
 namespace {
 
-bool has_input_map(const schema::Conv2D& op) { return op.input_rows() && op.input_rows()->size() > 0; }
+constexpr int64_t kMaxUpsample = 64;
+
+// The fused input map's axes (factor 1 and no pads: none).
+cpu::InputMapAxis map_axis_h(const schema::Conv2D& op) { return {op.input_upsample_h(), op.input_pad_top(), op.input_pad_bottom()}; }
+cpu::InputMapAxis map_axis_w(const schema::Conv2D& op) { return {op.input_upsample_w(), op.input_pad_left(), op.input_pad_right()}; }
+bool has_input_map(const schema::Conv2D& op) {
+  const cpu::InputMapAxis h = map_axis_h(op), w = map_axis_w(op);
+  return h.factor != 1 || w.factor != 1 || h.pad_begin != 0 || h.pad_end != 0 || w.pad_begin != 0 || w.pad_end != 0;
+}
 
 // The geometry over the map the convolution sees: the input, or its fused input map.
 cpu::ConvShape conv2d_shape(const KernelArgs& a, const schema::Conv2D& op) {
   cpu::ConvShape s = a.conv_shape(op);
-  if (has_input_map(op)) {
-    s.h.in = op.input_rows()->size();
-    s.w.in = op.input_cols()->size();
-  }
+  s.h.in = map_axis_h(op).length(s.h.in);
+  s.w.in = map_axis_w(op).length(s.w.in);
   return s;
 }
 
@@ -39,10 +46,13 @@ class Conv2DKernel final : public OpKernel {
         workspace_floats_(path_ == Path::kTrimmed   ? cpu::conv2d_trimmed_workspace(shape_, a.threads)
                           : path_ == Path::kGrouped ? cpu::conv2d_grouped_workspace(shape_, groups_, a.threads)
                                                     : 0) {
-    if (has_input_map(op)) {
-      map_rows_.assign(op.input_rows()->begin(), op.input_rows()->end());
-      map_cols_.assign(op.input_cols()->begin(), op.input_cols()->end());
+    if (has_input_map(op)) {  // its tables for this input's size, built once
       const TensorDesc& x = a.tensor(op.input());
+      const auto mode = static_cast<cpu::PadMode>(op.input_pad_mode());
+      map_rows_.resize(static_cast<size_t>(shape_.h.in));
+      map_cols_.resize(static_cast<size_t>(shape_.w.in));
+      cpu::conv_input_map_table(x.dims[1], map_axis_h(op), mode, map_rows_.data());
+      cpu::conv_input_map_table(x.dims[2], map_axis_w(op), mode, map_cols_.data());
       map_ = {map_rows_.data(), map_cols_.data(), x.dims[1], x.dims[2]};
     }
     if (!a.training) return;
@@ -151,25 +161,21 @@ class Conv2DKernel final : public OpKernel {
 };
 
 // The (height, width) the convolution sees: its input's, or its fused input map's, whose
-// tables must both be present, no shorter than the input (the forward's per-group copy
-// of the input fits the map's size), and hold only indices into the input.
+// factors, pads and mode must be in range (a constant mode cannot pad: it has no index
+// to read).
 std::pair<int64_t, int64_t> check_input_map(const schema::Conv2D& op, const TensorDesc& x, OpValidator& v) {
-  const auto* rows = op.input_rows();
-  const auto* cols = op.input_cols();
-  const bool have_rows = rows && rows->size() > 0, have_cols = cols && cols->size() > 0;
-  if (!have_rows && !have_cols) return {x.dims[1], x.dims[2]};
-  if (!have_rows || !have_cols) v.fail("input_rows and input_cols must be given together");
-  const std::pair<const flatbuffers::Vector<int32_t>*, int64_t> axes[2] = {{rows, x.dims[1]}, {cols, x.dims[2]}};
-  for (const auto& [table, length] : axes) {
-    const char* name = table == rows ? "input_rows" : "input_cols";
-    if (static_cast<int64_t>(table->size()) < length || static_cast<int64_t>(table->size()) > kMaxDim)
-      v.fail(std::string(name) + " has " + std::to_string(table->size()) + " entries; it must have between the input's " +
-             std::to_string(length) + " and " + std::to_string(kMaxDim));
-    for (const int32_t index : *table)
-      if (index < 0 || index >= length)
-        v.fail(std::string(name) + " holds index " + std::to_string(index) + ", outside the input's 0.." + std::to_string(length - 1));
-  }
-  return {rows->size(), cols->size()};
+  if (!has_input_map(op)) return {x.dims[1], x.dims[2]};
+  v.check_range(op.input_upsample_h(), 1, kMaxUpsample, "input_upsample_h");
+  v.check_range(op.input_upsample_w(), 1, kMaxUpsample, "input_upsample_w");
+  for (int p : {op.input_pad_top(), op.input_pad_left(), op.input_pad_bottom(), op.input_pad_right()}) v.check_range(p, 0, kMaxPad, "input_pad");
+  const schema::PadMode mode = op.input_pad_mode();
+  if (mode < schema::PadMode_MIN || mode > schema::PadMode_MAX) v.fail("input_pad_mode " + std::to_string(static_cast<int>(mode)) + " is unknown");
+  const cpu::InputMapAxis h = map_axis_h(op), w = map_axis_w(op);
+  if (mode == schema::PadMode_Constant && (h.pad_begin || h.pad_end || w.pad_begin || w.pad_end))
+    v.fail("input_pad_* with input_pad_mode Constant (a constant border belongs in the convolution's own pads)");
+  const int64_t in_h = h.length(x.dims[1]), in_w = w.length(x.dims[2]);
+  if (in_h > kMaxDim || in_w > kMaxDim) v.fail("the fused input map (" + std::to_string(in_h) + "x" + std::to_string(in_w) + ") is too large");
+  return {in_h, in_w};
 }
 
 class Conv2DDef final : public OpDef {
@@ -202,8 +208,15 @@ class Conv2DDef final : public OpDef {
     info.attributes = conv_text(c);
     if (has_input_map(c)) {
       const TensorDesc& x = m.tensors[static_cast<size_t>(c.input())];
-      info.attributes += " reads " + std::to_string(x.dims[1]) + "x" + std::to_string(x.dims[2]) + " through a fused input map as " +
-                         std::to_string(c.input_rows()->size()) + "x" + std::to_string(c.input_cols()->size());
+      const cpu::InputMapAxis h = map_axis_h(c), w = map_axis_w(c);
+      auto os = text_stream();
+      os << " reads " << x.dims[1] << "x" << x.dims[2] << " through a fused input map";
+      if (h.factor != 1 || w.factor != 1) os << ": nearest x" << h.factor << "x" << w.factor;
+      if (h.pad_begin || h.pad_end || w.pad_begin || w.pad_end)
+        os << (h.factor != 1 || w.factor != 1 ? ", then " : ": ") << EnumNamePadMode(c.input_pad_mode()) << " pads(t,l,b,r) "
+           << h.pad_begin << "," << w.pad_begin << "," << h.pad_end << "," << w.pad_end;
+      os << " -> " << h.length(x.dims[1]) << "x" << w.length(x.dims[2]);
+      info.attributes += os.str();
     }
     info.weight_bytes = m.buffer_bytes(c.weights()) + (c.epilogue() ? m.buffer_bytes(c.epilogue()->bias()) : 0);
   }

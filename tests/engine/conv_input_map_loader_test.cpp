@@ -21,7 +21,7 @@ std::vector<uint8_t> with_mapped_conv(const std::function<void(schema::Conv2DT&)
   std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
   schema::Conv2DT* conv = nullptr;
   for (auto& op : m->ops)
-    if (auto* c = op->kind.AsConv2D(); c && !c->input_rows.empty()) conv = c;
+    if (auto* c = op->kind.AsConv2D(); c && c->input_upsample_h == 2) conv = c;
   if (!conv) throw std::runtime_error("no Conv2D with a fused input map");
   mutate(*conv);
   flatbuffers::FlatBufferBuilder b;
@@ -50,10 +50,12 @@ TEST(ConvInputMapLoader, RejectsHostileMaps) {
   };
   const std::vector<Case> cases = {
       {"untouched", [](schema::Conv2DT&) {}, ""},
-      {"rows without columns", [](schema::Conv2DT& c) { c.input_cols.clear(); }, "given together"},
-      {"index past the input", [](schema::Conv2DT& c) { c.input_rows.back() = 1 << 20; }, "input_rows holds index 1048576"},
-      {"negative index", [](schema::Conv2DT& c) { c.input_cols.front() = -1; }, "input_cols holds index -1"},
-      {"map shorter than the input", [](schema::Conv2DT& c) { c.input_rows.resize(1); }, "input_rows has 1 entries"},
+      {"zero factor", [](schema::Conv2DT& c) { c.input_upsample_h = 0; }, "input_upsample_h"},
+      {"huge factor", [](schema::Conv2DT& c) { c.input_upsample_w = 1000; }, "input_upsample_w"},
+      {"negative pad", [](schema::Conv2DT& c) { c.input_pad_mode = schema::PadMode_Reflect, c.input_pad_top = -1; }, "input_pad"},
+      {"constant mode with pads", [](schema::Conv2DT& c) { c.input_pad_mode = schema::PadMode_Constant; }, "input_pad_mode Constant"},
+      {"unknown mode", [](schema::Conv2DT& c) { c.input_pad_mode = static_cast<schema::PadMode>(9), c.input_pad_left = 1; }, "input_pad_mode 9"},
+      {"output of another size", [](schema::Conv2DT& c) { c.input_pad_mode = schema::PadMode_Edge, c.input_pad_bottom = 2; }, "output"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

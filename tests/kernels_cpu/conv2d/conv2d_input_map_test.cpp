@@ -2,7 +2,8 @@
 // and nearest upsampling folded into their addressing): every forward path (trimmed
 // with many and with few input channels, depthwise, grouped) against the same kernel
 // on the map materialised, bit for bit, over random geometries, maps and thread
-// counts; and the backward's gather and fold against plain loops.
+// counts; the engine's tables against their definition; and the backward's gather and
+// fold against plain loops.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -59,7 +60,11 @@ MappedCase random_case(std::mt19937& rng, int path) {
       *src[k] = uniform_int(rng, 1, 7);
       const int64_t up = uniform_int(rng, 1, 3);
       // Reflect needs pads shorter than the upsampled length to stay a plain mirror; any length works, though.
-      *table[k] = axis_table(*src[k], up, mode, uniform_int(rng, 0, 3), uniform_int(rng, 0, 3));
+      const InputMapAxis axis{up, uniform_int(rng, 0, 3), uniform_int(rng, 0, 3)};
+      *table[k] = axis_table(*src[k], up, mode, axis.pad_begin, axis.pad_end);
+      std::vector<int32_t> built(static_cast<size_t>(axis.length(*src[k])));
+      conv_input_map_table(*src[k], axis, mode, built.data());
+      EXPECT_EQ(built, *table[k]);
       a.in = static_cast<int64_t>(table[k]->size());
       a.kernel = uniform_int(rng, 1, 5);
       a.stride = uniform_int(rng, 1, 2);

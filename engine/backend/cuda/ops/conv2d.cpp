@@ -32,7 +32,9 @@ std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs&
   if (op.groups() != 1)  // the implicit GEMM reads every input channel for every output channel
     throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) + " has groups = " +
                 std::to_string(op.groups()) + ": grouped and depthwise convolutions run on the CPU backend only");
-  if (op.input_rows() && op.input_rows()->size() > 0)  // the implicit GEMM addresses its input directly
+  const bool input_map = op.input_upsample_h() != 1 || op.input_upsample_w() != 1 || op.input_pad_top() || op.input_pad_left() ||
+                         op.input_pad_bottom() || op.input_pad_right();
+  if (input_map)  // the implicit GEMM addresses its input directly
     throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) +
                 " reads its input through a fused input map (a Pad or Resize folded into it): such convolutions run on the CPU backend only");
   return std::make_unique<Conv2DCuda>(a, *a.op.kind_as_Conv2D());
