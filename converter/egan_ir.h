@@ -33,6 +33,9 @@ struct IrOp {
   std::vector<float> weights;
   std::vector<float> bias;           // bias, or ChannelAffine shift; empty = none
   schema::Activation activation = schema::Activation_None;
+  // Conv2D, GroupNorm: a tensor added after the epilogue (a fused residual/skip Add; only
+  // with activation None), produced before this op runs; -1: none.
+  int residual = -1;
   float alpha = 0.01f;
   float beta = 0.f;                  // the activation's second parameter
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
@@ -85,6 +88,7 @@ struct IrModel {
   std::string source_sha256;
   int batchnorms_folded = 0;
   int activations_fused = 0;
+  int residuals_fused = 0;
 };
 
 // ONNX graph -> engine IR: checks batch independence, lowers each node through the
