@@ -25,6 +25,9 @@ struct IrTensor {
 struct IrOp {
   schema::OpKind kind = schema::OpKind_NONE;
   std::string name;                  // source node name(s), "conv+bn+relu" after fusion
+  // The run-time tensors it reads. Conv2D and GroupNorm: [x], or [x, residual] with a
+  // fused residual Add (y = op(x) + residual, only with activation None; residual_of), so
+  // every IR pass that counts readers or renumbers tensors sees the residual too.
   std::vector<int> inputs;
   int output = -1;
   ConvGeometry geometry;             // conv, conv transpose
@@ -33,9 +36,6 @@ struct IrOp {
   std::vector<float> weights;
   std::vector<float> bias;           // bias, or ChannelAffine shift; empty = none
   schema::Activation activation = schema::Activation_None;
-  // Conv2D, GroupNorm: a tensor added after the epilogue (a fused residual/skip Add; only
-  // with activation None), produced before this op runs; -1: none.
-  int residual = -1;
   float alpha = 0.01f;
   float beta = 0.f;                  // the activation's second parameter
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
@@ -66,6 +66,12 @@ struct IrOp {
   // Conv2D: a fused input map (converter/conv_input_maps.h); empty: reads its input directly.
   std::vector<int32_t> input_rows, input_cols;
 };
+
+// A Conv2D's or GroupNorm's fused residual (its second input), or -1.
+inline int residual_of(const IrOp& op) {
+  const bool takes_one = op.kind == schema::OpKind_Conv2D || op.kind == schema::OpKind_GroupNorm;
+  return takes_one && op.inputs.size() > 1 ? op.inputs[1] : -1;
+}
 
 struct IrInput {
   int tensor = -1;

@@ -55,7 +55,7 @@ bool fuse_residual(const Node& n, Lowering& l, int ta, int tb) {
     if (index > best_index) best = p, best_index = index, other = theirs;
   }
   if (!best) return false;
-  best->residual = other;
+  best->inputs.push_back(other);  // its residual: residual_of(*best)
   l.absorb(n, *best);
   l.model().residuals_fused++;
   return true;

@@ -65,7 +65,7 @@ class Conv2DLowering final : public OpLowering {
                                            static_cast<int>(g.kernel_h), static_cast<int>(g.kernel_w), static_cast<int>(g.stride_h),
                                            static_cast<int>(g.stride_w), static_cast<int>(g.dilation_h), static_cast<int>(g.dilation_w),
                                            static_cast<int>(g.pad_top), static_cast<int>(g.pad_left), static_cast<int>(g.pad_bottom),
-                                           static_cast<int>(g.pad_right), weights, ep, static_cast<int>(g.groups), rows, cols, op.residual);
+                                           static_cast<int>(g.pad_right), weights, ep, static_cast<int>(g.groups), rows, cols, residual_of(op));
     return w.op(op, schema::OpKind_Conv2D, body.Union());
   }
 

@@ -191,6 +191,42 @@ TEST(ResidualFusion, OneDimensionalMapFusesInNhwc) {
   EXPECT_LE(max_abs_diff(y.f32, want), 1e-6f);
 }
 
+// With a reflect Pad folded into the conv's input map (an IR pass after lowering) the
+// residual is an input like the conv's: x + conv(pad(x)) reads x twice; a Pad whose
+// output is also the residual has two readers and stays an op.
+TEST(ResidualFusion, ComposesWithAFusedInputMap) {
+  std::mt19937 rng(8);
+  const auto x = random_floats(rng, 2 * 5 * 4 * 3);
+  for (bool pad_is_residual : {false, true}) {
+    SCOPED_TRACE(pad_is_residual);
+    OnnxBuilder b;
+    b.input("x", {-1, 3, 5, 4}).output("y").floats("W", {3, 3, 3, 3}, identity3x3(3, 1.f)).ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+    OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads"}, {"p"}), "mode", std::string("reflect"));
+    if (pad_is_residual) {  // y = p + conv(p) on the padded 7x6 map, conv padded by 1: 2p
+      pads1(b.node("Conv", "conv", {"p", "W"}, {"c"}));
+      b.node("Add", "skip", {"p", "c"}, {"y"});
+    } else {  // y = x + conv(pad(x)), an unpadded 3x3 conv: 2x
+      b.node("Conv", "conv", {"p", "W"}, {"c"});
+      b.node("Add", "skip", {"x", "c"}, {"y"});
+    }
+    const auto model = convert(b.bytes());
+    EXPECT_EQ(kinds(*model), pad_is_residual ? (std::vector<std::string>{"Pad", "Conv2D"}) : std::vector<std::string>{"Conv2D"});
+    EXPECT_EQ(residuals(*model), 1);
+    const auto y = Session(model, {.batch = 2}).run({nhwc("x", 2, 5, 4, 3, x)})[0];
+    std::vector<float> want;
+    if (!pad_is_residual) {
+      for (float v : x) want.push_back(2.f * v);
+    } else {  // reflect: row -1 is row 1, row H is row H-2
+      auto src = [](int64_t i, int64_t n) { return i < 0 ? -i : i >= n ? 2 * n - 2 - i : i; };
+      for (int64_t s = 0; s < 2; ++s)
+        for (int64_t h = -1; h <= 5; ++h)
+          for (int64_t w = -1; w <= 4; ++w)
+            for (int64_t c = 0; c < 3; ++c) want.push_back(2.f * x[static_cast<size_t>(((s * 5 + src(h, 5)) * 4 + src(w, 4)) * 3 + c)]);
+    }
+    EXPECT_LE(max_abs_diff(y.f32, want), 1e-6f);
+  }
+}
+
 std::string read_bytes(const std::filesystem::path& p) {
   std::ifstream f(p, std::ios::binary);
   std::ostringstream s;
