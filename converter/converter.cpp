@@ -61,8 +61,8 @@ std::string summarize(const Model& model, const IrModel& ir) {
     if (!std::isnan(out.value_min)) os << "  values in [" << out.value_min << ", " << out.value_max << "]";
     os << "\n";
   }
-  os << ir.ops.size() << " ops, " << ir.batchnorms_folded << " BatchNorm folded, " << ir.activations_fused
-     << " activations fused; weights " << model.weight_bytes() << " bytes, file " << model.file_bytes() << " bytes\n";
+  os << ir.ops.size() << " ops, " << ir.batchnorms_folded << " BatchNorm folded, " << ir.activations_fused << " activations fused, "
+     << ir.residuals_fused << " residual Adds fused; weights " << model.weight_bytes() << " bytes, file " << model.file_bytes() << " bytes\n";
   return os.str();
 }
 

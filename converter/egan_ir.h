@@ -25,6 +25,9 @@ struct IrTensor {
 struct IrOp {
   schema::OpKind kind = schema::OpKind_NONE;
   std::string name;                  // source node name(s), "conv+bn+relu" after fusion
+  // The run-time tensors it reads. Conv2D and GroupNorm: [x], or [x, residual] with a
+  // fused residual Add (y = op(x) + residual, only with activation None; residual_of), so
+  // every IR pass that counts readers or renumbers tensors sees the residual too.
   std::vector<int> inputs;
   int output = -1;
   ConvGeometry geometry;             // conv, conv transpose
@@ -67,6 +70,12 @@ struct IrOp {
   int input_pad_mode = 0;
 };
 
+// A Conv2D's or GroupNorm's fused residual (its second input), or -1.
+inline int residual_of(const IrOp& op) {
+  const bool takes_one = op.kind == schema::OpKind_Conv2D || op.kind == schema::OpKind_GroupNorm;
+  return takes_one && op.inputs.size() > 1 ? op.inputs[1] : -1;
+}
+
 struct IrInput {
   int tensor = -1;
   schema::InputRole role = schema::InputRole_Other;
@@ -88,6 +97,7 @@ struct IrModel {
   std::string source_sha256;
   int batchnorms_folded = 0;
   int activations_fused = 0;
+  int residuals_fused = 0;
 };
 
 // ONNX graph -> engine IR: checks batch independence, lowers each node through the

@@ -214,8 +214,13 @@ IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::Op
   const auto it = producer_.find(t);
   if (it == producer_.end() || consumers_[src] != 1) return nullptr;
   IrOp& op = ir_.ops[static_cast<size_t>(it->second)];
-  if (std::find(kinds.begin(), kinds.end(), op.kind) == kinds.end() || op.activation != schema::Activation_None) return nullptr;
+  if (std::find(kinds.begin(), kinds.end(), op.kind) == kinds.end() || op.activation != schema::Activation_None || residual_of(op) >= 0) return nullptr;
   return &op;
+}
+
+int Lowering::producer_index(int t) const {
+  const auto it = producer_.find(t);
+  return it == producer_.end() ? -1 : it->second;
 }
 
 void Lowering::alias_output(const Node& n) {

@@ -53,8 +53,12 @@ class Lowering {
   // rank is `rank`: NHWC maps (rank 4, and rank 3 stored [N, 1, L, C]) keep channels last.
   int storage_axis(int tensor, size_t rank, int64_t axis) const;
   // The op that produced n's input `input` (0 unless told), if n is its only reader, it
-  // is of one of `kinds` and it has no activation yet (so it may absorb n), else nullptr.
+  // is of one of `kinds`, it has no activation yet and no fused residual (after which
+  // nothing may fold into it: its epilogue ends with the residual), else nullptr.
   IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds, size_t input = 0);
+  // The index in model().ops of the op that writes IR tensor t (the order ops run in),
+  // or -1 for a graph input.
+  int producer_index(int t) const;
   // `n` was absorbed by `op`: n's output is op's output.
   void absorb(const Node& n, IrOp& op);
   // W := W * scale[output channel]; bias := bias * scale + shift (a folded BatchNorm or bias).

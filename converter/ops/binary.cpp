@@ -2,6 +2,10 @@
 // per-channel (per-feature) operand makes an affine map, x*scale[c] + shift[c]: it folds
 // into the Conv, ConvTranspose, Gemm or ChannelAffine that produced x when that op has no
 // other reader and no activation, else becomes a ChannelAffine op (c / x is not affine).
+// An Add of two run-time tensors of one shape where one is the output of a Conv or
+// (Instance/Group)Norm that only this Add reads, without activation, and the other
+// exists before that op runs (a residual or skip connection) folds into that op as its
+// residual (y = op(x) + other, in the op's epilogue).
 // Everything else is a Binary op: two run-time tensors, or one and a constant of any
 // broadcastable shape (a weight buffer in storage order, not trainable).
 #include <algorithm>
@@ -27,6 +31,34 @@ std::vector<int64_t> padded(const std::vector<int64_t>& dims, size_t rank) {
   std::vector<int64_t> p(rank - std::min(rank, dims.size()), 1);
   p.insert(p.end(), dims.begin(), dims.end());
   return p;
+}
+
+// y = ta + tb (IR tensors, one layout) as a residual of the Conv2D or GroupNorm that
+// produced one operand: that op must be the operand's only reader and have no activation
+// (fusable_producer), the operands must have one shape (no broadcasting), and the other
+// operand must be a graph input or the output of an op that runs before it (else the
+// fused op would read it before it exists). Of two candidates the later op takes it
+// (the other is then the earlier one's output or older). Returns whether it fused.
+bool fuse_residual(const Node& n, Lowering& l, int ta, int tb) {
+  const auto& tensors = l.model().tensors;
+  const IrTensor &a = tensors[static_cast<size_t>(ta)], &b = tensors[static_cast<size_t>(tb)];
+  if (ta == tb || a.is_int || b.is_int || a.nhwc != b.nhwc || a.dims != b.dims) return false;
+  if (l.value(n.inputs[0]).shape != l.value(n.inputs[1]).shape) return false;
+  IrOp* best = nullptr;
+  int best_index = -1, other = -1;
+  for (size_t side : {size_t{0}, size_t{1}}) {
+    IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_GroupNorm}, side);
+    const int mine = side == 0 ? ta : tb, theirs = side == 0 ? tb : ta;
+    if (!p || p->output != mine) continue;
+    const int index = l.producer_index(mine);
+    if (l.producer_index(theirs) >= index) continue;  // produced later: not there when the op runs
+    if (index > best_index) best = p, best_index = index, other = theirs;
+  }
+  if (!best) return false;
+  best->inputs.push_back(other);  // its residual: residual_of(*best)
+  l.absorb(n, *best);
+  l.model().residuals_fused++;
+  return true;
 }
 
 class BinaryLowering final : public OpLowering {
@@ -94,6 +126,7 @@ class BinaryLowering final : public OpLowering {
         ta = l.spatial_tensor(n, 0);
         tb = l.spatial_tensor(n, 1);
       }
+      if (operation == schema::BinaryOperation_Add && fuse_residual(n, l, ta, tb)) return;
       IrOp& o = l.add_op(schema::OpKind_Binary, n, {ta, tb});
       o.binary_operation = operation;
       return;

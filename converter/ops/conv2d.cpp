@@ -67,7 +67,7 @@ class Conv2DLowering final : public OpLowering {
                                            // a fused input map (converter/conv_input_maps.h)
                                            static_cast<int>(op.input_upsample[0]), static_cast<int>(op.input_upsample[1]),
                                            static_cast<schema::PadMode>(op.input_pad_mode), static_cast<int>(op.input_pads[0]),
-                                           static_cast<int>(op.input_pads[1]), static_cast<int>(op.input_pads[2]), static_cast<int>(op.input_pads[3]));
+                                           static_cast<int>(op.input_pads[1]), static_cast<int>(op.input_pads[2]), static_cast<int>(op.input_pads[3]), residual_of(op));
     return w.op(op, schema::OpKind_Conv2D, body.Union());
   }
 

@@ -87,7 +87,7 @@ class GroupNormLowering final : public OpLowering {
   flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {
     const uint32_t scale = w.blob(op.weights), shift = w.blob(op.bias);
     const auto body = schema::CreateGroupNorm(w.fbb(), op.inputs[0], op.output, static_cast<int>(op.weights.size()),
-                                              static_cast<int>(op.norm_groups), op.epsilon, scale, shift, op.activation, op.alpha, op.beta);
+                                              static_cast<int>(op.norm_groups), op.epsilon, scale, shift, op.activation, op.alpha, op.beta, residual_of(op));
     return w.op(op, schema::OpKind_GroupNorm, body.Union());
   }
 

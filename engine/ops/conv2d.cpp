@@ -1,4 +1,5 @@
-// Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue.
+// Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue,
+// then an optional residual tensor added (a fused residual/skip Add; only without activation).
 // groups = 1: conv2d_trimmed; groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
 // A fused input map (a nearest Resize and a reflect/edge/wrap Pad folded in by the
 // converter) becomes per-axis index tables for the input's size, which every forward
@@ -39,7 +40,7 @@ cpu::ConvShape conv2d_shape(const KernelArgs& a, const schema::Conv2D& op) {
 class Conv2DKernel final : public OpKernel {
  public:
   Conv2DKernel(const KernelArgs& a, const schema::Conv2D& op)
-      : input_(op.input()), output_(op.output()), shape_(conv2d_shape(a, op)), groups_(op.groups()), weights_(a.weights.f32(op.weights())),
+      : input_(op.input()), output_(op.output()), residual_(op.residual()), shape_(conv2d_shape(a, op)), groups_(op.groups()), weights_(a.weights.f32(op.weights())),
         weight_floats_(shape_.h.kernel * shape_.w.kernel * (shape_.in_channels / groups_) * shape_.out_channels),
         epilogue_(a.epilogue(op.epilogue())),
         path_(groups_ == 1 ? Path::kTrimmed : cpu::conv2d_is_depthwise(shape_, groups_) ? Path::kDepthwise : Path::kGrouped),
@@ -81,12 +82,12 @@ class Conv2DKernel final : public OpKernel {
   void run(const RunContext& ctx) override {
     float* ws = reinterpret_cast<float*>(ctx.workspace);
     const cpu::ConvInputMap* map = mapped() ? &map_ : nullptr;
+    cpu::Epilogue ep = epilogue_;
+    if (residual_ >= 0) ep.residual = ctx.f32(residual_);
     switch (path_) {
-      case Path::kTrimmed: cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, ws, map); break;
-      case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, map); break;
-      case Path::kGrouped:
-        cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads, ws, map);
-        break;
+      case Path::kTrimmed: cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map); break;
+      case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, map); break;
+      case Path::kGrouped: cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map); break;
     }
   }
   uint64_t backward_workspace_bytes() const override { return scratch_.bytes(); }
@@ -136,6 +137,8 @@ class Conv2DKernel final : public OpKernel {
       cpu::conv_input_map_fold(shape_.batch, shape_.h.in, shape_.w.in, shape_.in_channels, map_, dx, b.grad(input_), b.accumulates(0),
                                b.ctx.threads);
     else if (dx) finish_input_gradient(b, input_, 0, dx, input_floats());
+    // No activation with a residual: g is still dy, the residual's gradient.
+    if (residual_ >= 0) residual_gradient(b, residual_, 1, g, pixels * shape_.out_channels);
   }
 
  private:
@@ -143,7 +146,7 @@ class Conv2DKernel final : public OpKernel {
   bool mapped() const { return !map_rows_.empty(); }
   // The map the convolution sees (with a fused input map: its gathered size).
   int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
-  int input_, output_;
+  int input_, output_, residual_;  // residual_: -1 for none
   cpu::ConvShape shape_;
   int64_t groups_;
   const float* weights_;
@@ -181,7 +184,11 @@ std::pair<int64_t, int64_t> check_input_map(const schema::Conv2D& op, const Tens
 class Conv2DDef final : public OpDef {
  public:
   const char* name() const override { return "Conv2D"; }
-  std::vector<int> inputs(const schema::Op& op) const override { return {op.kind_as_Conv2D()->input()}; }
+  std::vector<int> inputs(const schema::Op& o) const override {
+    const auto& op = *o.kind_as_Conv2D();
+    if (op.residual() >= 0) return {op.input(), op.residual()};
+    return {op.input()};
+  }
   int output(const schema::Op& op) const override { return op.kind_as_Conv2D()->output(); }
   void validate(const schema::Op& o, OpValidator& v) const override {
     const auto& op = *o.kind_as_Conv2D();
@@ -190,6 +197,7 @@ class Conv2DDef final : public OpDef {
     const int64_t oh = cpu::conv_output_length(in_h, op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
     const int64_t ow = cpu::conv_output_length(in_w, op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
     if (oh < 1 || ow < 1) v.fail("the kernel does not fit the padded input");
+    const TensorDesc* residual = v.use_residual(op.residual());
     TensorDesc& y = v.define(op.output());
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be NHWC");
@@ -202,10 +210,11 @@ class Conv2DDef final : public OpDef {
     v.expect_buffer(op.weights(), static_cast<uint64_t>(op.kernel_h()) * op.kernel_w() * (op.in_channels() / groups) * op.out_channels(),
                     "weights", false);
     v.check_epilogue(op.epilogue(), op.out_channels());
+    v.check_residual(residual, y, op.epilogue() ? op.epilogue()->activation() : schema::Activation_None);
   }
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
     const auto& c = *o.kind_as_Conv2D();
-    info.attributes = conv_text(c);
+    info.attributes = conv_text(c) + residual_text(m, c.residual());
     if (has_input_map(c)) {
       const TensorDesc& x = m.tensors[static_cast<size_t>(c.input())];
       const cpu::InputMapAxis h = map_axis_h(c), w = map_axis_w(c);

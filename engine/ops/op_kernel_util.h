@@ -78,6 +78,16 @@ class ScratchLayout {
 inline float* input_gradient_target(const BackwardContext& b, int input_tensor, size_t k, float* scratch) {
   return b.accumulates(k) ? scratch : b.grad(input_tensor);
 }
+// A residual fused into the op (y = op(x) + residual, no activation): its gradient is
+// the output's, dy, unchanged. `k` is its place in the op's inputs(); call it after the
+// op's other inputs' gradients (backward writes an op's inputs in order).
+inline void residual_gradient(const BackwardContext& b, int residual, size_t k, const float* dy, int64_t count) {
+  if (!b.wants(k)) return;
+  float* dr = b.grad(residual);
+  if (b.accumulates(k)) add_into(dr, dy, count);
+  else std::copy(dy, dy + count, dr);
+}
+
 inline void finish_input_gradient(const BackwardContext& b, int input_tensor, size_t k, const float* written, int64_t count) {
   if (b.accumulates(k)) add_into(b.grad(input_tensor), written, count);
 }

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "egan_generated.h"
+#include "engine/model_impl.h"
 #include "engine/text_stream.h"
 
 namespace edgegan {
@@ -40,6 +41,12 @@ inline std::string activation_text(schema::Activation a, float alpha, float beta
 inline std::string epilogue_text(const schema::Epilogue* ep) {
   if (!ep) return "";
   return (ep->bias() ? std::string(" +bias") : std::string()) + activation_text(ep->activation(), ep->alpha(), ep->beta());
+}
+
+// " + residual t12 'name'" for a fused residual Add (Conv2D, GroupNorm), or "" (-1: none).
+inline std::string residual_text(const Model::Impl& m, int residual) {
+  if (residual < 0 || static_cast<size_t>(residual) >= m.tensors.size()) return "";
+  return " + residual t" + std::to_string(residual) + " '" + m.tensors[static_cast<size_t>(residual)].name + "'";
 }
 
 // "k4x4 s2x2 pads(t,l,b,r) 1,1,1,1 +bias relu", for Conv2D and ConvTranspose2D alike.

@@ -86,6 +86,19 @@ void OpValidator::check_activation(schema::Activation a, float alpha, float beta
   if (a == schema::Activation_Selu && !(beta > 0.f)) fail("Selu gamma must be positive");
 }
 
+const TensorDesc* OpValidator::use_residual(int index) {
+  if (index == -1) return nullptr;
+  return &use(index, "residual");
+}
+
+void OpValidator::check_residual(const TensorDesc* r, const TensorDesc& y, schema::Activation activation) const {
+  if (!r) return;
+  expect_float(*r);
+  if (r->layout != y.layout || r->dims != y.dims)
+    fail("residual '" + r->name + "' " + dims_text(r->dims) + " does not have the output's shape " + dims_text(y.dims) + " and layout");
+  if (activation != schema::Activation_None) fail("a residual needs activation None (it is added after the epilogue)");
+}
+
 void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels) const {
   if (!ep) return;
   expect_buffer(ep->bias(), static_cast<uint64_t>(channels), "bias", true);

@@ -46,6 +46,14 @@ class OpValidator {
   void expect_buffer(uint32_t index, uint64_t elements, const char* role, bool optional, bool fp16_allowed = false) const;
   void check_activation(schema::Activation activation, float alpha, float beta = 0.f) const;
   void check_epilogue(const schema::Epilogue* epilogue, int64_t channels) const;
+  // An op's optional residual (y = op(x) + residual; index -1: none, then nullptr): an
+  // input like any other (in range, produced earlier, so never the op's own output),
+  // to be checked against the output with check_residual once that is defined.
+  const TensorDesc* use_residual(int index);
+  // The residual is a float tensor of exactly the output's dims and layout (no
+  // broadcasting), and the op has no activation (its backward passes dy to the residual
+  // unchanged and reads its own output's gradient as dy).
+  void check_residual(const TensorDesc* residual, const TensorDesc& output, schema::Activation activation) const;
   // The parameters Conv2D and ConvTranspose2D share; returns the NHWC input.
   template <typename ConvOp>
   const TensorDesc& check_conv_params(const ConvOp& op, int64_t min_pad);

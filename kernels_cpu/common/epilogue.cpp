@@ -55,6 +55,23 @@ void store_with_epilogue(const float* acc, int64_t count, int64_t channels, floa
   with_activation(activation, alpha, [&](auto f) { store_rows(acc, count, channels, rows, bias, f); }, beta);
 }
 
+void add_residual(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* residual) {
+  if (pixel_stride == channels) {
+    const int64_t n = count * channels;
+    for (int64_t i = 0; i < n; ++i) y[i] += residual[i];
+    return;
+  }
+  for (int64_t p = 0; p < count; ++p) {
+    float* row = y + p * pixel_stride;
+    const float* r = residual + p * pixel_stride;
+    for (int64_t c = 0; c < channels; ++c) row[c] += r[c];
+  }
+}
+
+void finish_epilogue(float* y, int64_t first, int64_t count, int64_t channels, const Epilogue& ep) {
+  apply_activation(y, count, channels, channels, ep.activation, ep.alpha, ep.beta);
+  if (ep.residual) add_residual(y, count, channels, channels, ep.residual + first * channels);
+}
 
 void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db) {
   std::fill(db, db + channels, 0.f);

@@ -1,6 +1,6 @@
-// Bias + activation applied where a kernel writes its output (the "epilogue"),
-// so BatchNorm (folded into weights/bias by the converter) and activations cost
-// no extra pass over memory.
+// Bias + activation (+ residual) applied where a kernel writes its output (the
+// "epilogue"), so BatchNorm (folded into weights/bias by the converter), activations
+// and residual/skip Adds cost no extra pass over memory.
 #pragma once
 
 #include <cstdint>
@@ -14,6 +14,10 @@ struct Epilogue {
   Activation activation = Activation::kNone;
   float alpha = 0.01f;          // LeakyRelu slope (and the other activations' first parameter)
   float beta = 0.f;             // Selu gamma, Clip max, HardSigmoid offset
+  // A tensor of the output's layout ([pixels][channels], pixel stride = channels) added
+  // after the activation: y = act(acc + bias) + residual. nullptr: none. It must not
+  // share memory with the output (kernels read it after writing the block).
+  const float* residual = nullptr;
 };
 
 // Sets `count` pixels (each `channels` wide, `pixel_stride` floats apart) to the bias, or 0.
@@ -23,6 +27,14 @@ void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, 
 // a tile accumulated in scratch written to its (strided) output pixels in one pass.
 void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
                          Activation activation, float alpha, float beta = 0.f);
+
+// The epilogue's end on pixels already holding acc + bias: the activation in place, then
+// (ep.residual set) the residual's matching pixels added. y points at pixel `first` of an
+// output whose pixels are `channels` floats apart (so are the residual's); `count` pixels.
+void finish_epilogue(float* y, int64_t first, int64_t count, int64_t channels, const Epilogue& ep);
+
+// y[p][c] += residual[p][c] over `count` pixels of `channels` floats, both `pixel_stride` apart.
+void add_residual(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* residual);
 
 // The bias gradient: dbias[c] = sum of dy over `pixels` pixels of `channels` (overwritten).
 void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* dbias);

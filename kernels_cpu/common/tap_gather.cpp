@@ -29,7 +29,7 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOff
     float* o = out + p0 * out_channels;
     fill_bias(o, p1 - p0, out_channels, out_channels, ep.bias);
     gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel, out_channels, o, out_channels);
-    apply_activation(o, p1 - p0, out_channels, out_channels, ep.activation, ep.alpha, ep.beta);
+    finish_epilogue(o, p0, p1 - p0, out_channels, ep);  // activation, then the residual (if any)
   }
 }
 

@@ -27,7 +27,9 @@ void conv2d_grouped_reference(const ConvShape& s, int64_t groups, const float* x
               for (int64_t ci = 0; ci < cin_g; ++ci)
                 acc += x[((n * s.h.in + ih) * s.w.in + iw) * cin + c0 + ci] * w[((co * cin_g + ci) * s.h.kernel + kh) * s.w.kernel + kw];
             }
-          y[((n * s.h.out + oh) * s.w.out + ow) * cout + co] = activate(acc, ep.activation, ep.alpha, ep.beta);
+          const int64_t i = ((n * s.h.out + oh) * s.w.out + ow) * cout + co;
+          y[i] = activate(acc, ep.activation, ep.alpha, ep.beta);
+          if (ep.residual) y[i] += ep.residual[i];
         }
 }
 
@@ -108,7 +110,7 @@ void conv2d_depthwise(const ConvShape& s, const float* w, const float* x, float*
         }
       }
     }
-    apply_activation(row, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta);
+    finish_epilogue(row, r * s.w.out, s.w.out, cout, ep);  // activation, then the residual (if any)
   }
 }
 
@@ -192,10 +194,21 @@ ConvShape conv2d_group_shape(const ConvShape& s, int64_t groups) {
 
 namespace {
 
-// dst[p][0..width) = src[p*src_stride + 0..width) for `pixels` pixels.
-void copy_channels(int64_t pixels, int64_t width, const float* src, int64_t src_stride, float* dst, int64_t dst_stride, int threads) {
+// dst[p][0..width) = src[p*src_stride + 0..width) (+ add[p*dst_stride + 0..width) when
+// given: a residual laid out as dst) for `pixels` pixels.
+void copy_channels(int64_t pixels, int64_t width, const float* src, int64_t src_stride, float* dst, int64_t dst_stride, int threads,
+                   const float* add = nullptr) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels * width > 32768)
-  for (int64_t p = 0; p < pixels; ++p) std::copy(src + p * src_stride, src + p * src_stride + width, dst + p * dst_stride);
+  for (int64_t p = 0; p < pixels; ++p) {
+    if (!add) {
+      std::copy(src + p * src_stride, src + p * src_stride + width, dst + p * dst_stride);
+      continue;
+    }
+    const float* s = src + p * src_stride;
+    const float* r = add + p * dst_stride;
+    float* d = dst + p * dst_stride;
+    for (int64_t c = 0; c < width; ++c) d[c] = s[c] + r[c];
+  }
 }
 
 struct GroupSizes {
@@ -233,8 +246,9 @@ void conv2d_grouped(const ConvShape& s, int64_t groups, const float* packed, con
     copy_channels(rows, cout_g, packed + g * cout_g, s.out_channels, wg, cout_g, 1);
     Epilogue e = ep;
     if (e.bias) e.bias += g * cout_g;
+    e.residual = nullptr;  // added as the group's channels are scattered into y
     conv2d_trimmed(gs, wg, xg, yg, e, threads, z.inner > 0 ? inner : nullptr, map);
-    copy_channels(out_pixels, cout_g, yg, cout_g, y + g * cout_g, s.out_channels, threads);
+    copy_channels(out_pixels, cout_g, yg, cout_g, y + g * cout_g, s.out_channels, threads, ep.residual ? ep.residual + g * cout_g : nullptr);
   }
 }
 

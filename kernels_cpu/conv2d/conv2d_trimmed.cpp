@@ -81,7 +81,7 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
         gemm_accumulate_rows(valid, cout, std::min(kDepthBlock, cin - k0), a_rows.data(), w + k0 * cout, cout, c_rows.data());
       }
     }
-    apply_activation(out, m, cout, cout, ep.activation, ep.alpha, ep.beta);
+    finish_epilogue(out, p0, m, cout, ep);  // activation, then the residual (if any)
   }
 }
 

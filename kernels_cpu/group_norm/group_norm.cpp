@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels_cpu/common/epilogue.h"
 #include "kernels_cpu/common/workspace.h"
 
 namespace edgegan::cpu {
@@ -107,7 +108,7 @@ void statistics(const GroupNormShape& s, const float* x, const float* scale, flo
 }  // namespace
 
 void group_norm_reference(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                          Activation activation, float alpha, float beta) {
+                          Activation activation, float alpha, float beta, const float* residual) {
   const int64_t C = s.channels, P = s.pixels, cg = C / s.groups;
   for (int64_t n = 0; n < s.batch; ++n)
     for (int64_t g = 0; g < s.groups; ++g) {
@@ -124,6 +125,7 @@ void group_norm_reference(const GroupNormShape& s, const float* x, const float* 
         for (int64_t c = g * cg; c < (g + 1) * cg; ++c) {
           const int64_t i = n * P * C + p * C + c;
           y[i] = activate(static_cast<float>((x[i] - mean) * rstd * scale[c] + shift[c]), activation, alpha, beta);
+          if (residual) y[i] += residual[i];
         }
     }
 }
@@ -132,7 +134,7 @@ int64_t group_norm_workspace(const GroupNormShape& s) { return Scratch(s, false,
 int64_t group_norm_backward_workspace(const GroupNormShape& s) { return Scratch(s, true, nullptr).floats; }
 
 void group_norm(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                Activation activation, float alpha, float beta, float* workspace, int threads) {
+                Activation activation, float alpha, float beta, float* workspace, int threads, const float* residual) {
   std::vector<float> own;
   const Scratch w(s, false, workspace_or_own(workspace, group_norm_workspace(s), own));
   statistics(s, x, scale, epsilon, w, threads);
@@ -143,12 +145,21 @@ void group_norm(const GroupNormShape& s, const float* x, const float* scale, con
     const float* mean = w.mean + n * C;
     const float* low = w.mean_low + n * C;
     const float* a = w.a + n * C;
+    // Without an activation the residual is added in the same loop: each element of x and
+    // the residual is read before y's is written, so y may alias either.
+    const bool fused_residual = residual && activation == Activation::kNone;
     for (int64_t p = p0; p < p1; ++p) {
       const float* xr = x + (n * P + p) * C;
       float* yr = y + (n * P + p) * C;
-      for (int64_t c = 0; c < C; ++c) yr[c] = ((xr[c] - mean[c]) - low[c]) * a[c] + shift[c];
+      if (fused_residual) {
+        const float* rr = residual + (n * P + p) * C;
+        for (int64_t c = 0; c < C; ++c) yr[c] = (((xr[c] - mean[c]) - low[c]) * a[c] + shift[c]) + rr[c];
+      } else {
+        for (int64_t c = 0; c < C; ++c) yr[c] = ((xr[c] - mean[c]) - low[c]) * a[c] + shift[c];
+      }
     }
     apply_activation(y + (n * P + p0) * C, p1 - p0, C, C, activation, alpha, beta);
+    if (residual && !fused_residual) add_residual(y + (n * P + p0) * C, p1 - p0, C, C, residual + (n * P + p0) * C);
   }
 }
 

@@ -1,6 +1,7 @@
 // Group normalisation of an NHWC map: per sample and per group of channels/groups
 // consecutive channels, the mean and (biased) variance over the group's pixels and
-// channels, then y = act((x - mean) / sqrt(var + epsilon) * scale[c] + shift[c]).
+// channels, then y = act((x - mean) / sqrt(var + epsilon) * scale[c] + shift[c]) (+ residual,
+// a tensor of x's layout, when given: a residual/skip Add fused into the apply pass).
 // Instance normalisation is groups == channels; layer normalisation over C,H,W is groups == 1.
 #pragma once
 
@@ -19,7 +20,7 @@ struct GroupNormShape {
 
 // Plain loops, statistics in double (two passes): the definition.
 void group_norm_reference(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                          Activation activation, float alpha, float beta = 0.f);
+                          Activation activation, float alpha, float beta = 0.f, const float* residual = nullptr);
 
 // Scratch of the fast forward, in floats (64-byte multiples of doubles and floats).
 int64_t group_norm_workspace(const GroupNormShape& s);
@@ -28,10 +29,12 @@ int64_t group_norm_workspace(const GroupNormShape& s);
 // pixels, combined per group alike whatever the thread count: bit-identical results),
 // then the normalisation (x - mean with the mean as a high and a low float, so a mean far
 // beyond the spread costs no accuracy), affine map and activation vectorised over
-// channels. Parallel over samples × pixel blocks. y == x (in place) is allowed.
+// channels, then the residual added (nullptr: none). Parallel over samples × pixel
+// blocks. y == x (in place) is allowed; with activation None so is y == residual (each
+// element read before it is written).
 // workspace: group_norm_workspace(s) floats, or nullptr (then it allocates).
 void group_norm(const GroupNormShape& s, const float* x, const float* scale, const float* shift, float epsilon, float* y,
-                Activation activation, float alpha, float beta, float* workspace, int threads);
+                Activation activation, float alpha, float beta, float* workspace, int threads, const float* residual = nullptr);
 
 int64_t group_norm_backward_workspace(const GroupNormShape& s);
 // From dy, the gradient at the affine map's output (the activation's gradient already

@@ -37,6 +37,9 @@ std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs&
   if (input_map)  // the implicit GEMM addresses its input directly
     throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) +
                 " reads its input through a fused input map (a Pad or Resize folded into it): such convolutions run on the CPU backend only");
+  if (op.residual() >= 0)  // the implicit GEMM's epilogue has no residual operand
+    throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) +
+                " has a fused residual Add: residual convolutions run on the CPU backend only");
   return std::make_unique<Conv2DCuda>(a, *a.op.kind_as_Conv2D());
 }
 
