@@ -6,41 +6,26 @@
 
 #include "edgegan/edgegan.h"
 #include "egan_generated.h"
-#include "engine/model_integrity.h"
+#include "tests/engine/hostile_model.h"
 #include "tests/test_models/test_models.h"
 
 namespace edgegan {
 namespace {
 
-// The nearest-upsample golden (its convolution reads a 2x nearest upsampling through a
-// map) unpacked, that Conv2D changed, packed again with its data section and new checksums.
+// The nearest-upsample golden (its convolutions read a 2x nearest upsampling, then a
+// reflect pad, through a fused input map) with the last such Conv2D changed by `mutate`.
 std::vector<uint8_t> with_mapped_conv(const std::function<void(schema::Conv2DT&)>& mutate) {
   static const std::vector<uint8_t> full = testing::test_model_bytes(std::string("golden/") + "resize_nearest_upsample_conv");
-  const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
-  const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
-  std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
-  schema::Conv2DT* conv = nullptr;
-  for (auto& op : m->ops)
-    if (auto* c = op->kind.AsConv2D(); c && c->input_upsample_h == 2) conv = c;
-  if (!conv) throw std::runtime_error("no Conv2D with a fused input map");
-  mutate(*conv);
-  flatbuffers::FlatBufferBuilder b;
-  schema::FinishSizePrefixedModelBuffer(b, schema::Model::Pack(b, m.get()));
-  std::vector<uint8_t> out(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-  out.resize((out.size() + 63) / 64 * 64, 0);
-  out.insert(out.end(), full.begin() + static_cast<long>(data_begin), full.end() - kTrailerSize);
-  seal_model_file(out);
-  return out;
+  return testing::repacked_model(full, [&](schema::ModelT& m) {
+    schema::Conv2DT* conv = nullptr;
+    for (auto& op : m.ops)
+      if (auto* c = op->kind.AsConv2D(); c && c->input_upsample_h == 2) conv = c;
+    if (!conv) throw std::runtime_error("no Conv2D with a fused input map");
+    mutate(*conv);
+  });
 }
 
-std::string load_error(const std::vector<uint8_t>& bytes) {
-  try {
-    Model::from_bytes(bytes);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::load_error;
 
 TEST(ConvInputMapLoader, RejectsHostileMaps) {
   struct Case {

@@ -7,41 +7,25 @@
 
 #include "edgegan/edgegan.h"
 #include "egan_generated.h"
-#include "engine/model_integrity.h"
+#include "tests/engine/hostile_model.h"
 #include "tests/test_models/test_models.h"
 
 namespace edgegan {
 namespace {
 
-// The torch GroupNorm golden unpacked, one GroupNorm (8 channels, 2 groups) changed, packed
-// again with its data section and new checksums.
+// The torch GroupNorm golden with one GroupNorm (8 channels, 2 groups) changed by `mutate`.
 std::vector<uint8_t> with_group_norm(const std::function<void(schema::ModelT&, schema::GroupNormT&)>& mutate) {
   static const std::vector<uint8_t> full = testing::test_model_bytes(std::string("golden/") + "norm_group_norm_torch");
-  const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
-  const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
-  std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
-  schema::GroupNormT* norm = nullptr;
-  for (auto& op : m->ops)
-    if (auto* g = op->kind.AsGroupNorm(); g && g->groups == 2) norm = g;
-  if (!norm) throw std::runtime_error("no GroupNorm with 2 groups");
-  mutate(*m, *norm);
-  flatbuffers::FlatBufferBuilder b;
-  schema::FinishSizePrefixedModelBuffer(b, schema::Model::Pack(b, m.get()));
-  std::vector<uint8_t> out(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-  out.resize((out.size() + 63) / 64 * 64, 0);
-  out.insert(out.end(), full.begin() + static_cast<long>(data_begin), full.end() - kTrailerSize);
-  seal_model_file(out);
-  return out;
+  return testing::repacked_model(full, [&](schema::ModelT& m) {
+    schema::GroupNormT* norm = nullptr;
+    for (auto& op : m.ops)
+      if (auto* g = op->kind.AsGroupNorm(); g && g->groups == 2) norm = g;
+    if (!norm) throw std::runtime_error("no GroupNorm with 2 groups");
+    mutate(m, *norm);
+  });
 }
 
-std::string load_error(const std::vector<uint8_t>& bytes) {
-  try {
-    Model::from_bytes(bytes);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::load_error;
 
 TEST(GroupNormLoader, RejectsHostileGroupNormOps) {
   struct Case {

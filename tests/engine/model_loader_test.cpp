@@ -11,6 +11,7 @@
 #include "edgegan/edgegan.h"
 #include "egan_generated.h"
 #include "engine/model_integrity.h"
+#include "tests/engine/hostile_model.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
@@ -54,14 +55,7 @@ Outcome load_and_maybe_run(const std::vector<uint8_t>& bytes, const LoadOptions&
   return Outcome::kRan;
 }
 
-std::string load_error(const std::vector<uint8_t>& bytes, const LoadOptions& options = {}) {
-  try {
-    Model::from_bytes(bytes, options);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::load_error;
 
 TEST(ModelLoader, AcceptsTheValidFile) { EXPECT_EQ(load_error(valid_file()), ""); }
 
@@ -233,22 +227,9 @@ TEST(ModelLoader, SchemaVersion1FilesStillLoadWithAWarning) {
   EXPECT_EQ(a.run(inputs)[0].f32, b.run(inputs)[0].f32);
 }
 
-// Unpacks the valid file into the flatbuffers object API, lets the test break
-// one thing, and packs it again with the original data section and new checksums.
+// The valid file with one thing broken by `mutate` (hostile_model.h).
 std::vector<uint8_t> mutated(const std::function<void(schema::ModelT&)>& mutate, const std::vector<uint8_t>& full = valid_file()) {
-  const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
-  const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
-  std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
-  mutate(*m);
-  flatbuffers::FlatBufferBuilder b;
-  schema::FinishSizePrefixedModelBuffer(b, schema::Model::Pack(b, m.get()));
-  std::vector<uint8_t> out(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-  out.resize((out.size() + 63) / 64 * 64, 0);
-  out.insert(out.end(), full.begin() + static_cast<long>(data_begin), full.end() - kTrailerSize);
-  // A hostile file is made, not damaged: its checksums are right, and the structural
-  // checks must catch it.
-  seal_model_file(out);
-  return out;
+  return testing::repacked_model(full, mutate);
 }
 
 schema::ConvTranspose2DT& first_conv_transpose(schema::ModelT& m) {

@@ -7,48 +7,31 @@
 
 #include "edgegan/edgegan.h"
 #include "egan_generated.h"
-#include "engine/model_integrity.h"
+#include "tests/engine/hostile_model.h"
 #include "tests/test_models/test_models.h"
 
 namespace edgegan {
 namespace {
 
-// A golden model unpacked, its first op of kind `Kind` with a residual changed by
-// `mutate`, packed again with its data section and new checksums.
+// A golden model with its first op of kind `kind` that has a residual changed by `mutate`.
 std::vector<uint8_t> with_residual_op(const std::string& golden, schema::OpKind kind,
                                       const std::function<void(schema::ModelT&, schema::OpT&)>& mutate) {
-  const std::vector<uint8_t> full = testing::test_model_bytes("golden/" + golden);
-  const uint32_t fb_size = flatbuffers::ReadScalar<uint32_t>(full.data());
-  const size_t data_begin = (4 + fb_size + 63) / 64 * 64;
-  std::unique_ptr<schema::ModelT> m(schema::GetSizePrefixedModel(full.data())->UnPack());
-  schema::OpT* found = nullptr;
-  for (auto& op : m->ops) {
-    if (op->kind.type != kind) continue;
-    const int residual = kind == schema::OpKind_Conv2D ? op->kind.AsConv2D()->residual : op->kind.AsGroupNorm()->residual;
-    if (residual >= 0) {
-      found = op.get();
-      break;
+  return testing::repacked_model(testing::test_model_bytes("golden/" + golden), [&](schema::ModelT& m) {
+    schema::OpT* found = nullptr;
+    for (auto& op : m.ops) {
+      if (op->kind.type != kind) continue;
+      const int residual = kind == schema::OpKind_Conv2D ? op->kind.AsConv2D()->residual : op->kind.AsGroupNorm()->residual;
+      if (residual >= 0) {
+        found = op.get();
+        break;
+      }
     }
-  }
-  if (!found) throw std::runtime_error(golden + ": no op with a residual (the converter did not fuse one)");
-  mutate(*m, *found);
-  flatbuffers::FlatBufferBuilder b;
-  schema::FinishSizePrefixedModelBuffer(b, schema::Model::Pack(b, m.get()));
-  std::vector<uint8_t> out(b.GetBufferPointer(), b.GetBufferPointer() + b.GetSize());
-  out.resize((out.size() + 63) / 64 * 64, 0);
-  out.insert(out.end(), full.begin() + static_cast<long>(data_begin), full.end() - kTrailerSize);
-  seal_model_file(out);
-  return out;
+    if (!found) throw std::runtime_error(golden + ": no op with a residual (the converter did not fuse one)");
+    mutate(m, *found);
+  });
 }
 
-std::string load_error(const std::vector<uint8_t>& bytes) {
-  try {
-    Model::from_bytes(bytes);
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
+using testing::load_error;
 
 int& residual_of(schema::OpT& op) {
   return op.kind.type == schema::OpKind_Conv2D ? op.kind.AsConv2D()->residual : op.kind.AsGroupNorm()->residual;
