@@ -62,6 +62,8 @@ struct IrOp {
   float scale_h = 0.f, scale_w = 0.f;
   // Conv2D: a fused input map (converter/conv_input_maps.h); empty: reads its input directly.
   std::vector<int32_t> input_rows, input_cols;
+  // SlidingChannelConv (geometry: the Conv's, in_channels the unstacked input's; weights [Cout][window][kh][kw]).
+  int64_t window = 0, start_stride = 0;
 };
 
 struct IrInput {
