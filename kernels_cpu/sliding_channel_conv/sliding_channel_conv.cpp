@@ -7,16 +7,33 @@
 #include <numeric>
 
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/sliding_channel_conv/sliding_channel_conv_ukernel.h"
 
 namespace edgegan::cpu {
 namespace {
+#include "kernels_cpu/sliding_channel_conv/sliding_channel_conv_ukernel.inc"
+}  // namespace
 
-constexpr int64_t kTile = 16;   // pixels per tile (the vector axis)
-constexpr int64_t kBlock = 16;  // output channels per dW task
+namespace {
+
+constexpr SlidingChannelUkernels kScalar{forward_tile, input_tile, weights_pixel};
+constexpr int64_t kTile = kSlidingChannelTile;  // pixels per tile (the vector axis)
+constexpr int64_t kBlock = 16;                  // output channels per dW task
 
 int64_t taps(const ConvShape& s) { return s.h.kernel * s.w.kernel; }
 
 }  // namespace
+
+const SlidingChannelUkernels& sliding_channel_ukernels(Isa isa) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+  if (isa == Isa::kAvx512) return kSlidingChannelAvx512;
+  if (isa == Isa::kAvx2) return kSlidingChannelAvx2;
+#endif
+  (void)isa;
+  return kScalar;
+}
+
+const SlidingChannelUkernels& sliding_channel_ukernels() { return sliding_channel_ukernels(active_isa()); }
 
 int64_t sliding_channel_conv_period(int64_t in_channels, int64_t out_channels, int64_t start_stride) {
   const int64_t s = start_stride % in_channels;
@@ -141,6 +158,7 @@ void sliding_channel_conv(const SlidingChannelPlan& plan, int64_t batch, const f
   const int64_t per_thread = kk * rows * kTile;
   const int64_t row_tiles = (s.w.out + kTile - 1) / kTile;
   const int64_t tiles = batch * s.h.out * row_tiles;
+  const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t tile = 0; tile < tiles; ++tile) {
     float* xt = workspace + static_cast<int64_t>(omp_get_thread_num()) * per_thread;
@@ -166,21 +184,7 @@ void sliding_channel_conv(const SlidingChannelPlan& plan, int64_t batch, const f
         }
       }
     float* yb = y + ((n * s.h.out + oh) * s.w.out + ow0) * cout;
-    for (int64_t o = 0; o < cout; ++o) {
-      float acc[kTile];
-      const float b = ep.bias ? ep.bias[o] : 0.f;
-      for (int64_t t = 0; t < kTile; ++t) acc[t] = b;
-      const int64_t start = plan.start(o);
-      for (int64_t tap = 0; tap < kk; ++tap) {
-        const float* xr = xt + (tap * rows + start) * kTile;
-        const float* wr = packed + (o * kk + tap) * gw;
-        for (int64_t j = 0; j < gw; ++j) {
-          const float wv = wr[j];
-          for (int64_t t = 0; t < kTile; ++t) acc[t] += wv * xr[j * kTile + t];
-        }
-      }
-      for (int64_t t = 0; t < count; ++t) yb[t * cout + o] = acc[t];
-    }
+    uk.forward_tile(xt, rows, plan.starts.data(), plan.period(), packed, kk, gw, 0, cout, ep.bias, yb, cout, count);
     if (ep.activation != Activation::kNone) apply_activation(yb, count, cout, cout, ep.activation, ep.alpha, ep.beta);
   }
 }
@@ -192,6 +196,7 @@ void sliding_channel_conv_backward_input(const SlidingChannelPlan& plan, int64_t
   const int64_t per_thread = kk * cout * kTile;
   const int64_t row_tiles = (s.w.in + kTile - 1) / kTile;
   const int64_t tiles = batch * s.h.in * row_tiles;
+  const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t tile = 0; tile < tiles; ++tile) {
     float* gt = workspace + static_cast<int64_t>(omp_get_thread_num()) * per_thread;
@@ -219,19 +224,7 @@ void sliding_channel_conv_backward_input(const SlidingChannelPlan& plan, int64_t
         }
       }
     float* xb = dx + ((n * s.h.in + ih) * s.w.in + iw0) * cin;
-    for (int64_t c = 0; c < cin; ++c) {
-      float acc[kTile] = {};
-      for (int32_t e = plan.cover_offsets[static_cast<size_t>(c)]; e < plan.cover_offsets[static_cast<size_t>(c + 1)]; ++e) {
-        const int64_t j = plan.cover_j[static_cast<size_t>(e)];
-        for (int64_t o = plan.cover_p[static_cast<size_t>(e)]; o < cout; o += period)
-          for (int64_t tap = 0; tap < kk; ++tap) {
-            const float wv = packed[(o * kk + tap) * gw + j];
-            const float* gr = gt + (tap * cout + o) * kTile;
-            for (int64_t t = 0; t < kTile; ++t) acc[t] += wv * gr[t];
-          }
-      }
-      for (int64_t t = 0; t < count; ++t) xb[t * cin + c] = acc[t];
-    }
+    uk.input_tile(gt, cout, cin, plan.cover_offsets.data(), plan.cover_p.data(), plan.cover_j.data(), period, packed, kk, gw, xb, count);
   }
 }
 
@@ -240,6 +233,7 @@ void sliding_channel_conv_backward_weights(const SlidingChannelPlan& plan, int64
   const ConvShape& s = plan.shape;
   const int64_t cin = s.in_channels, cout = s.out_channels, gw = plan.window, kk = taps(s);
   const int64_t blocks = (cout + kBlock - 1) / kBlock;
+  const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t block = 0; block < blocks; ++block) {
     const int64_t o0 = block * kBlock, o1 = std::min(cout, o0 + kBlock);
@@ -255,16 +249,7 @@ void sliding_channel_conv_backward_weights(const SlidingChannelPlan& plan, int64
               const int64_t iw = ow * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
               if (iw < 0 || iw >= s.w.in) continue;
               const float* xp = x + ((n * s.h.in + ih) * s.w.in + iw) * cin;
-              const int64_t tap = kh * s.w.kernel + kw;
-              for (int64_t o = o0; o < o1; ++o) {
-                const float gv = g[o];
-                const int64_t start = plan.start(o);
-                const int64_t first = std::min(gw, cin - start);  // before the window wraps
-                float* wr = dw + (o * kk + tap) * gw;
-                const float* xs = xp + start;
-                for (int64_t j = 0; j < first; ++j) wr[j] += gv * xs[j];
-                for (int64_t j = first; j < gw; ++j) wr[j] += gv * xp[j - first];
-              }
+              uk.weights_pixel(g, xp, cin, plan.starts.data(), plan.period(), gw, o0, o1, kh * s.w.kernel + kw, kk, dw);
             }
           }
         }
