@@ -98,7 +98,7 @@ void scc_backward(benchmark::State& state, const Layer& l, int64_t cg, double co
   std::vector<float> ws(static_cast<size_t>(sliding_channel_conv_backward_workspace(s.plan, threads)));
   for (auto _ : state) {
     bias_backward(l.hw * l.hw, l.cout, s.dy.data(), db.data());
-    sliding_channel_conv_backward_weights(s.plan, 1, s.x.data(), s.dy.data(), dw.data(), threads);
+    sliding_channel_conv_backward_weights(s.plan, 1, s.x.data(), s.dy.data(), dw.data(), threads, ws.data());
     sliding_channel_conv_backward_input(s.plan, 1, s.w_packed.data(), s.dy.data(), dx.data(), threads, ws.data());
     benchmark::DoNotOptimize(dx.data());
   }

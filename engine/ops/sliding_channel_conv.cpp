@@ -29,7 +29,7 @@ class SlidingChannelConvKernel final : public OpKernel {
     if (!a.training) return;
     scratch_.take(weight_floats_);                                            // dW
     scratch_.take(plan_.shape.out_channels);                                  // db
-    scratch_.take(cpu::sliding_channel_conv_backward_workspace(plan_, a.threads));  // dX's transposed dY tiles
+    scratch_.take(cpu::sliding_channel_conv_backward_workspace(plan_, a.threads));  // dW rows / dX tiles, per thread
     if (a.accumulates(0)) scratch_.take(input_floats(a.batch));
   }
   const char* kernel_name() const override { return "sliding_channel_conv"; }
@@ -59,7 +59,7 @@ class SlidingChannelConvKernel final : public OpKernel {
         cpu::bias_backward(pixels, s.out_channels, g, db);
         add_into(b.parameter_gradient(1), db, s.out_channels);
       }
-      cpu::sliding_channel_conv_backward_weights(plan_, batch, b.ctx.f32(input_), g, dw, b.ctx.threads);
+      cpu::sliding_channel_conv_backward_weights(plan_, batch, b.ctx.f32(input_), g, dw, b.ctx.threads, tiles);
       add_into(b.parameter_gradient(0), dw, weight_floats_);
     }
     if (b.wants(0)) {

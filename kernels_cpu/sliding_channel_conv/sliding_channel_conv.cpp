@@ -16,8 +16,9 @@ namespace {
 
 namespace {
 
-constexpr SlidingChannelUkernels kScalar{forward_tile, input_tile, weights_pixel};
+constexpr SlidingChannelUkernels kScalar{forward_tile, input_tiles, weights_chunk};
 constexpr int64_t kTile = kSlidingChannelTile;  // pixels per tile (the vector axis)
+constexpr int64_t kInputTile = kSlidingChannelInputTile;
 constexpr int64_t kBlock = 16;                  // output channels per dW task
 
 int64_t taps(const ConvShape& s) { return s.h.kernel * s.w.kernel; }
@@ -147,7 +148,9 @@ int64_t sliding_channel_conv_workspace(const SlidingChannelPlan& plan, int threa
 }
 
 int64_t sliding_channel_conv_backward_workspace(const SlidingChannelPlan& plan, int threads) {
-  return std::max(1, threads) * taps(plan.shape) * plan.shape.out_channels * kTile;
+  const int64_t input = kSlidingChannelInputGroup * taps(plan.shape) * plan.shape.out_channels * kInputTile;
+  const int64_t weights = kSlidingChannelWeightPixels * (plan.shape.in_channels + plan.window);
+  return std::max(1, threads) * std::max(input, weights);
 }
 
 void sliding_channel_conv(const SlidingChannelPlan& plan, int64_t batch, const float* packed, const float* x, float* y, const Epilogue& ep,
@@ -193,66 +196,92 @@ void sliding_channel_conv_backward_input(const SlidingChannelPlan& plan, int64_t
                                          int threads, float* workspace) {
   const ConvShape& s = plan.shape;
   const int64_t cin = s.in_channels, cout = s.out_channels, gw = plan.window, kk = taps(s), period = plan.period();
-  const int64_t per_thread = kk * cout * kTile;
-  const int64_t row_tiles = (s.w.in + kTile - 1) / kTile;
+  constexpr int kGroup = kSlidingChannelInputGroup;
+  const int64_t tile_floats = kk * cout * kInputTile;
+  const int64_t row_tiles = (s.w.in + kInputTile - 1) / kInputTile;
   const int64_t tiles = batch * s.h.in * row_tiles;
+  const int64_t groups = (tiles + kGroup - 1) / kGroup;
   const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (int64_t tile = 0; tile < tiles; ++tile) {
-    float* gt = workspace + static_cast<int64_t>(omp_get_thread_num()) * per_thread;
-    const int64_t n = tile / (s.h.in * row_tiles), ih = tile / row_tiles % s.h.in, iw0 = tile % row_tiles * kTile;
-    const int64_t count = std::min(kTile, s.w.in - iw0);
-    // dY of the output pixel each tap of each input pixel of the tile feeds (0 where none).
-    for (int64_t kh = 0; kh < s.h.kernel; ++kh)
-      for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
-        float* dst = gt + (kh * s.w.kernel + kw) * cout * kTile;
-        const int64_t hnum = ih + s.h.pad_begin - kh * s.h.dilation;
-        const int64_t oh = hnum / s.h.stride;
-        if (hnum < 0 || hnum % s.h.stride != 0 || oh >= s.h.out) {
-          std::memset(dst, 0, static_cast<size_t>(cout * kTile) * sizeof(float));
-          continue;
-        }
-        for (int64_t t = 0; t < kTile; ++t) {
-          const int64_t wnum = iw0 + t + s.w.pad_begin - kw * s.w.dilation;
-          const int64_t ow = wnum / s.w.stride;
-          if (t >= count || wnum < 0 || wnum % s.w.stride != 0 || ow >= s.w.out) {
-            for (int64_t o = 0; o < cout; ++o) dst[o * kTile + t] = 0.f;
+  for (int64_t group = 0; group < groups; ++group) {
+    float* gt = workspace + static_cast<int64_t>(omp_get_thread_num()) * kGroup * tile_floats;
+    float* xb[kGroup];
+    int64_t counts[kGroup];
+    const int in_group = static_cast<int>(std::min<int64_t>(kGroup, tiles - group * kGroup));
+    for (int b = 0; b < in_group; ++b) {
+      const int64_t tile = group * kGroup + b;
+      const int64_t n = tile / (s.h.in * row_tiles), ih = tile / row_tiles % s.h.in, iw0 = tile % row_tiles * kInputTile;
+      const int64_t count = std::min(kInputTile, s.w.in - iw0);
+      // dY of the output pixel each tap of each input pixel of the tile feeds (0 where none).
+      for (int64_t kh = 0; kh < s.h.kernel; ++kh)
+        for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+          float* dst = gt + b * tile_floats + (kh * s.w.kernel + kw) * cout * kInputTile;
+          const int64_t hnum = ih + s.h.pad_begin - kh * s.h.dilation;
+          const int64_t oh = hnum / s.h.stride;
+          if (hnum < 0 || hnum % s.h.stride != 0 || oh >= s.h.out) {
+            std::memset(dst, 0, static_cast<size_t>(cout * kInputTile) * sizeof(float));
             continue;
           }
-          const float* src = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
-          for (int64_t o = 0; o < cout; ++o) dst[o * kTile + t] = src[o];
+          for (int64_t t = 0; t < kInputTile; ++t) {
+            const int64_t wnum = iw0 + t + s.w.pad_begin - kw * s.w.dilation;
+            const int64_t ow = wnum / s.w.stride;
+            if (t >= count || wnum < 0 || wnum % s.w.stride != 0 || ow >= s.w.out) {
+              for (int64_t o = 0; o < cout; ++o) dst[o * kInputTile + t] = 0.f;
+              continue;
+            }
+            const float* src = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
+            for (int64_t o = 0; o < cout; ++o) dst[o * kInputTile + t] = src[o];
+          }
         }
-      }
-    float* xb = dx + ((n * s.h.in + ih) * s.w.in + iw0) * cin;
-    uk.input_tile(gt, cout, cin, plan.cover_offsets.data(), plan.cover_p.data(), plan.cover_j.data(), period, packed, kk, gw, xb, count);
+      xb[b] = dx + ((n * s.h.in + ih) * s.w.in + iw0) * cin;
+      counts[b] = count;
+    }
+    uk.input_tiles(gt, tile_floats, in_group, cout, cin, plan.cover_offsets.data(), plan.cover_p.data(), plan.cover_j.data(), period, packed,
+                   kk, gw, xb, counts);
   }
 }
 
 void sliding_channel_conv_backward_weights(const SlidingChannelPlan& plan, int64_t batch, const float* x, const float* dy, float* dw,
-                                           int threads) {
+                                           int threads, float* workspace) {
   const ConvShape& s = plan.shape;
   const int64_t cin = s.in_channels, cout = s.out_channels, gw = plan.window, kk = taps(s);
   const int64_t blocks = (cout + kBlock - 1) / kBlock;
+  constexpr int kPixels = kSlidingChannelWeightPixels;  // each dW row stays in registers across them
+  const int64_t x_stride = cin + gw;
+  const int64_t per_thread = sliding_channel_conv_backward_workspace(plan, 1);
   const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t block = 0; block < blocks; ++block) {
+    float* xe = workspace + static_cast<int64_t>(omp_get_thread_num()) * per_thread;  // [kPixels][Cin + gw]
     const int64_t o0 = block * kBlock, o1 = std::min(cout, o0 + kBlock);
+    int32_t block_starts[kBlock];
+    for (int64_t o = o0; o < o1; ++o) block_starts[o - o0] = static_cast<int32_t>(plan.start(o));
     std::fill(dw + o0 * kk * gw, dw + o1 * kk * gw, 0.f);
-    for (int64_t n = 0; n < batch; ++n)
-      for (int64_t oh = 0; oh < s.h.out; ++oh)
-        for (int64_t ow = 0; ow < s.w.out; ++ow) {
-          const float* g = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
-          for (int64_t kh = 0; kh < s.h.kernel; ++kh) {
+    const float* g[kPixels];
+    for (int64_t kh = 0; kh < s.h.kernel; ++kh)
+      for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+        const int64_t tap = kh * s.w.kernel + kw;
+        int npix = 0;
+        for (int64_t n = 0; n < batch; ++n)
+          for (int64_t oh = 0; oh < s.h.out; ++oh) {
             const int64_t ih = oh * s.h.stride - s.h.pad_begin + kh * s.h.dilation;
             if (ih < 0 || ih >= s.h.in) continue;
-            for (int64_t kw = 0; kw < s.w.kernel; ++kw) {
+            for (int64_t ow = 0; ow < s.w.out; ++ow) {
               const int64_t iw = ow * s.w.stride - s.w.pad_begin + kw * s.w.dilation;
               if (iw < 0 || iw >= s.w.in) continue;
-              const float* xp = x + ((n * s.h.in + ih) * s.w.in + iw) * cin;
-              uk.weights_pixel(g, xp, cin, plan.starts.data(), plan.period(), gw, o0, o1, kh * s.w.kernel + kw, kk, dw);
+              g[npix] = dy + ((n * s.h.out + oh) * s.w.out + ow) * cout;
+              const float* src = x + ((n * s.h.in + ih) * s.w.in + iw) * cin;
+              float* row = xe + npix * x_stride;
+              std::copy(src, src + cin, row);
+              std::copy(src, src + gw, row + cin);
+              if (++npix == kPixels) {
+                uk.weights_chunk(g, xe, x_stride, npix, block_starts, gw, o0, o1, tap, kk, dw);
+                npix = 0;
+              }
             }
           }
-        }
+        if (npix) uk.weights_chunk(g, xe, x_stride, npix, block_starts, gw, o0, o1, tap, kk, dw);
+      }
   }
 }
 

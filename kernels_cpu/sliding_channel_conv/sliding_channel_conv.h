@@ -12,13 +12,15 @@
 //     output channel then reads its window in place, vectorised over the tile's
 //     pixels. No channel stack: the scratch is per thread, kh*kw*(Cin+gw)*kTile floats.
 //     Parallel over tiles (batch x rows x row segments).
-//   backward dX: input-centric. Per tile of input pixels, dY of the output pixels each
-//     tap reaches is transposed into [tap][Cout][kTile]; each input channel c gathers
-//     from the outputs whose windows cover it (the plan's cover list: one period's
-//     (p, j) pairs, outputs o = p, p + P, ...). Every dX value is written once: no atomics.
-//   backward dW: parallel over blocks of output channels; each block sums every pixel
-//     in one fixed order (vectorised over the window), so dW does not depend on the
-//     thread count. db: bias_backward.
+//   backward dX: input-centric. Per tile of 32 input pixels of a row, dY of the output
+//     pixels each tap reaches is transposed into [tap][Cout][32]; each input channel c
+//     gathers from the outputs whose windows cover it (the plan's cover list: one period's
+//     (p, j) pairs, outputs o = p, p + P, ...), the list walked once for a group of 8
+//     tiles. Every dX value is written once, summed in a fixed order: no atomics.
+//   backward dW: parallel over blocks of 16 output channels; each block sums every pixel
+//     in one fixed order, 32 pixels at a time (their input rows copied, extended by gw
+//     channels so no window wraps; each dW row held in registers across them; vectorised
+//     along the window), so dW does not depend on the thread count. db: bias_backward.
 #pragma once
 
 #include <cstdint>
@@ -66,8 +68,9 @@ void sliding_channel_conv(const SlidingChannelPlan& plan, int64_t batch, const f
 // dX overwritten; workspace: sliding_channel_conv_backward_workspace floats.
 void sliding_channel_conv_backward_input(const SlidingChannelPlan& plan, int64_t batch, const float* packed_weights, const float* dy,
                                          float* dx, int threads, float* workspace);
-// dW [Cout][kh][kw][gw] overwritten.
+// dW [Cout][kh][kw][gw] overwritten; workspace: sliding_channel_conv_backward_workspace floats (dX and dW may share it,
+// one after the other).
 void sliding_channel_conv_backward_weights(const SlidingChannelPlan& plan, int64_t batch, const float* x, const float* dy,
-                                           float* d_packed_weights, int threads);
+                                           float* d_packed_weights, int threads, float* workspace);
 
 }  // namespace edgegan::cpu

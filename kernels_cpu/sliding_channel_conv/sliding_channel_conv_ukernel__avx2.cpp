@@ -6,6 +6,6 @@ namespace {
 #include "kernels_cpu/sliding_channel_conv/sliding_channel_conv_ukernel.inc"
 }  // namespace
 
-extern const SlidingChannelUkernels kSlidingChannelAvx2{forward_tile, input_tile, weights_pixel};
+extern const SlidingChannelUkernels kSlidingChannelAvx2{forward_tile, input_tiles, weights_chunk};
 
 }  // namespace edgegan::cpu

@@ -124,14 +124,14 @@ void check_fast_against_reference() {
       std::vector<float> dx(x.size(), NAN), dw(w.size(), NAN);
       std::vector<float> bws(static_cast<size_t>(sliding_channel_conv_backward_workspace(p, threads)), NAN);
       sliding_channel_conv_backward_input(p, s.batch, packed.data(), dy.data(), dx.data(), threads, bws.data());
-      sliding_channel_conv_backward_weights(p, s.batch, x.data(), dy.data(), dw.data(), threads);
+      sliding_channel_conv_backward_weights(p, s.batch, x.data(), dy.data(), dw.data(), threads, bws.data());
       EXPECT_TRUE(all_finite(dx) && all_finite(dw)) << "trial " << trial;
       EXPECT_LT(max_abs_diff(dx_ref, dx), 1e-4f * (1 + p.window)) << "dx trial " << trial << " threads " << threads;
       EXPECT_LT(max_abs_diff(dw_ref_packed, dw), 1e-4f * (1 + s.batch * s.h.out * s.w.out)) << "dw trial " << trial;
       // dW sums in one fixed order whatever the thread count.
       if (threads == 2) {
-        std::vector<float> dw1(w.size());
-        sliding_channel_conv_backward_weights(p, s.batch, x.data(), dy.data(), dw1.data(), 1);
+        std::vector<float> dw1(w.size()), bws1(static_cast<size_t>(sliding_channel_conv_backward_workspace(p, 1)), NAN);
+        sliding_channel_conv_backward_weights(p, s.batch, x.data(), dy.data(), dw1.data(), 1, bws1.data());
         EXPECT_EQ(dw, dw1) << "trial " << trial;
       }
     }
