@@ -261,12 +261,12 @@ std::string MemoryReport::to_table() const {
   auto os = text_stream();
   os << "memory report: " << (model.empty() ? "model" : model) << ", batch " << batch << ", " << threads << (threads == 1 ? " thread" : " threads")
      << ", " << backend << ", algorithm " << algorithm << "\n\n";
-  os << std::left << std::setw(3) << "#" << std::setw(16) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
+  os << std::left << std::setw(3) << "#" << std::setw(19) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
      << std::setw(14) << "MACs zero-ins" << std::setw(11) << "weights" << std::setw(11) << "act in" << std::setw(11) << "act out"
      << std::setw(11) << "workspace" << std::setw(22) << "arena offset+size" << std::setw(11) << "traffic" << "\n";
   for (const LayerMemory& l : layers) {
     std::string placement = l.output_shares_input ? "(shares input)" : human(l.output_offset) + " +" + human(l.output_buffer_bytes);
-    os << std::left << std::setw(3) << l.index << std::setw(16) << l.kind << std::setw(18) << shape(l.output_shape) << std::right
+    os << std::left << std::setw(3) << l.index << std::setw(19) << l.kind << std::setw(18) << shape(l.output_shape) << std::right
        << std::setw(10) << count(l.macs) << std::setw(14) << count(l.macs_zero_insert) << std::setw(11) << human(l.weight_bytes)
        << std::setw(11) << human(l.input_bytes) << std::setw(11) << human(l.output_bytes) << std::setw(11) << human(l.workspace_bytes)
        << std::setw(22) << placement << std::setw(11) << human(l.traffic_bytes) << "\n";
