@@ -1,6 +1,8 @@
 // SlidingChannelConv (DSXplore's SCC): output channel o convolves the `window` input
 // channels (starts[o mod period] + j) mod Cin, read in place (no channel stack);
 // weights [Cout][kh][kw][window], bias and activation in the epilogue.
+#include <limits>
+
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -100,6 +102,8 @@ class SlidingChannelConvDef final : public OpDef {
       if (op.starts()->Get(p) != static_cast<int64_t>(p) * op.start_stride() % cin)
         v.fail("window start " + std::to_string(p) + " is " + std::to_string(op.starts()->Get(p)) + ", not " + std::to_string(p) +
                " * start_stride mod in_channels");
+    // The kernels' cover list holds period * window int32 entries.
+    if (period * op.window() > std::numeric_limits<int32_t>::max()) v.fail("window table of " + std::to_string(period * op.window()) + " entries is too large");
     const int64_t oh = cpu::conv_output_length(x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
     const int64_t ow = cpu::conv_output_length(x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
     if (oh < 1 || ow < 1) v.fail("the kernel does not fit the padded input");
