@@ -134,7 +134,7 @@ int inspect(const std::string& path) {
   }
   int index = 0;
   for (const auto& op : model->ops()) {
-    std::cout << "op " << std::setw(2) << index++ << " " << std::left << std::setw(16) << op.kind << std::right;
+    std::cout << "op " << std::setw(2) << index++ << " " << std::left << std::setw(19) << op.kind << std::right;
     for (size_t i = 0; i < op.inputs.size(); ++i) std::cout << (i ? ", " : "") << op.inputs[i] << " " << dims_text(op.input_dims[i]);
     std::cout << " -> " << op.outputs[0] << " " << dims_text(op.output_dims[0]) << "\n";
     if (!op.attributes.empty()) std::cout << "       " << op.attributes << "\n";

@@ -68,6 +68,8 @@ struct IrOp {
   int64_t input_upsample[2] = {1, 1};
   int64_t input_pads[4] = {0, 0, 0, 0};
   int input_pad_mode = 0;
+  // SlidingChannelConv (geometry: the Conv's, in_channels the unstacked input's; weights [Cout][window][kh][kw]).
+  int64_t window = 0, start_stride = 0;
 };
 
 // A Conv2D's or GroupNorm's fused residual (its second input), or -1.

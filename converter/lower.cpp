@@ -259,6 +259,15 @@ void Lowering::absorb(const Node& n, IrOp& op) {
 
 const Node* Lowering::sole_consumer(const Node& n) const { return sole_reader(n.outputs[0]); }
 
+const Node* Lowering::producer_node(const std::string& value) const {
+  const std::string v = resolve(value);
+  for (size_t i = 0; i < a_.nodes.size(); ++i)
+    if (!a_.folded[i])
+      for (const std::string& out : a_.nodes[i].outputs)
+        if (out == v) return &a_.nodes[i];
+  return nullptr;
+}
+
 void Lowering::take_over(IrOp& op, const Node& n) {
   op.name += "+" + n.name;
   IrTensor& t = ir_.tensors[static_cast<size_t>(op.output)];

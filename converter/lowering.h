@@ -77,6 +77,8 @@ class Lowering {
   void take_over(IrOp& op, const Node& n);
   // The one node that reads n's output 0, or nullptr when several do or it is a graph output.
   const Node* sole_consumer(const Node& n) const;
+  // The run-time node that computes `value` (through aliases), or nullptr (a graph input, a constant).
+  const Node* producer_node(const std::string& value) const;
   // n was lowered as part of a pattern an earlier node matched: run() skips it.
   void claim(const Node& n) { claimed_.insert(n.outputs[0]); }
   IrModel& model() { return ir_; }

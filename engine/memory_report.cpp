@@ -69,6 +69,7 @@ PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvT
     const int out = p.plan.op_output[i];
     l.output_bytes = tensor_bytes(out);
     l.workspace_bytes = k.workspace_bytes();
+    l.unmaterialised_bytes = static_cast<uint64_t>(batch) * infos[i].unmaterialised_bytes_per_sample;
     const PlannedBuffer& ob = p.plan.buffers[static_cast<size_t>(p.plan.tensor_buffer[static_cast<size_t>(out)])];
     l.output_offset = ob.offset;
     l.output_buffer_bytes = ob.size;
@@ -148,6 +149,7 @@ void to_json(json& j, const LayerMemory& l) {
            {"workspace_bytes", l.workspace_bytes}, {"output_offset", l.output_offset}, {"output_buffer_bytes", l.output_buffer_bytes},
            {"output_shares_input", l.output_shares_input}, {"workspace_offset", l.workspace_offset}, {"traffic_bytes", l.traffic_bytes},
            {"by_algorithm", l.by_algorithm}};
+  if (l.unmaterialised_bytes) j["unmaterialised_bytes"] = l.unmaterialised_bytes;
 }
 
 void from_json(const json& j, LayerMemory& l) {
@@ -169,6 +171,7 @@ void from_json(const json& j, LayerMemory& l) {
   j.at("workspace_offset").get_to(l.workspace_offset);
   j.at("traffic_bytes").get_to(l.traffic_bytes);
   j.at("by_algorithm").get_to(l.by_algorithm);
+  l.unmaterialised_bytes = j.value("unmaterialised_bytes", uint64_t{0});
 }
 
 void to_json(json& j, const AlgorithmTotals& t) {
@@ -258,12 +261,12 @@ std::string MemoryReport::to_table() const {
   auto os = text_stream();
   os << "memory report: " << (model.empty() ? "model" : model) << ", batch " << batch << ", " << threads << (threads == 1 ? " thread" : " threads")
      << ", " << backend << ", algorithm " << algorithm << "\n\n";
-  os << std::left << std::setw(3) << "#" << std::setw(16) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
+  os << std::left << std::setw(3) << "#" << std::setw(19) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
      << std::setw(14) << "MACs zero-ins" << std::setw(11) << "weights" << std::setw(11) << "act in" << std::setw(11) << "act out"
      << std::setw(11) << "workspace" << std::setw(22) << "arena offset+size" << std::setw(11) << "traffic" << "\n";
   for (const LayerMemory& l : layers) {
     std::string placement = l.output_shares_input ? "(shares input)" : human(l.output_offset) + " +" + human(l.output_buffer_bytes);
-    os << std::left << std::setw(3) << l.index << std::setw(16) << l.kind << std::setw(18) << shape(l.output_shape) << std::right
+    os << std::left << std::setw(3) << l.index << std::setw(19) << l.kind << std::setw(18) << shape(l.output_shape) << std::right
        << std::setw(10) << count(l.macs) << std::setw(14) << count(l.macs_zero_insert) << std::setw(11) << human(l.weight_bytes)
        << std::setw(11) << human(l.input_bytes) << std::setw(11) << human(l.output_bytes) << std::setw(11) << human(l.workspace_bytes)
        << std::setw(22) << placement << std::setw(11) << human(l.traffic_bytes) << "\n";
@@ -285,6 +288,10 @@ std::string MemoryReport::to_table() const {
   row("total with the mapped model file", &AlgorithmTotals::total_bytes, true);
   row("MACs per run", &AlgorithmTotals::macs, false);
   row("estimated memory traffic per run", &AlgorithmTotals::traffic_bytes, true);
+  for (const LayerMemory& l : layers)
+    if (l.unmaterialised_bytes)
+      os << "\nop " << l.index << " " << l.kind << ": reads its inputs in place; the composed form's intermediate (channel stack) would take "
+         << human(l.unmaterialised_bytes) << ", this op's workspace is " << human(l.workspace_bytes);
   os << "\nmodel file " << human(file_bytes) << " (weights " << human(weight_bytes) << "), mapped read-only, not copied\n";
   return os.str();
 }

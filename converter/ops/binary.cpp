@@ -160,7 +160,7 @@ class BinaryLowering final : public OpLowering {
         scale[k] = static_cast<float>(s);
         shift[k] = static_cast<float>(t);
       }
-      if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine,
+      if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine, schema::OpKind_SlidingChannelConv,
                                             schema::OpKind_GroupNorm},
                                        xi)) {
         l.scale_and_shift(*p, scale, shift);

@@ -53,7 +53,8 @@ class ChannelAffineLowering final : public OpLowering {
         shift[k] = static_cast<float>(beta.at(static_cast<int64_t>(k)) - mean.at(static_cast<int64_t>(k)) * s);
       }
     }
-    if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_GroupNorm})) {
+    if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_GroupNorm,
+                                          schema::OpKind_SlidingChannelConv})) {
       l.scale_and_shift(*p, scale, shift);
       l.absorb(n, *p);
       if (n.op == "BatchNormalization") l.model().batchnorms_folded++;

@@ -85,7 +85,7 @@ class ElementwiseLowering final : public OpLowering {
       if (!n.inputs[k].empty()) constants[n.inputs[k]] = l.value(n.inputs[k]);
     const ActivationSpec s = spec_of(n, constants);
     if (cpu::activation_invertible(static_cast<cpu::Activation>(s.activation)))
-      if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine,
+      if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine, schema::OpKind_SlidingChannelConv,
                                             schema::OpKind_GroupNorm})) {
         p->activation = s.activation;
         p->alpha = s.alpha;

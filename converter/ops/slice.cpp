@@ -7,6 +7,7 @@
 #include "converter/errors.h"
 #include "converter/lowering.h"
 #include "converter/ops/op_lowering.h"
+#include "converter/ops/sliding_channel_conv.h"
 
 namespace edgegan::converter {
 namespace {
@@ -81,6 +82,39 @@ std::vector<AxisSlice> slice_axes(const Node& n, const std::vector<int64_t>& sha
   return out;
 }
 
+// torch.cat([x[:, a:b], ...], 1) feeding a grouped Conv: when n is one of the Slices,
+// every input of the Concat reading n is a step-1 channel Slice of n's input, and the
+// channels are a sliding-channel convolution's windows, the whole pattern becomes one
+// SlidingChannelConv (the Slices and the Concat claimed) and this returns true.
+bool lower_sliced_channel_stack(const Node& n, Lowering& l) {
+  const std::string source = l.resolve(n.inputs[0]);
+  const Value& x = l.value(n.inputs[0]);
+  if (x.shape.size() != 4) return false;
+  const Node* cat = l.sole_consumer(n);
+  if (!cat || cat->op != "Concat") return false;
+  const int64_t axis = attr_int(*cat, "axis", 0);
+  if (axis != 1 && axis != -3) return false;
+  std::vector<int64_t> channels;
+  std::vector<const Node*> slices;
+  for (const std::string& in : cat->inputs) {
+    const Node* p = l.producer_node(in);
+    if (!p || p->op != "Slice" || l.resolve(p->inputs[0]) != source || l.sole_consumer(*p) != cat) return false;
+    const std::vector<AxisSlice> axes =
+        slice_axes(*p, x.shape, [&](size_t k) { return l.has_input(*p, k) ? &l.value(p->inputs[k]) : nullptr; });
+    if (axes.empty()) {
+      for (int64_t c = 0; c < x.shape[1]; ++c) channels.push_back(c);
+    } else {
+      if (axes.size() != 1 || axes[0].axis != 1 || axes[0].range.step != 1) return false;
+      for (int64_t c = 0; c < axes[0].range.count; ++c) channels.push_back(axes[0].range.start + c);
+    }
+    slices.push_back(p);
+  }
+  if (!lower_sliding_channel_stack(n, cat->outputs[0], channels, l)) return false;
+  l.claim(*cat);
+  for (const Node* p : slices) l.claim(*p);
+  return true;
+}
+
 class SliceLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"Split", "Slice"}; }
@@ -121,6 +155,7 @@ class SliceLowering final : public OpLowering {
       }
       return;
     }
+    if (lower_sliced_channel_stack(n, l)) return;
     const std::vector<AxisSlice> axes =
         slice_axes(n, x.shape, [&](size_t k) { return l.has_input(n, k) ? &l.value(n.inputs[k]) : nullptr; });
     if (axes.empty()) {

@@ -202,6 +202,21 @@ read -r first last < <(sed -n 's/.*mse loss \([0-9.]*\) -> \([0-9.]*\).*/\1 \2/p
 awk -v a="${first:-0}" -v b="${last:-1}" 'BEGIN { exit !(b < a / 2) }' && ok || bad "finetune did not halve its loss: ${first:-?} -> ${last:-?}"
 grep -q "step 30/30" "$work/err.txt" && ok || bad "no progress line for the last step: $(cat "$work/err.txt")"
 expect_ok "generate from the tuned model" "$edgegan" generate "$work/tuned.egan" -n 4 -o "$work/tuned.png"
+# The DW+SCC generator (SlidingChannelConv from torch's channel-stack export): its loss halves too.
+"$convert" -q "$src/tests/golden/cases/scc_dw_generator/model.onnx" -o "$work/scc.egan" >/dev/null 2>&1 || bad "convert the DW+SCC generator"
+python3 - "$work/scc_data.npy" <<'PY'
+import math, struct, sys
+from array import array
+n, c, h, w = 16, 3, 16, 16
+vals = array("f", (0.8 * math.sin(0.4 * x + 0.3 * y + k + ch) for k in range(n) for ch in range(c) for y in range(h) for x in range(w)))
+header = "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d, %d, %d), }" % (n, c, h, w)
+header += " " * (63 - (10 + len(header)) % 64) + "\n"
+with open(sys.argv[1], "wb") as f:
+    f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) + header.encode() + vals.tobytes())
+PY
+expect_ok "finetune the DW+SCC generator" "$edgegan" finetune "$work/scc.egan" --data "$work/scc_data.npy" --steps 60 --batch 8 --lr 3e-3 --threads 2 -o "$work/scc_tuned.egan"
+read -r first last < <(sed -n 's/.*mse loss \([0-9.]*\) -> \([0-9.]*\).*/\1 \2/p' "$work/out.txt")
+awk -v a="${first:-0}" -v b="${last:-1}" 'BEGIN { exit !(b < a / 2) }' && ok || bad "finetune did not halve the DW+SCC generator's loss: ${first:-?} -> ${last:-?}"
 expect_ok "finetune an fp16 model" "$edgegan" finetune "$work/dcgan16.egan" --data "$sevens" --steps 3 --batch 4 -q -o "$work/tuned16.egan"
 expect_ok "inspect the tuned fp16 model" "$edgegan" inspect "$work/tuned16.egan"
 grep -q "sub-kernels fp16" "$work/out.txt" && ok || bad "the tuned fp16 model is no longer fp16"

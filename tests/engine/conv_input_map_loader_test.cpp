@@ -15,8 +15,7 @@ namespace {
 // The nearest-upsample golden (its convolutions read a 2x nearest upsampling, then a
 // reflect pad, through a fused input map) with the last such Conv2D changed by `mutate`.
 std::vector<uint8_t> with_mapped_conv(const std::function<void(schema::Conv2DT&)>& mutate) {
-  static const std::vector<uint8_t> full = testing::test_model_bytes(std::string("golden/") + "resize_nearest_upsample_conv");
-  return testing::repacked_model(full, [&](schema::ModelT& m) {
+  return testing::repacked_model(testing::test_model_bytes("golden/resize_nearest_upsample_conv"), [&](schema::ModelT& m) {
     schema::Conv2DT* conv = nullptr;
     for (auto& op : m.ops)
       if (auto* c = op->kind.AsConv2D(); c && c->input_upsample_h == 2) conv = c;

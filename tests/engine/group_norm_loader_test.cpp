@@ -15,8 +15,7 @@ namespace {
 
 // The torch GroupNorm golden with one GroupNorm (8 channels, 2 groups) changed by `mutate`.
 std::vector<uint8_t> with_group_norm(const std::function<void(schema::ModelT&, schema::GroupNormT&)>& mutate) {
-  static const std::vector<uint8_t> full = testing::test_model_bytes(std::string("golden/") + "norm_group_norm_torch");
-  return testing::repacked_model(full, [&](schema::ModelT& m) {
+  return testing::repacked_model(testing::test_model_bytes("golden/norm_group_norm_torch"), [&](schema::ModelT& m) {
     schema::GroupNormT* norm = nullptr;
     for (auto& op : m.ops)
       if (auto* g = op->kind.AsGroupNorm(); g && g->groups == 2) norm = g;

@@ -135,10 +135,10 @@ TEST(TrainingAllocations, Dcgan64StepsAfterTheFirstAllocateNothing) {
   }
 }
 
-// GroupNorm's forward and backward take their scratch from the plan: a forward_into,
-// backward_into and step loop allocates nothing after its first pass.
-TEST(TrainingAllocations, GroupNormStepsAfterTheFirstAllocateNothing) {
-  const auto m = testing::test_model("golden/norm_group_norm_torch");
+// A forward_into, backward_into and step loop on a one-input golden model allocates
+// nothing after its first pass (its ops take their scratch from the plan).
+void expect_steps_allocate_nothing(const std::string& golden) {
+  const auto m = testing::test_model("golden/" + golden);
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
     Trainer t(m, {.batch = 3, .threads = threads, .learning_rate = 1e-3f});
@@ -165,6 +165,10 @@ TEST(TrainingAllocations, GroupNormStepsAfterTheFirstAllocateNothing) {
     EXPECT_EQ(g_allocations.load() - before, 0);
   }
 }
+
+TEST(TrainingAllocations, GroupNormStepsAfterTheFirstAllocateNothing) { expect_steps_allocate_nothing("norm_group_norm_torch"); }
+// SlidingChannelConv (and the depthwise convolutions, nearest upsampling around it).
+TEST(TrainingAllocations, SlidingChannelConvStepsAfterTheFirstAllocateNothing) { expect_steps_allocate_nothing("scc_dw_generator"); }
 
 // The counter sees allocations: a test of the test.
 TEST(TrainingAllocations, TheCounterCounts) {

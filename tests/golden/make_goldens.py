@@ -944,8 +944,141 @@ def make_audio_pool_cases(pending_dir=None):
         shutil.move(os.path.join(CASES_DIR, "hifigan_1d_residual_needs_binary"), dst)
 
 
+# ----------------------------------------------------------------------------- sliding-channel convolution (SCC)
+class SlidingChannelConv(nn.Module):
+    """DSXplore's sliding-channel convolution SCC-cg-co as PyTorch code writes it (torch has no
+    such op): output channel o convolves gw = cin / cg input channels starting at
+    o * (gw - floor(co * gw)) mod cin, cyclically. The channel stack is gathered either with an
+    index (form "gather": x[:, idx], ONNX Gather) or with channel slices joined by torch.cat
+    (form "slices": a wrapping window is two slices), then a Conv with groups = cout."""
+    def __init__(self, cin, cout, cg, co, form, k=1, padding=0, bias=True):
+        super().__init__()
+        gw = cin // cg
+        stride = gw - int(np.floor(co * gw))
+        self.cin, self.gw, self.form = cin, gw, form
+        self.starts = [(o * stride) % cin for o in range(cout)]
+        idx = [(s + j) % cin for s in self.starts for j in range(gw)]
+        self.register_buffer("idx", torch.tensor(idx, dtype=torch.int64))
+        self.conv = nn.Conv2d(cout * gw, cout, k, padding=padding, groups=cout, bias=bias)
+
+    def forward(self, x):
+        if self.form == "gather":
+            stack = x[:, self.idx]
+        else:
+            parts = []
+            for s in self.starts:
+                e = s + self.gw
+                parts += [x[:, s:e]] if e <= self.cin else [x[:, s:], x[:, :e - self.cin]]
+            stack = torch.cat(parts, 1)
+        return self.conv(stack)
+
+
+class SlidingChannelStack(nn.Module):
+    """SCC layers of one export form: cg 4 co 50% (16 -> 24, wrapping windows) + LeakyReLU(0.2),
+    cg 8 co 0 k3 p1 (24 -> 12: a grouped conv) + BN + LeakyReLU(0.2), cg 1 (full-width windows,
+    12 -> 8, co 50%) + Tanh."""
+    def __init__(self, form):
+        super().__init__()
+        self.a = SlidingChannelConv(16, 24, 4, 0.5, form)
+        self.b = SlidingChannelConv(24, 12, 8, 0.0, form, k=3, padding=1, bias=False)
+        self.bn = nn.BatchNorm2d(12)
+        self.c = SlidingChannelConv(12, 8, 1, 0.5, form)
+
+    def forward(self, x):
+        x = F.leaky_relu(self.a(x), 0.2)
+        x = F.leaky_relu(self.bn(self.b(x)), 0.2)
+        return torch.tanh(self.c(x))
+
+
+class ChannelGatherNotSliding(nn.Module):
+    """A channel gather that is not cyclic windows (a fixed permutation with repeats) feeding a
+    grouped 1x1 conv, then an SCC whose windows do not start at channel 0 (a rotated table)."""
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(5)
+        self.register_buffer("perm", torch.randint(0, 10, (18,), generator=g))
+        self.conv = nn.Conv2d(18, 6, 1, groups=6)
+        self.register_buffer("rot", torch.tensor([(1 + 2 * o + j) % 6 for o in range(6) for j in range(3)]))
+        self.conv2 = nn.Conv2d(18, 6, 1, groups=6)
+
+    def forward(self, x):
+        x = F.leaky_relu(self.conv(x[:, self.perm]), 0.2)
+        return self.conv2(x[:, self.rot])
+
+
+class DwSccGenerator(nn.Module):
+    """A compact DW+SCC generator (own definition): z [N, 16] -> Linear -> [32, 4, 4] + BN + ReLU,
+    two stages of nearest x2 upsampling, depthwise 3x3 + BN + LeakyReLU(0.2), SCC + BN +
+    LeakyReLU(0.2) (stage 1: cg 4 co 50%, 32 -> 32, gather form; stage 2: cg 2 co 33%, 32 -> 16,
+    slice form), then Conv 3x3 16 -> 3 + Tanh: 16x16 RGB."""
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(16, 32 * 16)
+        self.bn0 = nn.BatchNorm2d(32)
+        self.dw1 = nn.Conv2d(32, 32, 3, padding=1, groups=32, bias=False)
+        self.bn1 = nn.BatchNorm2d(32)
+        self.scc1 = SlidingChannelConv(32, 32, 4, 0.5, "gather", bias=False)
+        self.bn2 = nn.BatchNorm2d(32)
+        self.dw2 = nn.Conv2d(32, 32, 3, padding=1, groups=32, bias=False)
+        self.bn3 = nn.BatchNorm2d(32)
+        self.scc2 = SlidingChannelConv(32, 16, 2, 0.33, "slices", bias=False)
+        self.bn4 = nn.BatchNorm2d(16)
+        self.head = nn.Conv2d(16, 3, 3, padding=1)
+
+    def forward(self, z):
+        x = F.relu(self.bn0(self.fc(z).view(-1, 32, 4, 4)))
+        x = F.interpolate(x, scale_factor=2, mode="nearest")
+        x = F.leaky_relu(self.bn1(self.dw1(x)), 0.2)
+        x = F.leaky_relu(self.bn2(self.scc1(x)), 0.2)
+        x = F.interpolate(x, scale_factor=2, mode="nearest")
+        x = F.leaky_relu(self.bn3(self.dw2(x)), 0.2)
+        x = F.leaky_relu(self.bn4(self.scc2(x)), 0.2)
+        return torch.tanh(self.head(x))
+
+
+def write_input_gradients(name, model, inputs, seed):
+    """backward/: PyTorch autograd's input gradients of sum(output * output_weights), as
+    make_zoo.py writes them (GoldenAutograd checks the engine's against them)."""
+    model.eval()
+    leaves = {k: v.clone().requires_grad_(True) for k, v in inputs.items()}
+    out = model(*leaves.values())
+    weights = torch.randn(out.shape, generator=torch.Generator().manual_seed(seed))
+    (out * weights).sum().backward()
+    d = os.path.join(os.path.dirname(os.path.abspath(__file__)), "cases", name, "backward")
+    os.makedirs(d, exist_ok=True)
+    np.save(os.path.join(d, "output_weights.npy"), weights.numpy().astype(np.float32))
+    for k, v in leaves.items():
+        np.save(os.path.join(d, k + ".npy"), v.grad.numpy().astype(np.float32))
+
+
+def make_scc_cases():
+    for seed, form in ((41, "gather"), (42, "slices")):
+        torch.manual_seed(seed)
+        torch_case("scc_" + form, SlidingChannelStack(form), {"x": torch.randn(2, 16, 7, 6)}, "y", 13,
+                   "Sliding-channel convolutions in the channel-stack export form '%s' (%s) feeding Conv "
+                   "groups = Cout: SCC cg4 co50%% 16->24 (wrapping windows) + LeakyReLU(0.2), SCC cg8 co0 k3 p1 "
+                   "24->12 + BN + LeakyReLU(0.2), SCC cg1 co50%% 12->8 (full-width windows) + Tanh. The converter "
+                   "lowers each to one SlidingChannelConv. Exported with TrainingMode.PRESERVE (eval mode). opset 13."
+                   % (form, "x[:, idx]: Gather" if form == "gather" else "channel Slices + Concat"), seed=seed, keep_bn=True)
+    torch.manual_seed(43)
+    torch_case("scc_gather_not_sliding", ChannelGatherNotSliding(), {"x": torch.randn(2, 10, 5, 4)}, "y", 13,
+               "Channel gathers that are not sliding-channel windows (a permutation with repeats; windows not "
+               "starting at channel 0) feeding grouped 1x1 convs: converted as Slices + Concat and Conv2D. opset 13.",
+               seed=43)
+    torch.manual_seed(44)
+    m = DwSccGenerator()
+    inputs = {"z": torch.randn(3, 16)}
+    torch_case("scc_dw_generator", m, inputs, "image", 13,
+               "Compact DW+SCC generator (own definition): Linear 16 -> 32x4x4 + BN + ReLU, twice nearest x2 + "
+               "depthwise 3x3 + BN + LeakyReLU(0.2) + SCC + BN + LeakyReLU(0.2) (cg4 co50% 32->32 as Gather; "
+               "cg2 co33% 32->16 as Slices + Concat), Conv 3x3 16->3 + Tanh: 16x16. Exported with "
+               "TrainingMode.PRESERVE (eval mode). opset 13. backward/ holds PyTorch's input gradients of "
+               "sum(image * backward/output_weights).", seed=44, keep_bn=True)
+    write_input_gradients("scc_dw_generator", m, inputs, 45)
+
+
 def main():
-    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm, math, spatial); none = all.
+    # Arguments: groups to regenerate (torch, onnx, groups, audio_pool, norm, math, spatial, scc); none = all.
     # --pending DIR also writes the cases that need ops not yet on this branch into DIR.
     args = sys.argv[1:]
     pending = None
@@ -953,7 +1086,7 @@ def main():
         i = args.index("--pending")
         pending = args[i + 1]
         del args[i:i + 2]
-    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math", "spatial"}
+    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math", "spatial", "scc"}
     if "torch" in groups:
         make_torch_cases()
     if "onnx" in groups:
@@ -968,6 +1101,8 @@ def main():
         make_math_cases()
     if "spatial" in groups or "make_spatial_cases" in groups:
         make_spatial_cases()
+    if "scc" in groups or "make_scc_cases" in groups:
+        make_scc_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:

@@ -102,6 +102,9 @@ struct OpInfo {
   uint64_t weight_bytes = 0;
   bool fp16_weights = false;     // ConvTranspose2D sub-kernels stored in half precision
   int weight_panel_columns = 0;  // ConvTranspose2D: each tap's weights in column panels this wide (0: one panel, plain [Cin][Cout])
+  // Bytes per sample of an intermediate the composed form of the op would write and this
+  // op never does (SlidingChannelConv: the gathered channel stack [H][W][Cout*window]); 0: none.
+  uint64_t unmaterialised_bytes_per_sample = 0;
 };
 
 // Wall time of one op in one profiled run (Session::run_profiled).

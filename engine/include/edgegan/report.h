@@ -44,6 +44,7 @@ struct LayerMemory {
   int64_t workspace_offset = -1;       // arena offset of the scratch, -1 for none
   uint64_t traffic_bytes = 0;          // estimated bytes read + written (traffic model, README)
   std::vector<LayerAlgorithmCost> by_algorithm;  // split, zero-insert, col2im
+  uint64_t unmaterialised_bytes = 0;   // what the composed form's intermediate would take (OpInfo), 0: none
 };
 
 struct AlgorithmTotals {
