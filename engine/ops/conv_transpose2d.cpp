@@ -87,7 +87,7 @@ class PhaseBackward {
   bool accumulate_dx_ = false, params_ = false;
   ScratchLayout layout_;               // sizes only
   std::vector<float*> d_sub_kernels_;  // kept between calls so that backward allocates nothing
-  const std::vector<float*> no_gradients_;
+  const std::vector<float*> no_gradients_{};
   float* dx_ = nullptr;
 };
 
