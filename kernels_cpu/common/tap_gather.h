@@ -16,11 +16,8 @@
 #include "kernels_cpu/common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/inline_array.h"
+#include "kernels_cpu/common/thread_index.h"
 #include "kernels_cpu/common/epilogue.h"
-
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 
 namespace edgegan::cpu {
 
@@ -78,16 +75,6 @@ inline int64_t taps_per_task(int64_t taps, int64_t channels) {
 // Rows per panel: about `budget` floats of gathered data, at least `lo`, at most `hi`.
 inline int64_t panel_rows(int64_t row_floats, int64_t budget = int64_t{1} << 17, int64_t lo = 32, int64_t hi = 1024) {
   return std::clamp(budget / std::max<int64_t>(1, row_floats), lo, hi);
-}
-
-// The OpenMP thread's index inside a parallel region (0 outside one or without OpenMP),
-// to pick its slice of scratch allocated before the region.
-inline int thread_index() {
-#ifdef _OPENMP
-  return omp_get_thread_num();
-#else
-  return 0;
-#endif
 }
 
 // Two GEMM drivers over gathered taps. accumulate_tap_outer_products is the weight

@@ -4,9 +4,7 @@
 #include <cmath>
 #include <cstring>
 
-#ifdef _OPENMP
-#include <omp.h>
-#endif
+#include "kernels_cpu/common/thread_index.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -185,10 +183,7 @@ void resize(const ResizeShape& s, const ResizeTables& t, const float* x, float* 
   }
 #pragma omp parallel num_threads(threads) if (threads > 1 && rows > 1)
   {
-    int thread = 0;
-#ifdef _OPENMP
-    thread = omp_get_thread_num();
-#endif
+    const int thread = thread_index();
     float* __restrict blend = workspace + thread * in_row;
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {

@@ -1,12 +1,11 @@
 #include "kernels_cpu/sliding_channel_conv/sliding_channel_conv.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <cstring>
 #include <numeric>
 
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/thread_index.h"
 #include "kernels_cpu/sliding_channel_conv/sliding_channel_conv_ukernel.h"
 
 namespace edgegan::cpu {
@@ -164,7 +163,7 @@ void sliding_channel_conv(const SlidingChannelPlan& plan, int64_t batch, const f
   const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t tile = 0; tile < tiles; ++tile) {
-    float* xt = workspace + static_cast<int64_t>(omp_get_thread_num()) * per_thread;
+    float* xt = workspace + static_cast<int64_t>(thread_index()) * per_thread;
     const int64_t n = tile / (s.h.out * row_tiles), oh = tile / row_tiles % s.h.out, ow0 = tile % row_tiles * kTile;
     const int64_t count = std::min(kTile, s.w.out - ow0);
     for (int64_t kh = 0; kh < s.h.kernel; ++kh)
@@ -204,7 +203,7 @@ void sliding_channel_conv_backward_input(const SlidingChannelPlan& plan, int64_t
   const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t group = 0; group < groups; ++group) {
-    float* gt = workspace + static_cast<int64_t>(omp_get_thread_num()) * kGroup * tile_floats;
+    float* gt = workspace + static_cast<int64_t>(thread_index()) * kGroup * tile_floats;
     float* xb[kGroup];
     int64_t counts[kGroup];
     const int in_group = static_cast<int>(std::min<int64_t>(kGroup, tiles - group * kGroup));
@@ -252,7 +251,7 @@ void sliding_channel_conv_backward_weights(const SlidingChannelPlan& plan, int64
   const SlidingChannelUkernels& uk = sliding_channel_ukernels();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t block = 0; block < blocks; ++block) {
-    float* xe = workspace + static_cast<int64_t>(omp_get_thread_num()) * per_thread;  // [kPixels][Cin + gw]
+    float* xe = workspace + static_cast<int64_t>(thread_index()) * per_thread;  // [kPixels][Cin + gw]
     const int64_t o0 = block * kBlock, o1 = std::min(cout, o0 + kBlock);
     int32_t block_starts[kBlock];
     for (int64_t o = o0; o < o1; ++o) block_starts[o - o0] = static_cast<int32_t>(plan.start(o));
