@@ -25,7 +25,7 @@ struct ConstTensor {
 };
 
 // Largest constant the converter folds (elements): torch's shape arithmetic is tiny.
-constexpr int64_t kMaxFoldedElements = int64_t{1} << 26;
+constexpr int64_t kMaxFoldedElements = int64_t{1} << 24;
 
 // Product of dims with every factor in [0, 2^31] and the result at most `limit`;
 // otherwise a ConvertError naming `what`. Never overflows.
