@@ -12,6 +12,7 @@
 #include "edgegan/trainer.h"
 #include "egan_generated.h"
 #include "engine/model_integrity.h"
+#include "tests/engine/mse_steps.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
@@ -130,23 +131,7 @@ TEST(SlidingChannelConv, TrainingLowersTheDwSccGeneratorsLoss) {
   Tensor z{in.name, in.dtype, in.layout, in.dims, {}, {}};
   z.shape[0] = 4;
   z.f32 = testing::random_floats(rng, static_cast<size_t>(z.elements()));
-  std::vector<float> target;
-  double first = 0, last = 0;
-  for (int step = 0; step < 30; ++step) {
-    const std::vector<Tensor> out = trainer.forward({z});
-    if (target.empty()) target.assign(out[0].f32.size(), 0.5f);
-    Tensor grad = out[0];
-    double loss = 0;
-    for (size_t i = 0; i < grad.f32.size(); ++i) {
-      const double d = out[0].f32[i] - target[i];
-      loss += d * d / static_cast<double>(grad.f32.size());
-      grad.f32[i] = static_cast<float>(2 * d / static_cast<double>(grad.f32.size()));
-    }
-    if (step == 0) first = loss;
-    last = loss;
-    trainer.backward({grad});
-    trainer.step();
-  }
+  const auto [first, last] = testing::mse_steps_towards(trainer, {z}, 30);
   EXPECT_LT(last, 0.5 * first);
 }
 

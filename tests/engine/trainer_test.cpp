@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <random>
 
+#include "tests/engine/mse_steps.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
@@ -222,23 +223,7 @@ TEST(Trainer, AdamLowersTheLossAndTheSavedModelReloads) {
   std::mt19937 rng(9);
   Trainer trainer(model, {.batch = 4, .threads = 2, .optimizer = Optimizer::kAdam, .learning_rate = 1e-2f, .beta1 = 0.9f});
   const std::vector<Tensor> inputs = random_inputs(*model, 4, rng);
-  std::vector<float> target;
-  double first = 0, last = 0;
-  for (int step = 0; step < 30; ++step) {
-    const std::vector<Tensor> out = trainer.forward(inputs);
-    if (target.empty()) target.assign(out[0].f32.size(), 0.5f);
-    Tensor grad = out[0];
-    double loss = 0;
-    for (size_t i = 0; i < grad.f32.size(); ++i) {
-      const double d = out[0].f32[i] - target[i];
-      loss += d * d / static_cast<double>(grad.f32.size());
-      grad.f32[i] = static_cast<float>(2 * d / static_cast<double>(grad.f32.size()));
-    }
-    if (step == 0) first = loss;
-    last = loss;
-    trainer.backward({grad});
-    trainer.step();
-  }
+  const auto [first, last] = testing::mse_steps_towards(trainer, inputs, 30);
   EXPECT_LT(last, 0.5 * first);
   EXPECT_EQ(trainer.steps_taken(), 30);
 
