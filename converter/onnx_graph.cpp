@@ -369,6 +369,7 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       const std::vector<int64_t> dims = as_ints(input(0), n, "shape");
       ConstTensor fill = ConstTensor::floats({0.f}, {1});
       if (const auto* a = find_attr(n, "value")) fill = decode_tensor(a->t(), where(n));
+      if (fill.numel() != 1) throw ConvertError(where(n) + ": attribute 'value' must hold one element, not " + std::to_string(fill.numel()));
       const int64_t count = checked_numel(dims, kMaxFoldedElements, where(n));
       if (fill.is_int) set_const(ConstTensor::ints(std::vector<int64_t>(static_cast<size_t>(count), fill.i.at(0)), dims));
       else set_const(ConstTensor::floats(std::vector<float>(static_cast<size_t>(count), fill.f.at(0)), dims));

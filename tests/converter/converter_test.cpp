@@ -328,6 +328,16 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 2, 3, 3}).output("y").floats("W", {2, 2, 3, 3}, std::vector<float>(36, 0.1f)).ints("B", {2}, {1, 2});
          b.node("Conv", "c1", {"x", "W", "B"}, {"y"});
        }, {"c1", "bias must be floating point"}},
+      {"ConstantOfShape with an empty value", [](OnnxBuilder& b) {  // found by onnx_converter_fuzzer: once an uncaught out_of_range
+         b.input("x", {-1, 2}).output("y").ints("shape", {2}, {1, 2});
+         auto& n = b.node("ConstantOfShape", "fill", {"shape"}, {"c"});
+         auto* a = n.add_attribute();
+         a->set_name("value");
+         a->set_type(onnx::AttributeProto::TENSOR);
+         a->mutable_t()->set_data_type(onnx::TensorProto::FLOAT);
+         a->mutable_t()->add_dims(0);
+         b.node("Add", "add", {"x", "c"}, {"y"});
+       }, {"fill", "'value' must hold one element, not 0"}},
       {"run-time weights", [](OnnxBuilder& b) {
          b.input("x", {-1, 2, 3, 3}).input("w", {-1, 2, 3, 3}).output("y");
          b.node("ConvTranspose", "up1", {"x", "w"}, {"y"});
