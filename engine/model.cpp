@@ -53,6 +53,24 @@ std::shared_ptr<const Model> Model::from_bytes_checked(std::span<const uint8_t> 
   return std::shared_ptr<const Model>(new Model(std::move(impl)));
 }
 
+std::shared_ptr<const Model> Model::at_input_size(std::shared_ptr<const Model> model, int64_t height, int64_t width) {
+  if (!model) throw Error("at_input_size: no model");
+  bool has_image = false, same = true;
+  for (const auto& in : model->inputs())
+    if (in.layout == Layout::kNHWC) {
+      has_image = true;
+      same = same && in.dims[1] == height && in.dims[2] == width;
+    }
+  if (has_image && same) return model;
+  auto impl = std::make_unique<Impl>();
+  try {
+    validate_at_input_size(*impl, std::move(model), height, width);
+  } catch (const std::bad_alloc&) {
+    throw Error("out of memory re-shaping the model");
+  }
+  return std::shared_ptr<const Model>(new Model(std::move(impl)));
+}
+
 const char* to_string(Integrity integrity) {
   switch (integrity) {
     case Integrity::kVerified: return "verified";

@@ -58,6 +58,12 @@ struct Model::Impl final : WeightSource {
   std::vector<std::pair<std::string, std::string>> metadata;
   std::string producer, source_sha256;
 
+  // Set on a model re-shaped for another input size (Model::at_input_size): the model
+  // as loaded, whose file this one reads (kept alive here) and whose tensors hold the
+  // shapes written in the file. While validating, ops derive their outputs' shapes
+  // from their inputs instead of checking the file's (OpValidator::define_output).
+  std::shared_ptr<const Model> file_model;
+
   const float* f32(uint32_t buffer) const override;     // nullptr for buffer 0; the buffer must be float32
   const uint16_t* f16(uint32_t buffer) const override;  // nullptr for buffer 0; the buffer must be float16
   bool is_f16(uint32_t buffer) const override;          // fp16 weights (`edgegan-convert --weights fp16`)
@@ -70,6 +76,11 @@ struct Model::Impl final : WeightSource {
 // to), runs the flatbuffers Verifier, then the semantic checks. Throws Error naming
 // the damaged section, or the op / tensor and the defect.
 void validate_model(Model::Impl& impl, const LoadOptions& options = {});
+
+// Fills `impl` (file pointers copied from `base`, already validated) as the same graph
+// with every NHWC graph input at height x width, each op's output shape derived from
+// its inputs. Throws Error naming the op whose shape cannot follow.
+void validate_at_input_size(Model::Impl& impl, std::shared_ptr<const Model> base, int64_t height, int64_t width);
 
 }  // namespace edgegan
 

@@ -37,6 +37,8 @@ int64_t checked_mul(int64_t a, int64_t b, const std::string& where) {
 class Validator {
  public:
   explicit Validator(Model::Impl& m) : m_(m), root_(*m.root) {}
+  // Re-shaping: every NHWC graph input at height x width (m.file_model set).
+  Validator(Model::Impl& m, int64_t height, int64_t width) : m_(m), root_(*m.root), input_h_(height), input_w_(width) {}
 
   void run() {
     m_.producer = str(root_.producer());
@@ -146,6 +148,7 @@ class Validator {
       const TensorDesc& t = tensor(in->tensor(), where, "input");
       for (uint32_t j = 0; j < i; ++j)
         if (inputs->Get(j)->tensor() == in->tensor()) fail(where, "listed twice");
+      if (input_h_ > 0 && t.layout == Layout::kNHWC) reshape_input(in->tensor(), where);
       InputInfo info;
       info.name = t.name;
       info.dtype = t.dtype;
@@ -204,9 +207,19 @@ class Validator {
     }
   }
 
+  // An NHWC graph input given the requested height and width (same channels).
+  void reshape_input(int index, const std::string& where) {
+    TensorDesc& t = m_.tensors[static_cast<size_t>(index)];
+    if (input_h_ > kMaxDim || input_w_ > kMaxDim) fail(where, "height and width must be at most " + std::to_string(kMaxDim));
+    t.dims[1] = input_h_;
+    t.dims[2] = input_w_;
+    t.per_sample = checked_mul(checked_mul(input_h_, input_w_, where), t.dims[3], where);
+  }
+
   Model::Impl& m_;
   const fb::Model& root_;
   int current_op_ = 0;
+  int64_t input_h_ = 0, input_w_ = 0;  // > 0: re-shaping to this input size
 };
 
 }  // namespace
@@ -283,6 +296,29 @@ void validate_model(Model::Impl& m, const LoadOptions& options) {
   m.data = m.file + std::min(data_begin, data_end);
   m.data_size = data_begin < data_end ? data_end - data_begin : 0;
   Validator(m).run();
+}
+
+void validate_at_input_size(Model::Impl& m, std::shared_ptr<const Model> base, int64_t height, int64_t width) {
+  if (height < 1 || width < 1) throw Error("the input size must be positive (asked for " + std::to_string(height) + "x" + std::to_string(width) + ")");
+  const Model::Impl& b = base->impl();
+  m.file = b.file;
+  m.file_size = b.file_size;
+  m.root = b.root;
+  m.data = b.data;
+  m.data_size = b.data_size;
+  m.integrity = b.integrity;
+  m.file_model = std::move(base);
+  bool has_image_input = false;
+  for (const auto& in : b.inputs) has_image_input |= in.layout == Layout::kNHWC;
+  if (!has_image_input) throw Error("the model has no image input (NHWC) whose size could change");
+  try {
+    Validator(m, height, width).run();
+  } catch (const Error& e) {
+    std::string why = e.what();
+    const std::string prefix = "invalid model: ";  // the file is fine; this size is not
+    if (why.rfind(prefix, 0) == 0) why.erase(0, prefix.size());
+    throw Error("the model cannot run at input size " + std::to_string(height) + "x" + std::to_string(width) + ": " + why);
+  }
 }
 
 const float* Model::Impl::f32(uint32_t buffer) const {

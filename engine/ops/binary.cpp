@@ -85,40 +85,47 @@ class BinaryDef final : public OpDef {
     if (op.a() < -1 || op.b() < -1) v.fail("operand index below -1");
     const TensorDesc* a = op.a() >= 0 ? &v.use(op.a(), "a") : nullptr;
     const TensorDesc* b = op.b() >= 0 ? &v.use(op.b(), "b") : nullptr;
-    TensorDesc& y = v.define(op.output());
-    v.expect_float(y);
-    const size_t rank = y.dims.size();
-    if (rank < 1 || rank > static_cast<size_t>(cpu::kBinaryMaxRank)) v.fail("output rank " + std::to_string(rank) + " is not 1.." + std::to_string(cpu::kBinaryMaxRank));
+    const TensorDesc& first = a ? *a : *b;
+    const size_t rank = first.dims.size();
+    if (rank < 1 || rank > static_cast<size_t>(cpu::kBinaryMaxRank)) v.fail("rank " + std::to_string(rank) + " is not 1.." + std::to_string(cpu::kBinaryMaxRank));
+    // The output's shape is the operands' (and the constant's) broadcast.
     std::vector<int64_t> want(rank, 1);
     want[0] = -1;
     for (const TensorDesc* t : {a, b}) {
       if (!t) continue;
       v.expect_float(*t);
-      if (t->dims.size() != rank) v.fail("operand '" + t->name + "' " + dims_text(t->dims) + " does not have the output's rank");
-      if (t->layout != y.layout) v.fail("operand '" + t->name + "' has another layout than the output");
-      for (size_t k = 1; k < rank; ++k) {
-        if (t->dims[k] != y.dims[k] && t->dims[k] != 1)
-          v.fail("operand '" + t->name + "' " + dims_text(t->dims) + " does not broadcast to the output " + dims_text(y.dims));
-        want[k] = std::max(want[k], t->dims[k]);
-      }
+      if (t->dims.size() != rank) v.fail("operand '" + t->name + "' " + dims_text(t->dims) + " does not have the other's rank");
+      if (t->layout != first.layout) v.fail("operand '" + t->name + "' has another layout than the other");
+      for (size_t k = 1; k < rank; ++k) want[k] = std::max(want[k], t->dims[k]);
     }
     const bool has_constant = !a || !b;
+    int64_t constant_elements = 0;
     if (!has_constant) {
       if (op.constant() != 0 || op.constant_dims()) v.fail("a constant is given but both operands are tensors");
     } else {
       const auto* cd = op.constant_dims();
-      if (!cd || cd->size() != rank) v.fail("constant_dims does not have the output's rank");
+      if (!cd || cd->size() != rank) v.fail("constant_dims does not have the operand's rank");
       if (cd->Get(0) != 1) v.fail("the constant's first dimension is not 1");
-      uint64_t elements = 1;
+      constant_elements = 1;
       for (size_t k = 1; k < rank; ++k) {
         const int64_t d = cd->Get(static_cast<uint32_t>(k));
-        if (d != y.dims[k] && d != 1) v.fail("constant_dims " + std::to_string(d) + " does not broadcast to the output " + dims_text(y.dims));
+        if (d < 1 || d > kMaxDim) v.fail("constant_dims " + std::to_string(d) + " is out of range");
         want[k] = std::max(want[k], d);
-        elements *= static_cast<uint64_t>(d);
+        constant_elements = v.checked_mul(constant_elements, d);
       }
-      v.expect_buffer(op.constant(), elements, "constant", false);
+      for (size_t k = 1; k < rank; ++k) {
+        const int64_t d = cd->Get(static_cast<uint32_t>(k));
+        if (d != want[k] && d != 1) v.fail("constant_dims " + std::to_string(d) + " does not broadcast to " + dims_text(want));
+      }
     }
-    v.expect_dims(y, want, "output");
+    for (const TensorDesc* t : {a, b})
+      for (size_t k = 1; t && k < rank; ++k)
+        if (t->dims[k] != want[k] && t->dims[k] != 1)
+          v.fail("operand '" + t->name + "' " + dims_text(t->dims) + " does not broadcast to " + dims_text(want));
+    TensorDesc& y = v.define_output(op.output(), want);
+    v.expect_float(y);
+    if (y.layout != first.layout) v.fail("the output has another layout than the operands");
+    if (has_constant) v.expect_buffer(op.constant(), static_cast<uint64_t>(constant_elements), "constant", false);
   }
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
     const auto& op = *o.kind_as_Binary();

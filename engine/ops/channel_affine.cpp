@@ -48,10 +48,9 @@ class ChannelAffineDef final : public OpDef {
   void validate(const schema::Op& o, OpValidator& v) const override {
     const auto& op = *o.kind_as_ChannelAffine();
     const TensorDesc& x = v.use(op.input(), "input");
-    const TensorDesc& y = v.define(op.output());
+    const TensorDesc& y = v.define_output(op.output(), x.dims);
     v.expect_float(x);
     v.expect_float(y);
-    v.expect_dims(y, x.dims, "output");
     const int64_t channels = x.layout == Layout::kNHWC ? x.dims[3] : (x.dims.size() > 1 ? x.dims[1] : 1);
     if (op.channels() != channels || x.dims.size() == 3 || x.dims.size() > 4)
       v.fail("channels = " + std::to_string(op.channels()) + " does not match input '" + x.name + "' " + dims_text(x.dims));

@@ -59,21 +59,23 @@ class ConcatDef final : public OpDef {
   void validate(const schema::Op& o, OpValidator& v) const override {
     const auto& op = *o.kind_as_Concat();
     if (!op.inputs() || op.inputs()->size() == 0) v.fail("has no inputs");
-    TensorDesc& y = v.define(op.output());
-    v.expect_float(y);
-    const int64_t rank = static_cast<int64_t>(y.dims.size());
+    const TensorDesc& first = v.use(op.inputs()->Get(0), "input");
+    const int64_t rank = static_cast<int64_t>(first.dims.size());
     v.check_range(op.axis(), 1, rank - 1, "axis");
-    int64_t total = 0;
+    std::vector<int64_t> want = first.dims;
+    want[static_cast<size_t>(op.axis())] = 0;
     for (int index : *op.inputs()) {
       const TensorDesc& x = v.use(index, "input");
       v.expect_float(x);
-      if (x.dims.size() != y.dims.size() || x.layout != y.layout) v.fail("input '" + x.name + "' differs in rank or layout from the output");
+      if (x.dims.size() != first.dims.size() || x.layout != first.layout) v.fail("input '" + x.name + "' differs in rank or layout from the first");
       for (int64_t k = 1; k < rank; ++k)
-        if (k != op.axis() && x.dims[static_cast<size_t>(k)] != y.dims[static_cast<size_t>(k)])
-          v.fail("input '" + x.name + "' has shape " + dims_text(x.dims) + ", incompatible with output " + dims_text(y.dims));
-      total += x.dims[static_cast<size_t>(op.axis())];
+        if (k != op.axis() && x.dims[static_cast<size_t>(k)] != first.dims[static_cast<size_t>(k)])
+          v.fail("input '" + x.name + "' has shape " + dims_text(x.dims) + ", incompatible with '" + first.name + "' " + dims_text(first.dims));
+      want[static_cast<size_t>(op.axis())] += x.dims[static_cast<size_t>(op.axis())];  // each <= 2^24, at most 2^32 inputs
     }
-    if (total != y.dims[static_cast<size_t>(op.axis())]) v.fail("input lengths along the axis do not add up to the output's");
+    TensorDesc& y = v.define_output(op.output(), want);
+    v.expect_float(y);
+    if (y.layout != first.layout) v.fail("the output's layout differs from the inputs'");
   }
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
     info.attributes = "axis " + std::to_string(o.kind_as_Concat()->axis()) + " (storage order)";

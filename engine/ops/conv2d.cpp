@@ -198,10 +198,9 @@ class Conv2DDef final : public OpDef {
     const int64_t ow = cpu::conv_output_length(in_w, op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
     if (oh < 1 || ow < 1) v.fail("the kernel does not fit the padded input");
     const TensorDesc* residual = v.use_residual(op.residual());
-    TensorDesc& y = v.define(op.output());
+    TensorDesc& y = v.define_output(op.output(), {-1, oh, ow, op.out_channels()});
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be NHWC");
-    v.expect_dims(y, {-1, oh, ow, op.out_channels()}, "output");
     const int groups = op.groups();
     if (groups < 1 || groups > op.in_channels()) v.fail("groups " + std::to_string(groups) + " is out of range (1 to in_channels)");
     if (op.in_channels() % groups != 0 || op.out_channels() % groups != 0)

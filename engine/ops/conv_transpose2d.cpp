@@ -337,6 +337,18 @@ class ConvTranspose2DDef final : public OpDef {
     // must lie within [length without output_padding, that + max(stride, dilation) - 1] (PyTorch's rule).
     TensorDesc& y = v.define(op.output());
     if (y.layout != Layout::kNHWC || y.dims.size() != 4) v.fail("output must be an NHWC image tensor");
+    if (v.resizing()) {  // the file's output_padding, kept at the new size
+      const std::vector<int64_t>& file_x = v.file_dims(op.input());
+      const std::vector<int64_t>& file_y = v.file_dims(op.output());
+      std::vector<int64_t> dims = file_y;
+      for (size_t k : {size_t{1}, size_t{2}}) {
+        const cpu::ConvAxis& axis = k == 1 ? h : w;
+        const int64_t file_base = cpu::conv_transpose_output_length(file_x[k], axis.kernel, axis.stride, axis.dilation, axis.pad_begin, axis.pad_end, 0);
+        dims[k] = cpu::conv_transpose_output_length(axis.in, axis.kernel, axis.stride, axis.dilation, axis.pad_begin, axis.pad_end, 0) +
+                  (file_y[k] - file_base);
+      }
+      v.derive_dims(y, dims);
+    }
     v.expect_float(y);
     if (y.dims[3] != op.out_channels())
       v.fail("output has " + std::to_string(y.dims[3]) + " channels, the op produces " + std::to_string(op.out_channels()));

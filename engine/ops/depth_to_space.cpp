@@ -64,10 +64,9 @@ class DepthToSpaceDef final : public OpDef {
       want = {-1, v.checked_mul(x.dims[1], b), v.checked_mul(x.dims[2], b), x.dims[3] / (b * b)};
       if (want[1] > kMaxDim || want[2] > kMaxDim) v.fail("output size out of range");
     }
-    TensorDesc& y = v.define(op.output());
+    TensorDesc& y = v.define_output(op.output(), want);
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be an NHWC image tensor");
-    v.expect_dims(y, want, "output");
   }
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_DepthToSpace();

@@ -43,10 +43,9 @@ class ElementwiseDef final : public OpDef {
   void validate(const schema::Op& o, OpValidator& v) const override {
     const auto& op = *o.kind_as_Elementwise();
     const TensorDesc& x = v.use(op.input(), "input");
-    const TensorDesc& y = v.define(op.output());
+    const TensorDesc& y = v.define_output(op.output(), x.dims);
     v.expect_float(x);
     v.expect_float(y);
-    v.expect_dims(y, x.dims, "output");
     if (y.layout != x.layout) v.fail("layout changes");
     v.check_activation(op.activation(), op.alpha(), op.beta());
   }

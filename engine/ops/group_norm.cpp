@@ -67,9 +67,8 @@ class GroupNormDef final : public OpDef {
     v.expect_float(x);
     if (x.layout != Layout::kNHWC) v.fail("input must be an NHWC image tensor");
     const TensorDesc* residual = v.use_residual(op.residual());
-    const TensorDesc& y = v.define(op.output());
+    const TensorDesc& y = v.define_output(op.output(), x.dims);
     v.expect_float(y);
-    v.expect_dims(y, x.dims, "output");
     if (op.channels() != x.dims[3]) v.fail("channels = " + std::to_string(op.channels()) + " does not match input '" + x.name + "' " + dims_text(x.dims));
     v.check_range(op.groups(), 1, op.channels(), "groups");
     if (op.channels() % op.groups() != 0)

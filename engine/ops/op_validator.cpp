@@ -45,6 +45,32 @@ TensorDesc& OpValidator::define(int index) {
   return t;
 }
 
+TensorDesc& OpValidator::define_output(int index, const std::vector<int64_t>& dims) {
+  TensorDesc& t = define(index);
+  derive_dims(t, dims);
+  return t;
+}
+
+void OpValidator::derive_dims(TensorDesc& t, const std::vector<int64_t>& dims) const {
+  if (!resizing()) {
+    expect_dims(t, dims, "output");
+    return;
+  }
+  if (dims.size() != t.dims.size()) fail("output '" + t.name + "' would change rank");
+  int64_t per_sample = 1;
+  for (size_t k = 1; k < dims.size(); ++k) {
+    if (dims[k] < 1 || dims[k] > kMaxDim) fail("output '" + t.name + "' would be " + dims_text(dims) + ", outside the engine's limits");
+    per_sample = checked_mul(per_sample, dims[k]);
+  }
+  t.dims = dims;
+  t.per_sample = per_sample;
+}
+
+const std::vector<int64_t>& OpValidator::file_dims(int index) const {
+  const Model::Impl& file = resizing() ? m_.file_model->impl() : m_;
+  return file.tensors[static_cast<size_t>(index)].dims;
+}
+
 void OpValidator::expect_float(const TensorDesc& t) const {
   if (t.dtype != DType::kFloat32) fail("tensor '" + t.name + "' must be float32");
 }

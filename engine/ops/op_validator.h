@@ -36,6 +36,16 @@ class OpValidator {
   const TensorDesc& use(int index, const char* role);
   // The output: in range and defined here for the first time.
   TensorDesc& define(int index);
+  // The output, whose shape follows from the op's inputs and parameters: `dims`. A
+  // model as loaded must hold exactly these; a model re-shaped for another input size
+  // (resizing()) takes them.
+  TensorDesc& define_output(int index, const std::vector<int64_t>& dims);
+  // The second half of define_output, for an output defined already.
+  void derive_dims(TensorDesc& output, const std::vector<int64_t>& dims) const;
+  // Whether the model is being re-shaped for another input size (Model::at_input_size).
+  bool resizing() const { return m_.file_model != nullptr; }
+  // The shape the file gives tensor `index` (its shape in the model as loaded).
+  const std::vector<int64_t>& file_dims(int index) const;
 
   void expect_float(const TensorDesc& t) const;
   void expect_dims(const TensorDesc& t, const std::vector<int64_t>& want, const char* role) const;

@@ -71,10 +71,9 @@ class PadDef final : public OpDef {
         x.dims[2] + std::min(op.pad_left(), 0) + std::min(op.pad_right(), 0) < 1)
       v.fail("negative pads crop all of input '" + x.name + "' " + dims_text(x.dims));
     if (h < 1 || w < 1 || h > kMaxDim || w > kMaxDim) v.fail("padded size " + std::to_string(h) + "x" + std::to_string(w) + " is out of range");
-    TensorDesc& y = v.define(op.output());
+    TensorDesc& y = v.define_output(op.output(), {-1, h, w, x.dims[3]});
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be an NHWC image tensor");
-    v.expect_dims(y, {-1, h, w, x.dims[3]}, "output");
   }
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_Pad();

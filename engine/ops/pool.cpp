@@ -59,6 +59,12 @@ class PoolDef final : public OpDef {
     if (op.kind() != schema::PoolKind_Average && op.kind() != schema::PoolKind_Max) v.fail("unknown pool kind " + std::to_string(static_cast<int>(op.kind())));
     if (op.channels() != x.dims[3]) v.fail("channels = " + std::to_string(op.channels()) + " does not match input '" + x.name + "' " + dims_text(x.dims));
     // A global pool's kernel is the whole map, so kernels may be as large as a dimension.
+    // Its window is written as the map's size, so it cannot follow a new input size.
+    if (v.resizing()) {
+      const std::vector<int64_t>& file_x = v.file_dims(op.input());
+      if (file_x[1] == op.kernel_h() && file_x[2] == op.kernel_w() && (file_x[1] != x.dims[1] || file_x[2] != x.dims[2]))
+        v.fail("a global pool over the whole " + std::to_string(file_x[1]) + "x" + std::to_string(file_x[2]) + " map cannot follow a new input size");
+    }
     v.check_range(op.kernel_h(), 1, kMaxDim, "kernel_h");
     v.check_range(op.kernel_w(), 1, kMaxDim, "kernel_w");
     v.check_range(op.stride_h(), 1, kMaxStride, "stride_h");
@@ -74,10 +80,9 @@ class PoolDef final : public OpDef {
     const int64_t oh = cpu::pool_output_length(x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), op.ceil_mode());
     const int64_t ow = cpu::pool_output_length(x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), op.ceil_mode());
     if (oh < 1 || ow < 1) v.fail("the window does not fit the padded input");
-    TensorDesc& y = v.define(op.output());
+    TensorDesc& y = v.define_output(op.output(), {-1, oh, ow, x.dims[3]});
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be NHWC");
-    v.expect_dims(y, {-1, oh, ow, x.dims[3]}, "output");
   }
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
     const auto& p = *o.kind_as_Pool();

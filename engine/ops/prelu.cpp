@@ -38,10 +38,9 @@ class PReluDef final : public OpDef {
   void validate(const schema::Op& o, OpValidator& v) const override {
     const auto& op = *o.kind_as_PRelu();
     const TensorDesc& x = v.use(op.input(), "input");
-    const TensorDesc& y = v.define(op.output());
+    const TensorDesc& y = v.define_output(op.output(), x.dims);
     v.expect_float(x);
     v.expect_float(y);
-    v.expect_dims(y, x.dims, "output");
     if (y.layout != x.layout) v.fail("layout changes");
     const int64_t channels = x.layout == Layout::kNHWC ? x.dims[3] : (x.dims.size() > 1 ? x.dims[1] : 1);
     const bool per_channel = x.dims.size() == 2 || x.dims.size() == 4;

@@ -74,6 +74,7 @@ class ReshapeDef final : public OpDef {
     TensorDesc& y = v.define(op.output());
     v.expect_float(x);
     v.expect_float(y);
+    if (x.per_sample != y.per_sample && v.resizing()) v.fail("its target shape " + dims_text(y.dims) + " is fixed in the file; the input is now " + dims_text(x.dims));
     if (x.per_sample != y.per_sample) v.fail("reshape from " + dims_text(x.dims) + " to " + dims_text(y.dims) + " changes the element count");
   }
   void describe(const Model::Impl&, const schema::Op&, OpInfo&) const override {}

@@ -100,12 +100,31 @@ class ResizeDef final : public OpDef {
     TensorDesc& y = v.define(op.output());
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be an NHWC image tensor");
+    if (v.resizing()) v.derive_dims(y, resized_dims(v, op, x));
     if (y.dims[3] != x.dims[3] || y.dims[1] < 1 || y.dims[2] < 1)
       v.fail("output '" + y.name + "' " + dims_text(y.dims) + " is not a resized " + dims_text(x.dims));
     // The kernel's tables grow with the lengths (not with the channels): bounded so a
     // hostile file cannot ask for gigabytes of them with a one-pixel-wide map.
     for (int64_t length : {x.dims[1], y.dims[1], y.dims[2]}) v.check_range(length, 1, kMaxResizeLength, "resized map length");
   }
+  // At another input size: ONNX's floor(length * scale), or, for a resize to fixed
+  // sizes, the file's integer ratio between the lengths.
+  static std::vector<int64_t> resized_dims(const OpValidator& v, const schema::Resize& op, const TensorDesc& x) {
+    const std::vector<int64_t>& file_x = v.file_dims(op.input());
+    std::vector<int64_t> dims = v.file_dims(op.output());
+    for (size_t k : {size_t{1}, size_t{2}}) {
+      const float scale = k == 1 ? op.scale_h() : op.scale_w();
+      const int64_t in = x.dims[k], file_in = file_x[k], file_out = dims[k];
+      if (scale != 0.f) dims[k] = static_cast<int64_t>(std::floor(static_cast<double>(in) * scale));
+      else if (in == file_in) dims[k] = file_out;
+      else if (file_out % file_in == 0) dims[k] = in * (file_out / file_in);
+      else if (file_in % file_out == 0 && in % (file_in / file_out) == 0) dims[k] = in / (file_in / file_out);
+      else
+        v.fail("resizes " + std::to_string(file_in) + " to a fixed " + std::to_string(file_out) + ", not by an integer factor; it cannot follow a new input size");
+    }
+    return dims;
+  }
+
   void describe(const Model::Impl&, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_Resize();
     auto attrs = text_stream();

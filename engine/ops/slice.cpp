@@ -52,6 +52,13 @@ class SliceDef final : public OpDef {
     const int64_t rank = static_cast<int64_t>(x.dims.size());
     v.check_range(op.axis(), 1, rank - 1, "axis");
     const size_t axis = static_cast<size_t>(op.axis());
+    if (v.resizing()) {  // the rows taken are fixed: the sliced axis must keep its length
+      if (x.dims[axis] != v.file_dims(op.input())[axis])
+        v.fail("takes fixed rows of an axis whose length changes with the input size");
+      std::vector<int64_t> dims = x.dims;
+      dims[axis] = y.dims[axis];
+      v.derive_dims(y, dims);
+    }
     for (size_t k = 1; k < x.dims.size(); ++k)
       if (k != axis && x.dims[k] != y.dims[k]) v.fail("output " + dims_text(y.dims) + " differs from input " + dims_text(x.dims) + " off the axis");
     const int64_t length = x.dims[axis], count = y.dims[axis];

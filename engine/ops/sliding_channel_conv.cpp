@@ -107,10 +107,9 @@ class SlidingChannelConvDef final : public OpDef {
     const int64_t oh = cpu::conv_output_length(x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom());
     const int64_t ow = cpu::conv_output_length(x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right());
     if (oh < 1 || ow < 1) v.fail("the kernel does not fit the padded input");
-    TensorDesc& y = v.define(op.output());
+    TensorDesc& y = v.define_output(op.output(), {-1, oh, ow, cout});
     v.expect_float(y);
     if (y.layout != Layout::kNHWC) v.fail("output must be NHWC");
-    v.expect_dims(y, {-1, oh, ow, cout}, "output");
     const int64_t weights = v.checked_mul(v.checked_mul(cout, op.window()), v.checked_mul(op.kernel_h(), op.kernel_w()));
     v.expect_buffer(op.weights(), static_cast<uint64_t>(weights), "weights", false);
     v.check_epilogue(op.epilogue(), cout);

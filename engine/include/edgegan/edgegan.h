@@ -138,6 +138,13 @@ class Model {
   static std::shared_ptr<const Model> load(const std::string& path, const LoadOptions& options = {});
   // Validates and copies an in-memory file image (tests, fuzzing, embedded use).
   static std::shared_ptr<const Model> from_bytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
+  // The same model with its image input (every NHWC graph input) at height x width:
+  // each op's output shape derived again from its inputs, the weights shared with
+  // `model` (nothing is copied). Fully convolutional generators (image-to-image,
+  // super-resolution) run at any size; an op whose shape the file fixes (a Dense
+  // layer, a Reshape, a global pool, a crop of a spatial axis, a Resize to a fixed
+  // size) makes it throw Error naming that op. At the file's own size: `model` itself.
+  static std::shared_ptr<const Model> at_input_size(std::shared_ptr<const Model> model, int64_t height, int64_t width);
 
   ~Model();
   Model(const Model&) = delete;
