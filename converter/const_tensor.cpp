@@ -3,6 +3,7 @@
 #include <onnx/onnx_pb.h>  // defines ONNX_API, then includes onnx-ml.pb.h
 
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <limits>
 #include <cstring>
@@ -137,14 +138,17 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
     if (to_int) {
       const int64_t x = a.i[static_cast<size_t>(ai)], y = b.i[static_cast<size_t>(bi)];
       int64_t r = 0;
-      if (op == "Add") r = x + y;
-      else if (op == "Sub") r = x - y;
-      else if (op == "Mul") r = x * y;
+      bool overflow = false;  // shape arithmetic never overflows; a hostile file's might
+      if (op == "Add") overflow = __builtin_add_overflow(x, y, &r);
+      else if (op == "Sub") overflow = __builtin_sub_overflow(x, y, &r);
+      else if (op == "Mul") overflow = __builtin_mul_overflow(x, y, &r);
       else if (op == "Equal") r = x == y;
       else {
         if (y == 0) throw ConvertError(what + ": integer division by zero");
-        r = x / y;
+        overflow = x == INT64_MIN && y == -1;
+        if (!overflow) r = x / y;
       }
+      if (overflow) throw ConvertError(what + ": " + op + " of " + std::to_string(x) + " and " + std::to_string(y) + " overflows int64");
       out.i.push_back(r);
     } else if (op == "Equal") {
       out.i.push_back(a.at(ai) == b.at(bi));

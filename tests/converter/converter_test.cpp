@@ -338,6 +338,11 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          a->mutable_t()->add_dims(0);
          b.node("Add", "add", {"x", "c"}, {"y"});
        }, {"fill", "'value' must hold one element, not 0"}},
+      {"shape arithmetic that overflows", [](OnnxBuilder& b) {  // found by onnx_converter_fuzzer: once a signed overflow
+         b.input("x", {-1, 2}).output("y").ints("big", {1}, {int64_t{1} << 62}).ints("four", {1}, {4});
+         b.node("Mul", "times_four", {"big", "four"}, {"shape"});
+         b.node("Reshape", "reshape", {"x", "shape"}, {"y"});
+       }, {"times_four", "Mul of 4611686018427387904 and 4 overflows int64"}},
       {"run-time weights", [](OnnxBuilder& b) {
          b.input("x", {-1, 2, 3, 3}).input("w", {-1, 2, 3, 3}).output("y");
          b.node("ConvTranspose", "up1", {"x", "w"}, {"y"});
