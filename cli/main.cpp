@@ -6,6 +6,8 @@
 //   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--backend cpu|cuda] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 //   edgegan finetune G.egan --data inputs.npy --targets outputs.npy --steps N -o tuned.egan   (paired)
+//   edgegan translate MODEL in.png [more.jpg | folder/]... -o out.png|folder/ [--tile 256 --overlap 16] [--memory-limit 256M]
+//   edgegan upscale MODEL in.jpg -o big.png [--tile N] [--memory-limit 256M]
 //   edgegan verify MODEL...
 // Every command verifies a model's checksums as it loads it, unless --no-verify.
 #include <CLI/CLI.hpp>
@@ -17,6 +19,7 @@
 
 #include "cli/bench.h"
 #include "cli/finetune.h"
+#include "cli/image_commands.h"
 #include "cli/model_loading.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
@@ -184,10 +187,26 @@ int training_report(const std::string& path, int batch, const std::string& optim
   return 0;
 }
 
+// "256x192" -> {256, 192} (height x width).
+std::pair<int64_t, int64_t> parse_input_size(const std::string& text) {
+  const size_t x = text.find('x');
+  try {
+    size_t used_h = 0, used_w = 0;
+    const int64_t h = std::stoll(text.substr(0, x), &used_h), w = std::stoll(text.substr(x + 1), &used_w);
+    if (x != std::string::npos && used_h == x && used_w == text.size() - x - 1 && h > 0 && w > 0) return {h, w};
+  } catch (const std::exception&) {
+  }
+  throw edgegan::Error("--input-size '" + text + "' is not HEIGHTxWIDTH, e.g. 256x256");
+}
+
 int report(const std::string& path, int batch, int threads, const std::string& backend, const std::string& algo, bool json,
-           const std::string& chart) {
+           const std::string& chart, const std::string& input_size) {
   if (!chart.empty()) edgegan::ensure_not_an_input(chart, {path});
   auto model = edgegan_cli::load_model(path);
+  if (!input_size.empty()) {  // an image model run at another size (a tile of translate/upscale)
+    const auto [h, w] = parse_input_size(input_size);
+    model = edgegan::Model::at_input_size(model, h, w);
+  }
   std::vector<std::string> algos = {algo};
   if (algo == "all") algos = {"split", "zero-insert", "col2im"};
   std::vector<edgegan::MemoryReport> reports;
@@ -275,6 +294,8 @@ int main(int argc, char** argv) {
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
   rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
+  std::string report_input_size;
+  rep->add_option("--input-size", report_input_size, "image models: plan for this input size, HEIGHTxWIDTH (e.g. a tile: 256x256)");
   bool training = false;
   std::string report_optimizer = "adam";
   rep->add_flag("--training", training, "memory for fine-tuning instead: kept activations, gradients, optimizer state");
@@ -320,6 +341,31 @@ int main(int argc, char** argv) {
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");
 
+  // translate and upscale: the same options, one command per model family.
+  edgegan_cli::ImageCommandArgs translate_args, upscale_args;
+  upscale_args.upscale = true;
+  auto add_image_command = [&](const char* name, const char* help, edgegan_cli::ImageCommandArgs& a) {
+    auto* c = app.add_subcommand(name, help);
+    c->add_option("model", a.model, ".egan model")->required()->check(CLI::ExistingFile);
+    c->add_option("images", a.inputs, "PNG or JPEG files, or folders of them")->required();
+    c->add_option("-o,--output", a.output, "the .png to write (one image), or a folder (one <name>.png per image)")->required();
+    c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
+    c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
+    c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
+    c->add_option("--memory-limit", a.memory_limit, "the largest tile whose planned memory fits this, e.g. 256M");
+    auto* range = c->add_option("--input-range", a.input_range, "the model's input values for pixels 0 and 255, e.g. -1,1 (default: as converted)");
+    auto* mean = c->add_option("--mean", a.mean, "per-channel mean of pixel/255 (with --std)");
+    auto* stdv = c->add_option("--std", a.std, "per-channel std of pixel/255 (with --mean)");
+    c->add_option("--output-range", a.output_range, "the model's output values for pixels 0 and 255 (default: as converted)");
+    range->excludes(mean)->excludes(stdv);
+    mean->needs(stdv);
+    stdv->needs(mean);
+    c->add_flag("-q,--quiet", a.quiet, "no progress and no summary");
+    return c;
+  };
+  auto* translate = add_image_command("translate", "image-to-image (CycleGAN, pix2pix, style transfer, AnimeGAN): PNG/JPEG in, PNG out", translate_args);
+  auto* upscale = add_image_command("upscale", "super-resolution: PNG/JPEG in, PNG out, tiled to fit --memory-limit", upscale_args);
+
   std::vector<std::string> verify_models;
   auto* ver = app.add_subcommand("verify", "check models' checksums and structure without running them");
   ver->add_option("models", verify_models, ".egan models")->required()->check(CLI::ExistingFile);
@@ -337,10 +383,13 @@ int main(int argc, char** argv) {
     if (*fin) return edgegan_cli::finetune(ft);
     if (*bch) return edgegan_cli::bench(bn);
     if (*rep && training) {
-      if (!chart.empty() || report_backend != "cpu") throw edgegan::Error("--training takes neither --chart nor --backend");
+      if (!chart.empty() || report_backend != "cpu" || !report_input_size.empty())
+        throw edgegan::Error("--training takes neither --chart, --backend nor --input-size");
       return training_report(report_model, report_batch, report_optimizer, json);
     }
-    if (*rep) return report(report_model, report_batch, report_threads, report_backend, report_algo, json, chart);
+    if (*rep) return report(report_model, report_batch, report_threads, report_backend, report_algo, json, chart, report_input_size);
+    if (*translate) return edgegan_cli::run_image_command(translate_args);
+    if (*upscale) return edgegan_cli::run_image_command(upscale_args);
   } catch (const std::exception& e) {
     std::cerr << "edgegan: error: " << e.what() << "\n";
     return 1;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <ostream>
+#include <utility>
 
 namespace edgegan_cli {
 
@@ -15,8 +16,9 @@ std::string format_duration(double seconds) {
   return text;
 }
 
-ProgressBar::ProgressBar(std::ostream& out, int64_t total_steps, bool interactive)
-    : out_(out), total_(std::max<int64_t>(1, total_steps)), interactive_(interactive), start_(std::chrono::steady_clock::now()), last_draw_(start_) {}
+ProgressBar::ProgressBar(std::ostream& out, int64_t total_steps, bool interactive, std::string unit)
+    : out_(out), total_(std::max<int64_t>(1, total_steps)), interactive_(interactive), start_(std::chrono::steady_clock::now()), last_draw_(start_),
+      unit_(std::move(unit)) {}
 
 double ProgressBar::elapsed_seconds() const {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
@@ -40,11 +42,11 @@ void ProgressBar::update(int64_t done, const std::string& figures) {
   std::string bar(static_cast<size_t>(filled), '=');
   if (filled < kWidth) bar += '>' + std::string(static_cast<size_t>(kWidth - filled - 1), ' ');
   char rate_text[64];
-  std::snprintf(rate_text, sizeof rate_text, "%.1f steps/s", rate);
+  std::snprintf(rate_text, sizeof rate_text, "%.1f %ss/s", rate, unit_.c_str());
   const std::string width = std::to_string(total_);
   std::string step = std::to_string(done);
   step = std::string(width.size() - std::min(width.size(), step.size()), ' ') + step;
-  out_ << (interactive_ ? "\r" : "") << "step " << step << "/" << total_ << " [" << bar << "] " << figures << "  " << rate_text
+  out_ << (interactive_ ? "\r" : "") << unit_ << " " << step << "/" << total_ << " [" << bar << "] " << figures << "  " << rate_text
        << "  " << (last ? "took " + format_duration(elapsed) : "left " + format_duration(left)) << (interactive_ ? "\033[K" : "\n")
        << std::flush;
 }

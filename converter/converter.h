@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "converter/errors.h"
@@ -24,6 +25,10 @@ WeightPrecision weight_precision_from_string(const std::string& name);  // "fp32
 
 struct ConvertOptions {
   WeightPrecision weights = WeightPrecision::kFp32;
+  // Extra metadata entries written into the file, e.g. the pixel normalisation an
+  // image-to-image model expects ("input_mean" = "0.5,0.5,0.5", "input_std", and the
+  // same for "output_"), which `edgegan translate/upscale` read.
+  std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 // `source_name` is recorded in the metadata (e.g. the input file's name).

@@ -1,9 +1,11 @@
-// edgegan-convert in.onnx -o out.egan [--weights fp16]
+// edgegan-convert in.onnx -o out.egan [--weights fp16] [--input-range -1,1 | --mean M --std S] [--output-range LO,HI]
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <sstream>
 
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
+#include "edgegan/image_to_image.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"edgegan-convert: ONNX GAN generator/discriminator -> .egan model (transposed convolutions stored pre-split)"};
@@ -21,10 +23,32 @@ int main(int argc, char** argv) {
                  "computed in fp32)")
       ->check(CLI::IsMember({"fp32", "fp16"}));
   app.add_flag("-q,--quiet", quiet, "print nothing on success");
+  // The pixel normalisation an image-to-image model expects, recorded for edgegan translate/upscale.
+  std::string input_range, mean, stddev, output_range;
+  auto* range_opt = app.add_option("--input-range", input_range, "image models: the input's value range, e.g. -1,1 (pixel 0 -> -1, 255 -> 1)");
+  auto* mean_opt = app.add_option("--mean", mean, "image models: per-channel mean of pixel/255, e.g. 0.485,0.456,0.406 (with --std)");
+  auto* std_opt = app.add_option("--std", stddev, "image models: per-channel std of pixel/255 (with --mean)");
+  app.add_option("--output-range", output_range, "image models: the output's value range (default: the input's, or the final activation's)");
+  range_opt->excludes(mean_opt)->excludes(std_opt);
+  mean_opt->needs(std_opt);
+  std_opt->needs(mean_opt);
   CLI11_PARSE(app, argc, argv);
   try {
     edgegan::converter::ConvertOptions options;
     options.weights = edgegan::converter::weight_precision_from_string(weights);
+    auto record = [&](const std::string& side, const edgegan::PixelNormalisation& n) {
+      auto list = [](const std::array<float, 3>& v) {
+        std::ostringstream s;
+        s.precision(9);
+        s << v[0] << "," << v[1] << "," << v[2];
+        return s.str();
+      };
+      options.metadata.emplace_back(side + "_mean", list(n.mean));
+      options.metadata.emplace_back(side + "_std", list(n.std));
+    };
+    if (!input_range.empty()) record("input", edgegan::PixelNormalisation::parse_range(input_range));
+    if (!mean.empty()) record("input", edgegan::PixelNormalisation::mean_std(mean, stddev));
+    if (!output_range.empty()) record("output", edgegan::PixelNormalisation::parse_range(output_range));
     const auto result = edgegan::converter::convert_file(input, output, options);
     if (!quiet) std::cout << result.summary << "wrote " << output << "\n";
   } catch (const std::exception& e) {

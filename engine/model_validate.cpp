@@ -148,7 +148,7 @@ class Validator {
       const TensorDesc& t = tensor(in->tensor(), where, "input");
       for (uint32_t j = 0; j < i; ++j)
         if (inputs->Get(j)->tensor() == in->tensor()) fail(where, "listed twice");
-      if (input_h_ > 0 && t.layout == Layout::kNHWC) reshape_input(in->tensor(), where);
+      if (input_h_ > 0 && t.layout == Layout::kNHWC && in->role() != fb::InputRole_Noise) reshape_input(in->tensor(), where);
       InputInfo info;
       info.name = t.name;
       info.dtype = t.dtype;
@@ -309,7 +309,7 @@ void validate_at_input_size(Model::Impl& m, std::shared_ptr<const Model> base, i
   m.integrity = b.integrity;
   m.file_model = std::move(base);
   bool has_image_input = false;
-  for (const auto& in : b.inputs) has_image_input |= in.layout == Layout::kNHWC;
+  for (const auto& in : b.inputs) has_image_input |= in.layout == Layout::kNHWC && in.role != InputRole::kNoise;
   if (!has_image_input) throw Error("the model has no image input (NHWC) whose size could change");
   try {
     Validator(m, height, width).run();

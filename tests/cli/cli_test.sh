@@ -279,6 +279,47 @@ expect_error "finetune paired, batch too big" "larger than the 2 pairs" "$edgega
   --targets "$unet_case/inputs/image.npy" --batch 4 -o "$work/x.egan"
 [ -e "$work/x.egan" ] && bad "a failed paired finetune left an output file" || ok
 
+# --- translate and upscale
+images="$src/tests/data/images"
+png_size() { od -An -tu1 -j16 -N8 "$1" | awk '{ print ($3 * 256 + $4) "x" ($7 * 256 + $8) }'; }
+expect_ok "convert an SR model with its input range" "$convert" -q "$src/tests/golden/cases/zoo_realesrgan_compact/model.onnx" -o "$work/sr.egan" --input-range 0,1
+expect_ok "convert CycleGAN with mean and std" "$convert" -q "$src/tests/golden/cases/zoo_cyclegan_resnet/model.onnx" -o "$work/cyc.egan" --mean 0.5 --std 0.5
+"$edgegan" inspect "$work/cyc.egan" | grep -q "input_std: 0.5,0.5,0.5" && ok || bad "the converter did not record --std"
+expect_error "convert with --input-range and --mean" "excludes" "$convert" "$src/tests/golden/cases/zoo_cyclegan_resnet/model.onnx" -o "$work/x.egan" --input-range -1,1 --mean 0.5 --std 0.5
+expect_error "convert with a bad range" "value range '3' must be LO,HI" "$convert" "$src/tests/golden/cases/zoo_cyclegan_resnet/model.onnx" -o "$work/x.egan" --input-range 3
+expect_ok "upscale a PNG" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/up.png"
+[ "$(png_size "$work/up.png")" = "164x120" ] && ok || bad "upscale wrote $(png_size "$work/up.png"), not 164x120"
+grep -q "1 tile of 41x30" "$work/out.txt" && ok || bad "upscale did not say its tiles: $(cat "$work/out.txt")"
+expect_ok "upscale in tiles" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/up_tiled.png" --tile 16 --overlap 4 --threads 2
+grep -q "12 tiles of 16x16" "$work/out.txt" && ok || bad "tiled upscale: $(cat "$work/out.txt")"
+expect_ok "upscale under a memory limit" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/up_limit.png" --memory-limit 1.5M
+mkdir -p "$work/folder_in" && cp "$images/rgb.png" "$work/folder_in/a.png" && cp "$images/photo.jpg" "$work/folder_in/b.jpg"
+expect_ok "upscale a JPEG and a folder into a folder" "$edgegan" upscale "$work/sr.egan" "$images/opaque_rgba.png" "$work/folder_in" -o "$work/up_dir" -q
+[ -f "$work/up_dir/opaque_rgba.png" ] && [ -f "$work/up_dir/a.png" ] && [ -f "$work/up_dir/b.png" ] && ok || bad "the folder run missed an output: $(ls "$work/up_dir")"
+expect_ok "translate" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/t.png"
+[ "$(png_size "$work/t.png")" = "41x30" ] && ok || bad "translate wrote $(png_size "$work/t.png"), not 41x30"
+grep -q "model metadata" "$work/out.txt" && ok || bad "translate did not use the recorded normalisation: $(cat "$work/out.txt")"
+expect_error "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate "$work/sr.egan" "$images/rgb.png" -o "$work/x.png"
+expect_error "upscale with a translation model" "keeps the image's size; use 'edgegan translate'" "$edgegan" upscale "$work/cyc.egan" "$images/rgb.png" -o "$work/x.png"
+expect_error "upscale with a noise generator" "not image-to-image" "$edgegan" upscale "$work/dcgan.egan" "$images/rgb.png" -o "$work/x.png"
+expect_error "upscale a transparent image" "has transparent pixels \\(alpha 10 at x 4, y 3\\)" "$edgegan" upscale "$work/sr.egan" "$images/transparent_rgba.png" -o "$work/x.png"
+head -c 300 "$images/photo.jpg" >"$work/cut.jpg"
+expect_error "upscale a truncated JPEG" "cut.jpg': the image data is damaged or truncated" "$edgegan" upscale "$work/sr.egan" "$work/cut.jpg" -o "$work/x.png"
+expect_error "upscale a text file" "is not a PNG or JPEG image" "$edgegan" upscale "$work/sr.egan" "$work/garbage.onnx" -o "$work/x.png"
+printf '\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\x01\x86\xa0\0\x01\x86\xa0\x08\x02\0\0\0\0\0\0\0' >"$work/huge.png"
+expect_error "upscale a huge image" "huge.png' is 100000x100000 pixels, more than edgegan reads" "$edgegan" upscale "$work/sr.egan" "$work/huge.png" -o "$work/x.png"
+[ -e "$work/x.png" ] && bad "a refused image left an output file" || ok
+expect_error "upscale, one bad image of two" "1 of 2 images failed" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" "$work/huge.png" -o "$work/mixed" -q
+[ -f "$work/mixed/rgb.png" ] && [ ! -e "$work/mixed/huge.png" ] && ok || bad "the good image of a mixed run was not written, or the bad one was"
+expect_error "upscale, memory limit too small" "more than the memory limit of 0.06 MiB" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit 64K
+expect_error "upscale, a memory limit that is not a size" "'lots' is not a size" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit lots
+expect_error "upscale to a .jpg" "must name a .png file" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.jpg"
+expect_error "upscale onto its input" "it is the input file" "$edgegan" upscale "$work/sr.egan" "$work/up.png" -o "$work/up.png"
+expect_ok "report at a tile's size" "$edgegan" report "$work/sr.egan" --input-size 64x48
+grep -q " 1x64x48x8 " "$work/out.txt" && ok || bad "report --input-size did not plan 64x48: $(head -5 "$work/out.txt")"
+expect_error "report a generator at an input size" "no image input" "$edgegan" report "$work/dcgan.egan" --input-size 64x64
+expect_error "report at a malformed size" "is not HEIGHTxWIDTH" "$edgegan" report "$work/sr.egan" --input-size 64
+
 # Every error, from the engine or from argument parsing, is one line.
 one_line() {
   local name=$1; shift
@@ -292,6 +333,7 @@ one_line "unknown subcommand" "$edgegan" paint
 one_line "unknown option" "$edgegan" inspect "$work/dcgan.egan" --colour
 one_line "converter missing argument" "$convert"
 one_line "converter error" "$convert" "$work/garbage.onnx" -o "$work/x.egan"
+one_line "bad image" "$edgegan" upscale "$work/sr.egan" "$work/huge.png" -o "$work/x.png"
 
 echo "cli: $passed passed, $failed failed"
 [ $failed -eq 0 ]

@@ -138,7 +138,7 @@ class Model {
   static std::shared_ptr<const Model> load(const std::string& path, const LoadOptions& options = {});
   // Validates and copies an in-memory file image (tests, fuzzing, embedded use).
   static std::shared_ptr<const Model> from_bytes(std::span<const uint8_t> bytes, const LoadOptions& options = {});
-  // The same model with its image input (every NHWC graph input) at height x width:
+  // The same model with its image input (every NHWC graph input but a noise vector) at height x width:
   // each op's output shape derived again from its inputs, the weights shared with
   // `model` (nothing is copied). Fully convolutional generators (image-to-image,
   // super-resolution) run at any size; an op whose shape the file fixes (a Dense

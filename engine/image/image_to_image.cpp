@@ -1,0 +1,367 @@
+// ImageToImage: an 8-bit image through a fully convolutional generator, whole or in
+// tiles. Every tile has the same size, so one re-shaped model and one Session serve
+// the whole image; tile origins are multiples of the model's total stride, so a
+// tile computes exactly what the whole-image run computes wherever its receptive
+// field stays inside the tile. Neighbours overlap; across the middle half of each
+// overlap their outputs are cross-faded (linear weights summing to one), and the
+// outer quarters, where a tile's own border is closest, take the neighbour's pixels.
+// Output rows are finished band by band, so the float accumulator holds one tile row
+// of the output, never the whole image.
+#include "edgegan/image_to_image.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+
+#include "edgegan/report.h"
+
+namespace edgegan {
+namespace {
+
+constexpr int64_t kMaxAlignment = 1024;
+
+int64_t round_up(int64_t v, int64_t a) { return (v + a - 1) / a * a; }
+
+std::string mib(uint64_t bytes) {
+  std::ostringstream s;
+  s.precision(bytes < (uint64_t{1} << 20) ? 2 : 1);
+  s << std::fixed << static_cast<double>(bytes) / (1 << 20) << " MiB";
+  return s.str();
+}
+
+std::vector<float> parse_floats(const std::string& text, const char* what) {
+  std::vector<float> values;
+  std::stringstream in(text);
+  std::string item;
+  while (std::getline(in, item, ',')) {
+    size_t used = 0;
+    float v = 0.f;
+    try {
+      v = std::stof(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || !std::isfinite(v)) throw Error(std::string(what) + " '" + text + "' is not a list of numbers");
+    values.push_back(v);
+  }
+  if (values.empty()) throw Error(std::string(what) + " is empty");
+  return values;
+}
+
+std::array<float, 3> per_channel(const std::vector<float>& v, const std::string& text, const char* what) {
+  if (v.size() == 1) return {v[0], v[0], v[0]};
+  if (v.size() == 3) return {v[0], v[1], v[2]};
+  throw Error(std::string(what) + " '" + text + "' must hold 1 or 3 values");
+}
+
+// The one float NHWC input and the NHWC output of an image-to-image model.
+const InputInfo& image_input(const Model& m) {
+  if (m.inputs().size() != 1 || m.inputs()[0].layout != Layout::kNHWC || m.inputs()[0].dtype != DType::kFloat32)
+    throw Error("the model is not image-to-image: it must have one input, a float image (it has " + std::to_string(m.inputs().size()) +
+                " inputs" + (m.noise_size() > 0 ? ", a noise vector among them" : "") + ")");
+  return m.inputs()[0];
+}
+
+// Origins along one axis of `length` (a multiple of the alignment) for tiles of `tile`
+// stepping by tile - overlap; the last tile ends at the far edge.
+std::vector<int64_t> tile_origins(int64_t length, int64_t tile, int64_t overlap) {
+  std::vector<int64_t> origins{0};
+  while (origins.back() + tile < length) origins.push_back(std::min(origins.back() + tile - overlap, length - tile));
+  return origins;
+}
+
+// Blending weights of tile `i` along one axis, per output pixel of the tile: a ramp
+// across the middle half of the overlap with each neighbour.
+std::vector<float> axis_weights(const std::vector<int64_t>& origins, size_t i, int64_t tile, int64_t scale) {
+  const int64_t n = tile * scale;
+  std::vector<float> w(static_cast<size_t>(n), 1.f);
+  auto ramp = [](double distance, double overlap) {  // distance from the tile's edge, in output pixels
+    return static_cast<float>(std::clamp((distance - overlap / 4) / (overlap / 2), 0.0, 1.0));
+  };
+  if (i > 0) {
+    const double overlap = static_cast<double>((origins[i - 1] + tile - origins[i]) * scale);
+    if (overlap > 0)
+      for (int64_t u = 0; u < n; ++u) w[static_cast<size_t>(u)] *= ramp(static_cast<double>(u) + 0.5, overlap);
+  }
+  if (i + 1 < origins.size()) {
+    const double overlap = static_cast<double>((origins[i] + tile - origins[i + 1]) * scale);
+    if (overlap > 0)
+      for (int64_t u = 0; u < n; ++u) w[static_cast<size_t>(u)] *= ramp(static_cast<double>(n - u) - 0.5, overlap);
+  }
+  return w;
+}
+
+// Sum of every tile's weight at each output pixel of one axis.
+std::vector<float> axis_norms(const std::vector<int64_t>& origins, const std::vector<std::vector<float>>& weights, int64_t length, int64_t scale) {
+  std::vector<float> sum(static_cast<size_t>(length * scale), 0.f);
+  for (size_t i = 0; i < origins.size(); ++i)
+    for (size_t u = 0; u < weights[i].size(); ++u) sum[static_cast<size_t>(origins[i] * scale) + u] += weights[i][u];
+  for (float s : sum)
+    if (!(s > 0.f)) throw Error("internal: a tiled output pixel has no weight");
+  return sum;
+}
+
+// Source row/column of padded position p: mirrored past the far edge (p < 2 * length - 1),
+// else the edge itself.
+int64_t source_index(int64_t p, int64_t length) {
+  if (p < length) return p;
+  const int64_t mirrored = 2 * (length - 1) - p;
+  return mirrored >= 0 ? mirrored : 0;
+}
+
+}  // namespace
+
+PixelNormalisation PixelNormalisation::range(float lo, float hi) {
+  if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi != lo)) throw Error("a value range needs two different finite ends");
+  PixelNormalisation n;
+  const float span = hi - lo;
+  n.mean = {-lo / span, -lo / span, -lo / span};
+  n.std = {1.f / span, 1.f / span, 1.f / span};
+  return n;
+}
+
+PixelNormalisation PixelNormalisation::parse_range(const std::string& text) {
+  const std::vector<float> v = parse_floats(text, "value range");
+  if (v.size() != 2) throw Error("value range '" + text + "' must be LO,HI");
+  return range(v[0], v[1]);
+}
+
+PixelNormalisation PixelNormalisation::mean_std(const std::string& mean, const std::string& std) {
+  PixelNormalisation n;
+  n.mean = per_channel(parse_floats(mean, "mean"), mean, "mean");
+  n.std = per_channel(parse_floats(std, "std"), std, "std");
+  for (float s : n.std)
+    if (!(s != 0.f)) throw Error("std '" + std + "' holds a zero");
+  return n;
+}
+
+std::optional<PixelNormalisation> PixelNormalisation::from_metadata(const Model& model, const std::string& side) {
+  std::string mean, std;
+  for (const auto& [k, v] : model.metadata()) {
+    if (k == side + "_mean") mean = v;
+    if (k == side + "_std") std = v;
+  }
+  if (mean.empty() && std.empty()) return std::nullopt;
+  if (mean.empty() || std.empty()) throw Error("the model's metadata has only one of " + side + "_mean and " + side + "_std");
+  try {
+    return mean_std(mean, std);
+  } catch (const Error& e) {
+    throw Error(std::string("the model's metadata ") + side + " normalisation: " + e.what());
+  }
+}
+
+std::string PixelNormalisation::to_string() const {
+  std::ostringstream s;
+  if (mean[0] == mean[1] && mean[1] == mean[2] && std[0] == std[1] && std[1] == std[2]) {
+    s << "[" << -mean[0] / std[0] + 0.f << ", " << (1.f - mean[0]) / std[0] + 0.f << "]";  // + 0: no "-0"
+  } else {
+    s << "mean " << mean[0] << "," << mean[1] << "," << mean[2] << " std " << std[0] << "," << std[1] << "," << std[2];
+  }
+  return s.str();
+}
+
+ImageToImage::ImageToImage(std::shared_ptr<const Model> model, const ImageToImageOptions& options)
+    : model_(std::move(model)), options_(options) {
+  if (!model_) throw Error("ImageToImage: no model");
+  if (options_.tile < 0 || options_.overlap < 0) throw Error("tile and overlap must not be negative");
+  const InputInfo& in = image_input(*model_);
+  input_channels_ = static_cast<int>(in.dims[3]);
+  if (input_channels_ != 1 && input_channels_ != 3)
+    throw Error("the model is not image-to-image: its input has " + std::to_string(input_channels_) + " channels, an image 1 or 3");
+  if (model_->outputs().empty() || model_->outputs()[0].layout != Layout::kNHWC) throw Error("the model is not image-to-image: its output is not an image");
+  const OutputInfo& out = model_->outputs()[0];
+  output_channels_ = static_cast<int>(out.dims[3]);
+  if (output_channels_ != 1 && output_channels_ != 3)
+    throw Error("the model is not image-to-image: its output has " + std::to_string(output_channels_) + " channels, an image 1 or 3");
+
+  // The model's total stride: the smallest power of two at whose multiples the output
+  // is a whole multiple of the input, at two non-square sizes.
+  std::string why;
+  for (int64_t a = 1; a <= kMaxAlignment; a *= 2) {
+    const int64_t k = std::max<int64_t>(2, (64 + a - 1) / a);
+    int64_t scale = 0;
+    bool ok = true;
+    for (auto [h, w] : {std::pair{a * k, a * (k + 1)}, std::pair{a * (k + 1), a * k}}) {
+      try {
+        const auto m = Model::at_input_size(model_, h, w);
+        const auto& od = m->outputs()[0].dims;
+        const int64_t sh = od[1] / h, sw = od[2] / w;
+        if (sh < 1 || sh != sw || od[1] != sh * h || od[2] != sw * w || (scale && sh != scale)) {
+          ok = false;
+          why = "at " + std::to_string(h) + "x" + std::to_string(w) + " the output is " + std::to_string(od[1]) + "x" + std::to_string(od[2]);
+          break;
+        }
+        scale = sh;
+      } catch (const Error& e) {
+        ok = false;
+        why = e.what();
+        break;
+      }
+    }
+    if (ok) {
+      alignment_ = a;
+      scale_ = scale;
+      break;
+    }
+    if (a == kMaxAlignment) throw Error("the model is not image-to-image: its output is not a whole multiple of its input (" + why + ")");
+  }
+
+  for (const OpInfo& op : model_->ops())
+    if (op.kind == "GroupNorm" && whole_image_op_.empty()) whole_image_op_ = op.kind + " '" + op.name + "'";
+
+  // Normalisations: the caller's, else the model's metadata, else the output's value range.
+  const float vmin = out.value_min, vmax = out.value_max;
+  const bool known_range = std::isfinite(vmin) && std::isfinite(vmax) && vmax > vmin;
+  const auto meta_in = PixelNormalisation::from_metadata(*model_, "input");
+  const auto meta_out = PixelNormalisation::from_metadata(*model_, "output");
+  const PixelNormalisation fallback = known_range ? PixelNormalisation::range(vmin, vmax) : PixelNormalisation::range(0.f, 1.f);
+  input_norm_ = options_.input ? *options_.input : meta_in ? *meta_in : fallback;
+  output_norm_ = options_.output ? *options_.output : meta_out ? *meta_out : known_range ? fallback : input_norm_;
+  norm_source_ = options_.input || options_.output ? "given"
+                 : meta_in || meta_out           ? "model metadata"
+                 : known_range                   ? "the output's value range"
+                                                 : "default [0, 1] (the model records none)";
+}
+
+TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile) const {
+  TilePlan p;
+  p.width = width;
+  p.height = height;
+  const int64_t a = alignment_;
+  const int64_t hp = round_up(height, a), wp = round_up(width, a);
+  p.overlap = round_up(options_.overlap, a);
+  p.tile_height = std::min(tile, hp);
+  p.tile_width = std::min(tile, wp);
+  for (auto [t, length] : {std::pair{p.tile_height, hp}, std::pair{p.tile_width, wp}})
+    if (t < length && t < 2 * p.overlap + a)
+      throw Error("a tile of " + std::to_string(t) + " pixels is too small for an overlap of " + std::to_string(p.overlap) +
+                  " (tiles must be at least 2 x overlap + " + std::to_string(a) + ")");
+  p.tiles_y = static_cast<int64_t>(tile_origins(hp, p.tile_height, p.overlap).size());
+  p.tiles_x = static_cast<int64_t>(tile_origins(wp, p.tile_width, p.overlap).size());
+  SessionOptions so;
+  so.threads = options_.threads;
+  const MemoryReport r = memory_report(Model::at_input_size(model_, p.tile_height, p.tile_width), so);
+  p.session_bytes = r.totals.session_bytes;
+  p.arena_bytes = r.totals.arena_bytes;
+  p.mapped_bytes = r.file_bytes;
+  const uint64_t s = static_cast<uint64_t>(scale_), cin = static_cast<uint64_t>(input_channels_), cout = static_cast<uint64_t>(output_channels_);
+  const uint64_t th = static_cast<uint64_t>(p.tile_height), tw = static_cast<uint64_t>(p.tile_width);
+  p.buffer_bytes = static_cast<uint64_t>(width * height) * cin                          // the input image
+                   + static_cast<uint64_t>(width * height) * s * s * cout                 // the output image
+                   + th * tw * cin * 4 + th * tw * s * s * cout * 4                      // the tile's input and output tensors
+                   + s * th * s * static_cast<uint64_t>(wp) * cout * 4                   // the blending band
+                   + (static_cast<uint64_t>(hp + wp) * s) * 4 * 2;                       // per-axis weights and sums
+  return p;
+}
+
+TilePlan ImageToImage::plan(int64_t width, int64_t height) const {
+  if (width < 1 || height < 1) throw Error("the image has no pixels");
+  const int64_t a = alignment_;
+  const int64_t whole = std::max(round_up(height, a), round_up(width, a));
+  int64_t largest = whole;
+  if (options_.tile > 0) largest = std::min(whole, std::max(a, options_.tile / a * a));
+  if (options_.memory_limit_bytes == 0) return plan_for_tile(width, height, largest);
+  // The largest tile whose plan fits: memory grows with the tile, so bisect over its multiples of a.
+  const int64_t smallest = std::min(largest, 2 * round_up(options_.overlap, a) + a);
+  auto fits = [&](int64_t tile, TilePlan* out) {
+    const TilePlan p = plan_for_tile(width, height, tile);
+    if (out) *out = p;
+    return p.total_bytes() <= options_.memory_limit_bytes;
+  };
+  TilePlan best;
+  if (!fits(smallest, &best))
+    throw Error("even " + std::to_string(best.tile_width) + "x" + std::to_string(best.tile_height) + " tiles need " + mib(best.total_bytes()) +
+                ", more than the memory limit of " + mib(options_.memory_limit_bytes));
+  int64_t lo = smallest / a, hi = largest / a;  // lo fits
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (fits(mid * a, nullptr)) lo = mid;
+    else hi = mid - 1;
+  }
+  return plan_for_tile(width, height, lo * a);
+}
+
+Image ImageToImage::run(const Image& image, const std::function<void(int64_t, int64_t)>& progress) const {
+  if (image.channels != input_channels_)
+    throw Error("the image has " + std::to_string(image.channels) + " channels, the model takes " + std::to_string(input_channels_));
+  if (image.pixels.size() != static_cast<size_t>(image.width * image.height * image.channels)) throw Error("the image's size and its pixels disagree");
+  const TilePlan p = plan(image.width, image.height);
+  const int64_t s = scale_, a = alignment_, th = p.tile_height, tw = p.tile_width;
+  const int64_t hp = round_up(image.height, a), wp = round_up(image.width, a);
+  const int cin = input_channels_, cout = output_channels_;
+  const std::vector<int64_t> ys = tile_origins(hp, th, p.overlap), xs = tile_origins(wp, tw, p.overlap);
+  std::vector<std::vector<float>> wy, wx;
+  for (size_t i = 0; i < ys.size(); ++i) wy.push_back(axis_weights(ys, i, th, s));
+  for (size_t j = 0; j < xs.size(); ++j) wx.push_back(axis_weights(xs, j, tw, s));
+  const std::vector<float> ny = axis_norms(ys, wy, hp, s), nx = axis_norms(xs, wx, wp, s);
+
+  SessionOptions so;
+  so.threads = options_.threads;
+  const auto tile_model = Model::at_input_size(model_, th, tw);
+  Session session(tile_model, so);
+  Tensor x;
+  x.name = tile_model->inputs()[0].name;
+  x.layout = Layout::kNHWC;
+  x.shape = {1, th, tw, cin};
+  x.f32.resize(static_cast<size_t>(th * tw * cin));
+
+  Image out;
+  out.width = image.width * s;
+  out.height = image.height * s;
+  out.channels = cout;
+  out.pixels.resize(static_cast<size_t>(out.width * out.height * cout));
+  const int64_t band_w = wp * s, band_rows = th * s;
+  std::vector<float> band(static_cast<size_t>(band_rows * band_w * cout), 0.f);
+  int64_t band_top = 0;  // output row of band row 0
+  const int64_t total = p.tiles();
+  int64_t done = 0;
+  for (size_t i = 0; i < ys.size(); ++i) {
+    for (size_t j = 0; j < xs.size(); ++j) {
+      for (int64_t r = 0; r < th; ++r) {
+        const int64_t sy = source_index(ys[i] + r, image.height);
+        for (int64_t c = 0; c < tw; ++c) {
+          const int64_t sx = source_index(xs[j] + c, image.width);
+          const uint8_t* px = image.pixels.data() + (sy * image.width + sx) * cin;
+          float* dst = x.f32.data() + (r * tw + c) * cin;
+          for (int k = 0; k < cin; ++k) dst[k] = (static_cast<float>(px[k]) / 255.f - input_norm_.mean[k]) / input_norm_.std[k];
+        }
+      }
+      const std::vector<Tensor> y = session.run({x});
+      const float* v = y[0].f32.data();
+      for (int64_t r = 0; r < th * s; ++r) {
+        const float row_w = wy[i][static_cast<size_t>(r)];
+        if (row_w == 0.f) continue;
+        float* acc = band.data() + ((ys[i] * s + r - band_top) * band_w + xs[j] * s) * cout;
+        const float* src = v + r * tw * s * cout;
+        for (int64_t c = 0; c < tw * s; ++c) {
+          const float w = row_w * wx[j][static_cast<size_t>(c)];
+          for (int k = 0; k < cout; ++k) acc[c * cout + k] += w * src[c * cout + k];
+        }
+      }
+      if (progress) progress(++done, total);
+    }
+    // Rows above the next tile row's first are final: normalise, convert, drop from the band.
+    const int64_t next_top = i + 1 < ys.size() ? ys[i + 1] * s : hp * s;
+    for (int64_t row = band_top; row < next_top; ++row) {
+      if (row >= out.height) continue;
+      const float* acc = band.data() + (row - band_top) * band_w * cout;
+      uint8_t* dst = out.pixels.data() + row * out.width * cout;
+      for (int64_t c = 0; c < out.width; ++c) {
+        const float norm = ny[static_cast<size_t>(row)] * nx[static_cast<size_t>(c)];
+        for (int k = 0; k < cout; ++k) {
+          const float value = acc[c * cout + k] / norm;
+          const float pixel = (value * output_norm_.std[k] + output_norm_.mean[k]) * 255.f;
+          dst[c * cout + k] = static_cast<uint8_t>(std::lround(std::clamp(std::isnan(pixel) ? 0.f : pixel, 0.f, 255.f)));
+        }
+      }
+    }
+    const int64_t kept = std::max<int64_t>(0, band_top + band_rows - next_top);
+    if (kept > 0) std::memmove(band.data(), band.data() + (next_top - band_top) * band_w * cout, static_cast<size_t>(kept * band_w * cout) * sizeof(float));
+    std::fill(band.begin() + kept * band_w * cout, band.end(), 0.f);
+    band_top = next_top;
+  }
+  return out;
+}
+
+}  // namespace edgegan

@@ -1,0 +1,102 @@
+// Image in, image out: runs an image-to-image or super-resolution generator on an
+// 8-bit picture of any size, whole or in overlapping tiles whose seams are blended.
+// `edgegan translate` and `edgegan upscale` are this class and a file loop.
+//
+//   auto model = edgegan::Model::load("esrgan_x4.egan");
+//   edgegan::ImageToImage upscaler(model, {.memory_limit_bytes = 256 << 20});
+//   edgegan::write_png("big.png", upscaler.run(edgegan::read_image("small.jpg", upscaler.input_channels())));
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "edgegan/edgegan.h"
+#include "edgegan/image.h"
+
+namespace edgegan {
+
+// How 8-bit pixels map to the model's values: value = (pixel / 255 - mean[c]) / std[c],
+// per channel (a grey image uses channel 0). Default: pixel / 255, the range [0, 1].
+struct PixelNormalisation {
+  std::array<float, 3> mean{0.f, 0.f, 0.f};
+  std::array<float, 3> std{1.f, 1.f, 1.f};
+  // Pixel 0 becomes `lo`, pixel 255 becomes `hi` (e.g. -1, 1 for tanh generators).
+  static PixelNormalisation range(float lo, float hi);
+  // "0.5,0.5,0.5"-style mean and std (one value, or one per channel). Throws Error.
+  static PixelNormalisation mean_std(const std::string& mean, const std::string& std);
+  // "-1,1". Throws Error.
+  static PixelNormalisation parse_range(const std::string& text);
+  // The model's metadata entries "<side>_mean" and "<side>_std" (side: "input" or
+  // "output", written by `edgegan-convert --input-range/--mean/--std`), if present.
+  static std::optional<PixelNormalisation> from_metadata(const Model& model, const std::string& side);
+  std::string to_string() const;  // "[-1, 1]" (the values of pixels 0 and 255), or "mean 0.485,... std 0.229,..."
+  bool operator==(const PixelNormalisation&) const = default;
+};
+
+struct ImageToImageOptions {
+  int threads = 0;                   // 0: all cores
+  int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
+  int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
+  uint64_t memory_limit_bytes = 0;   // > 0: the largest tile whose plan fits this (tile is then a ceiling, if set)
+  // Overrides of the model's recorded normalisations (see from_metadata; without
+  // either, the output's known value range, else [0, 1], is used for both).
+  std::optional<PixelNormalisation> input, output;
+};
+
+// How an image of a given size is cut and what running it takes.
+struct TilePlan {
+  int64_t width = 0, height = 0;             // the image
+  int64_t tile_width = 0, tile_height = 0;   // input pixels per tile (every tile is this size)
+  int64_t tiles_x = 1, tiles_y = 1;
+  int64_t overlap = 0;                       // input pixels, after rounding to the alignment
+  uint64_t session_bytes = 0;                // the tile's Session: arena + weight copies (MemoryReport)
+  uint64_t arena_bytes = 0;                  // of which the activation arena
+  uint64_t buffer_bytes = 0;                 // images, tile tensors and the blending band
+  uint64_t mapped_bytes = 0;                 // the model file, mapped
+  uint64_t total_bytes() const { return session_bytes + buffer_bytes + mapped_bytes; }
+  int64_t tiles() const { return tiles_x * tiles_y; }
+};
+
+class ImageToImage {
+ public:
+  // Throws Error when the model is not image-to-image: one float NHWC input and one
+  // NHWC output of 1 or 3 channels, the output an integer multiple of the input's
+  // size at every size it runs at.
+  ImageToImage(std::shared_ptr<const Model> model, const ImageToImageOptions& options = {});
+
+  int input_channels() const { return input_channels_; }
+  int output_channels() const { return output_channels_; }
+  int64_t scale() const { return scale_; }          // output pixels per input pixel (1: translation)
+  int64_t alignment() const { return alignment_; }  // tiles are multiples of this (the model's total stride)
+  const PixelNormalisation& input_normalisation() const { return input_norm_; }
+  const PixelNormalisation& output_normalisation() const { return output_norm_; }
+  std::string normalisation_source() const { return norm_source_; }  // "model metadata", "option", ...
+  // The first op whose output depends on the whole image (a GroupNorm/InstanceNorm
+  // normalises with the statistics of its whole map), as "GroupNorm 'name'"; "" when
+  // none. Tiles of such a model are normalised each on its own, so a tiled result
+  // differs from the whole-image one everywhere, not only at the seams.
+  const std::string& whole_image_op() const { return whole_image_op_; }
+
+  // The tiles for a width x height image (Error if no tile fits memory_limit_bytes).
+  TilePlan plan(int64_t width, int64_t height) const;
+  // Runs `image` (input_channels() channels); `progress(done, total)` after each tile.
+  Image run(const Image& image, const std::function<void(int64_t, int64_t)>& progress = {}) const;
+
+ private:
+  TilePlan plan_for_tile(int64_t width, int64_t height, int64_t tile) const;
+
+  std::shared_ptr<const Model> model_;
+  ImageToImageOptions options_;
+  int input_channels_ = 0, output_channels_ = 0;
+  int64_t scale_ = 1, alignment_ = 1;
+  PixelNormalisation input_norm_, output_norm_;
+  std::string norm_source_;
+  std::string whole_image_op_;
+};
+
+}  // namespace edgegan

@@ -1,0 +1,262 @@
+// ImageToImage (translate/upscale): the model's scale and stride found by probing,
+// tiled runs against the whole-image run, memory-limited tile choice, the pixel
+// normalisations, and read_image's refusals.
+#include <gtest/gtest.h>
+
+#include <unistd.h>
+
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "edgegan/edgegan.h"
+#include "edgegan/image.h"
+#include "edgegan/image_to_image.h"
+#include "tests/test_models/test_models.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::shared_ptr<const Model> golden(const std::string& name) { return Model::load(testing::test_model_path("golden/" + name)); }
+
+Image random_image(int64_t width, int64_t height, int channels, uint32_t seed) {
+  std::mt19937 rng(seed);
+  Image im;
+  im.width = width;
+  im.height = height;
+  im.channels = channels;
+  im.pixels.resize(static_cast<size_t>(width * height * channels));
+  // Smooth content plus noise, so no pixel sits at a clamp by accident.
+  for (int64_t y = 0; y < height; ++y)
+    for (int64_t x = 0; x < width; ++x)
+      for (int c = 0; c < channels; ++c)
+        im.pixels[static_cast<size_t>((y * width + x) * channels + c)] =
+            static_cast<uint8_t>(60 + (x * 3 + y * 2 + c * 40) % 120 + testing::uniform_int(rng, 0, 40));
+  return im;
+}
+
+struct Difference {
+  int max = 0;
+  int64_t differing = 0;
+};
+
+Difference compare(const Image& a, const Image& b) {
+  EXPECT_EQ(a.width, b.width);
+  EXPECT_EQ(a.height, b.height);
+  Difference d;
+  for (size_t i = 0; i < std::min(a.pixels.size(), b.pixels.size()); ++i) {
+    const int e = std::abs(int{a.pixels[i]} - int{b.pixels[i]});
+    d.max = std::max(d.max, e);
+    d.differing += e != 0;
+  }
+  return d;
+}
+
+TEST(ImageToImage, FindsTheScaleAndTheStride) {
+  const ImageToImage sr(golden("zoo_realesrgan_compact"));
+  EXPECT_EQ(sr.scale(), 4);
+  EXPECT_EQ(sr.alignment(), 1);
+  const ImageToImage cyclegan(golden("zoo_cyclegan_resnet"));  // two stride-2 downsamplings
+  EXPECT_EQ(cyclegan.scale(), 1);
+  EXPECT_EQ(cyclegan.alignment(), 4);
+  const ImageToImage srgan(golden("zoo_srgan"));
+  EXPECT_GE(srgan.scale(), 2);
+  const ImageToImage unet(golden("zoo_pix2pix_unet"));
+  EXPECT_EQ(unet.scale(), 1);
+  EXPECT_GE(unet.alignment(), 8);
+}
+
+TEST(ImageToImage, RefusesModelsThatAreNotImageToImage) {
+  for (const char* name : {"dcgan_digits_generator", "d_conv_dilated_flatten", "patchgan_gap_head"}) {
+    const fs::path path = testing::test_model_path("golden/" + std::string(name));
+    if (!fs::exists(path)) continue;  // dcgan_digits ships under models/, not the goldens
+    try {
+      ImageToImage runner(Model::load(path.string()));
+      ADD_FAILURE() << name << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("not image-to-image"), std::string::npos) << name << ": " << e.what();
+    }
+  }
+}
+
+// With an overlap whose blended quarters cover the receptive field, a tiled run is
+// the whole-image run (the same float values, so the same 8-bit pixels but for a
+// rare rounding tie); with a small overlap the seams stay within a few levels.
+TEST(ImageToImage, TiledRunsMatchTheWholeImage) {
+  struct Case {
+    const char* model;
+    int64_t width, height, tile, overlap;
+  };
+  // realesrgan_compact: six 3x3 convolutions, a receptive field of 6 pixels each way.
+  // cyclegan_resnet: stride 4 (its odd image sizes are padded to multiples of 4), and
+  // instance norms, which tiling cannot reproduce.
+  for (const Case& c : {Case{"zoo_realesrgan_compact", 150, 97, 72, 32}, Case{"zoo_realesrgan_compact", 70, 33, 24, 8},
+                        Case{"zoo_cyclegan_resnet", 61, 50, 40, 16}}) {
+    SCOPED_TRACE(c.model);
+    const auto model = golden(c.model);
+    const ImageToImage whole(model, {.threads = 2});
+    const Image in = random_image(c.width, c.height, whole.input_channels(), 3);
+    const Image reference = whole.run(in);
+    EXPECT_EQ(reference.width, c.width * whole.scale());
+    EXPECT_EQ(reference.height, c.height * whole.scale());
+    ImageToImageOptions tiled_options{.threads = 2, .tile = c.tile, .overlap = c.overlap};
+    const ImageToImage tiled(model, tiled_options);
+    const TilePlan plan = tiled.plan(c.width, c.height);
+    EXPECT_GT(plan.tiles(), 1);
+    int64_t progress_calls = 0;
+    const Image out = tiled.run(in, [&](int64_t done, int64_t total) {
+      EXPECT_EQ(done, ++progress_calls);
+      EXPECT_EQ(total, plan.tiles());
+    });
+    EXPECT_EQ(progress_calls, plan.tiles());
+    const Difference d = compare(out, reference);
+    if (!whole.whole_image_op().empty()) {
+      // Instance norms see each tile's own statistics: no bound but the flag itself.
+      EXPECT_NE(whole.whole_image_op().find("GroupNorm"), std::string::npos);
+    } else if (c.overlap >= 24) {  // a quarter of the overlap covers the receptive field
+      EXPECT_LE(d.max, 1);
+      EXPECT_LE(d.differing, static_cast<int64_t>(out.pixels.size() / 1000));
+    } else {
+      EXPECT_LE(d.max, 24) << "seams differ too much";
+    }
+  }
+}
+
+TEST(ImageToImage, MemoryLimitPicksTheLargestTileThatFits) {
+  const auto model = golden("zoo_realesrgan_compact");
+  const ImageToImage unlimited(model);
+  const TilePlan whole = unlimited.plan(300, 200);
+  EXPECT_EQ(whole.tiles(), 1);
+  const uint64_t limit = whole.total_bytes() / 3;
+  const ImageToImage limited(model, {.overlap = 8, .memory_limit_bytes = limit});
+  const TilePlan p = limited.plan(300, 200);
+  EXPECT_GT(p.tiles(), 1);
+  EXPECT_LE(p.total_bytes(), limit);
+  // One pixel larger would not fit.
+  const ImageToImage larger(model, {.tile = p.tile_width + 1, .overlap = 8});
+  if (p.tile_width < 300) EXPECT_GT(larger.plan(300, 200).total_bytes(), limit);
+  // The tiled run under the limit gives the image.
+  const Image in = random_image(300, 200, 3, 9);
+  const Image out = limited.run(in);
+  EXPECT_EQ(out.width, 1200);
+  EXPECT_EQ(out.height, 800);
+  // A limit no tile fits is an error that says so.
+  const ImageToImage impossible(model, {.memory_limit_bytes = 1 << 16});
+  try {
+    impossible.plan(300, 200);
+    ADD_FAILURE() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("more than the memory limit"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ImageToImage, NormalisationsFromOptionsAndRanges) {
+  const PixelNormalisation r = PixelNormalisation::range(-1.f, 1.f);
+  EXPECT_FLOAT_EQ((0.f / 255.f - r.mean[0]) / r.std[0], -1.f);
+  EXPECT_FLOAT_EQ((255.f / 255.f - r.mean[2]) / r.std[2], 1.f);
+  EXPECT_EQ(PixelNormalisation::parse_range("-1,1"), r);
+  const PixelNormalisation m = PixelNormalisation::mean_std("0.485,0.456,0.406", "0.229,0.224,0.225");
+  EXPECT_FLOAT_EQ(m.mean[1], 0.456f);
+  EXPECT_FLOAT_EQ(m.std[2], 0.225f);
+  for (auto [mean, std] : {std::pair{"1,2", "1"}, std::pair{"a", "1"}, std::pair{"0.5", "0"}, std::pair{"", "1"}}) {
+    EXPECT_THROW(PixelNormalisation::mean_std(mean, std), Error) << mean << " / " << std;
+  }
+  EXPECT_THROW(PixelNormalisation::parse_range("1,1"), Error);
+  EXPECT_THROW(PixelNormalisation::parse_range("0,1,2"), Error);
+  // A tanh generator without metadata: [-1, 1] both ways; the option overrides the input side.
+  const auto cyclegan = golden("zoo_cyclegan_resnet");
+  const ImageToImage by_range(cyclegan);
+  EXPECT_EQ(by_range.input_normalisation(), r);
+  EXPECT_EQ(by_range.output_normalisation(), r);
+  const ImageToImage given(cyclegan, {.input = PixelNormalisation::range(0.f, 1.f)});
+  EXPECT_EQ(given.input_normalisation(), PixelNormalisation::range(0.f, 1.f));
+  EXPECT_EQ(given.output_normalisation(), r);
+  EXPECT_EQ(given.normalisation_source(), "given");
+}
+
+// ------------------------------------------------------------------ read_image
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+std::vector<uint8_t> file_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+TEST(ReadImage, RoundTripsAndConvertsGreyToRgb) {
+  const fs::path dir = fs::temp_directory_path() / ("edgegan_image_test_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  const Image rgb = random_image(17, 9, 3, 1);
+  write_png((dir / "rgb.png").string(), rgb);
+  const Image back = read_image((dir / "rgb.png").string(), 3);
+  EXPECT_EQ(back.width, 17);
+  EXPECT_EQ(back.height, 9);
+  EXPECT_EQ(back.pixels, rgb.pixels);
+  const Image grey = random_image(5, 4, 1, 2);
+  write_png((dir / "grey.png").string(), grey);
+  const Image widened = read_image((dir / "grey.png").string(), 3);
+  for (size_t p = 0; p < 20; ++p)
+    for (int c = 0; c < 3; ++c) EXPECT_EQ(widened.pixels[p * 3 + static_cast<size_t>(c)], grey.pixels[p]);
+  // A colour image is not silently turned grey.
+  EXPECT_NE(error_of([&] { read_image((dir / "rgb.png").string(), 1); }).find("is a colour image; the model takes grey images"), std::string::npos);
+  // Truncated: the header survives, the pixel data does not.
+  std::vector<uint8_t> bytes = file_bytes(dir / "rgb.png");
+  bytes.resize(bytes.size() / 2);
+  std::string e = error_of([&] { decode_image(bytes.data(), bytes.size(), 3, "'cut.png'"); });
+  EXPECT_NE(e.find("'cut.png': the image data is damaged or truncated"), std::string::npos) << e;
+  // Not an image at all; empty.
+  const std::string text = "certainly not a picture";
+  e = error_of([&] { decode_image(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 3, "'notes.png'"); });
+  EXPECT_NE(e.find("'notes.png' is not a PNG or JPEG image"), std::string::npos) << e;
+  EXPECT_NE(error_of([&] { decode_image(bytes.data(), 0, 3, "'empty.png'"); }).find("is empty"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_image((dir / "missing.png").string(), 3); }).find("missing.png"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+// A PNG header claiming a huge image is refused before anything is decoded or allocated.
+TEST(ReadImage, RefusesHugeDimensionsFromTheHeader) {
+  const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
+                         0, 0, 0, 13, 'I', 'H', 'D', 'R',
+                         0, 1, 0x86, 0xa0,  // width 100000
+                         0, 1, 0x86, 0xa0,  // height 100000
+                         8, 2, 0, 0, 0,     // 8-bit RGB
+                         0, 0, 0, 0};       // CRC (stb does not check it)
+  const std::string e = error_of([&] { decode_image(png, sizeof png, 3, "'huge.png'"); });
+  EXPECT_NE(e.find("'huge.png' is 100000x100000 pixels, more than edgegan reads"), std::string::npos) << e;
+  ImageLimits small;
+  small.max_side = 8;
+  const Image im = random_image(9, 3, 3, 4);
+  const fs::path path = fs::temp_directory_path() / ("edgegan_wide_" + std::to_string(::getpid()) + ".png");
+  write_png(path.string(), im);
+  EXPECT_NE(error_of([&] { read_image(path.string(), 3, small); }).find("9x3 pixels, more than edgegan reads"), std::string::npos);
+  fs::remove(path);
+}
+
+// Files written by Pillow (tests/data/images/README.md).
+TEST(ReadImage, ReadsJpegAndOpaqueAlphaAndRefusesTransparency) {
+  const fs::path dir = testing::source_dir() / "tests" / "data" / "images";
+  const Image png = read_image((dir / "rgb.png").string(), 3);
+  const Image jpg = read_image((dir / "photo.jpg").string(), 3);
+  EXPECT_EQ(jpg.width, 41);
+  EXPECT_EQ(jpg.height, 30);
+  EXPECT_LE(compare(jpg, png).max, 40) << "the JPEG is a lossy copy of the PNG";
+  EXPECT_EQ(read_image((dir / "opaque_rgba.png").string(), 3).pixels, png.pixels);
+  const Image grey = read_image((dir / "opaque_grey_alpha.png").string(), 1);
+  for (size_t p = 0; p < grey.pixels.size(); ++p) EXPECT_EQ(grey.pixels[p], png.pixels[p * 3]);
+  const std::string e = error_of([&] { read_image((dir / "transparent_rgba.png").string(), 3); });
+  EXPECT_NE(e.find("has transparent pixels (alpha 10 at x 4, y 3)"), std::string::npos) << e;
+}
+
+}  // namespace
+}  // namespace edgegan
