@@ -16,19 +16,23 @@ scripts/install_deps.sh
 # Short OpenMP regions on a shared 2-core box: threads must sleep, not spin.
 export OMP_WAIT_POLICY=passive
 
+# Each stage's wall time, so CI's 45-minute budget can be watched.
+stage_start=$SECONDS
+stage() { echo "   (took $((SECONDS - stage_start)) s)"; stage_start=$SECONDS; echo "== $1"; }
 echo "== 1/6 build and test"
 scripts/build.sh
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --no-tests=error -j"$(nproc)"
 [ "${QUICK:-0}" = 1 ] && exit 0
 
-echo "== 2/6 install, consumer project, Python wheel and its tests"
+stage "2/6 install, consumer project, Python wheel and its tests"
 scripts/test_package.sh
-echo "== 3/6 AArch64 cross build, tests under qemu-aarch64"
+stage "3/6 AArch64 cross build, tests under qemu-aarch64"
 scripts/test_aarch64.sh
-echo "== 4/6 AddressSanitizer + UndefinedBehaviorSanitizer"
+stage "4/6 AddressSanitizer + UndefinedBehaviorSanitizer"
 scripts/sanitize.sh address
-echo "== 5/6 ThreadSanitizer"
+stage "5/6 ThreadSanitizer"
 scripts/sanitize.sh thread
-echo "== 6/6 fuzzing"
+stage "6/6 fuzzing"
 scripts/fuzz.sh
-echo "test stages: 6 passed, 0 failed"
+echo "   (took $((SECONDS - stage_start)) s)"
+echo "test stages: 6 passed, 0 failed in $SECONDS s"
