@@ -1,6 +1,8 @@
 // Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue,
 // then an optional residual tensor added (a fused residual/skip Add; only without activation).
-// groups = 1: conv2d_trimmed; groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
+// groups = 1: conv2d_trimmed, or for 3x3 stride-1 layers where it measured faster the
+// Winograd form F(4x4, 3x3) on filters transformed once per session (conv2d_winograd);
+// groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
 // A fused input map (a nearest Resize and a reflect/edge/wrap Pad folded in by the
 // converter) becomes per-axis index tables for the input's size, which every forward
 // kernel reads through; the backward gathers the map once into scratch, runs the
@@ -15,6 +17,7 @@
 #include "kernels_cpu/conv2d/conv2d_grouped.h"
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
+#include "kernels_cpu/conv2d/conv2d_winograd.h"
 
 namespace edgegan {
 namespace {
@@ -47,6 +50,15 @@ class Conv2DKernel final : public OpKernel {
         workspace_floats_(path_ == Path::kTrimmed   ? cpu::conv2d_trimmed_workspace(shape_, a.threads)
                           : path_ == Path::kGrouped ? cpu::conv2d_grouped_workspace(shape_, groups_, a.threads)
                                                     : 0) {
+    // Planned even without a tracker (the memory report's kernels never run).
+    winograd_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_pays(shape_, groups_);
+    if (winograd_) {
+      workspace_floats_ = cpu::conv2d_winograd_workspace(shape_, a.threads);
+      if (a.tracker) {
+        winograd_weights_ = TrackedBuffer(*a.tracker, repacked_weight_bytes());
+        weights_changed();
+      }
+    }
     if (has_input_map(op)) {  // its tables for this input's size, built once
       const TensorDesc& x = a.tensor(op.input());
       const auto mode = static_cast<cpu::PadMode>(op.input_pad_mode());
@@ -75,7 +87,15 @@ class Conv2DKernel final : public OpKernel {
     }
   }
   const char* kernel_name() const override {
+    if (winograd_) return "conv2d_winograd";
     return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
+  }
+  uint64_t repacked_weight_bytes() const override {
+    return winograd_ ? static_cast<uint64_t>(cpu::conv2d_winograd_weight_floats(shape_)) * 4 : 0;
+  }
+  // The transformed filters follow the weights (a trainer's step changes them).
+  void weights_changed() override {
+    if (winograd_weights_.data()) cpu::pack_conv2d_winograd_weights(shape_, weights_, winograd_weights_.floats());
   }
   uint64_t macs() const override { return conv2d_macs(shape_) / static_cast<uint64_t>(groups_); }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
@@ -85,7 +105,10 @@ class Conv2DKernel final : public OpKernel {
     cpu::Epilogue ep = epilogue_;
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
     switch (path_) {
-      case Path::kTrimmed: cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map); break;
+      case Path::kTrimmed:
+        if (winograd_) cpu::conv2d_winograd(shape_, winograd_weights_.floats(), ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        else cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        break;
       case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, map); break;
       case Path::kGrouped: cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map); break;
     }
@@ -153,7 +176,9 @@ class Conv2DKernel final : public OpKernel {
   int64_t weight_floats_;
   cpu::Epilogue epilogue_;
   Path path_;
-  int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies
+  int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows
+  bool winograd_ = false;
+  TrackedBuffer winograd_weights_;  // its transformed filters (36 x Cin x Cout)
   // Training.
   cpu::ConvInputGradient input_gradient_;
   int64_t weights_workspace_floats_ = 0, input_workspace_floats_ = 0;

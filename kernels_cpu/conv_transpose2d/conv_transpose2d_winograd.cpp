@@ -10,23 +10,9 @@
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/activation/activation.h"
 #include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_cpu/common/simd_clones.h"
 
-// The two transforms are element-wise loops over channels: on x86 GCC builds them
-// twice, for AVX-512 and for baseline x86-64, and picks one at load time (an ifunc),
-// the rest of the file staying baseline. Elsewhere (AArch64: NEON is baseline) once.
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EDGEGAN_SIMD_CLONES __attribute__((target_clones("avx512f", "default")))
-#else
-#define EDGEGAN_SIMD_CLONES
-#endif
-// Their loops read and write through several row pointers that never overlap; without
-// this GCC kept them scalar (128x128x64: 10.7 ms, against 8.0 ms vectorised, before the
-// AVX-512 clones).
-#if defined(__clang__)
-#define EDGEGAN_NO_ALIAS_LOOP _Pragma("clang loop vectorize(assume_safety)")
-#else
-#define EDGEGAN_NO_ALIAS_LOOP _Pragma("GCC ivdep")
-#endif
+// The two transforms are element-wise loops over channels, built per ISA (simd_clones.h).
 
 namespace edgegan::cpu {
 namespace {

@@ -2,12 +2,17 @@
 // memory plan, generate(), noise determinism.
 #include <gtest/gtest.h>
 #include <pthread.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <climits>
+#include <filesystem>
+#include <random>
 
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
+#include "edgegan/trainer.h"
+#include "tests/engine/mse_steps.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
 
@@ -78,6 +83,51 @@ TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
     const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
     EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-6f) << "image " << image;  // 3e-7 measured
   }
+}
+
+// 3x3 stride-1 convolutions: the Winograd form (batch 4: 100 windows) against the direct
+// path (batch 1: 25), image by image; then after a trainer's steps changed the weights,
+// its own forward (its Winograd filters re-derived each step) against a fresh session on
+// the saved model, at both batch sizes.
+TEST(Session, WinogradConvolutionsAgreeWithTheDirectPath) {
+  const auto m = edgegan::testing::test_model("built/winograd_block");
+  const InputInfo& in = m->inputs()[0];
+  const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
+  std::mt19937 rng(4);
+  const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(4 * per));
+  auto tensor = [&](int64_t batch, std::vector<float> values) {
+    std::vector<int64_t> dims = in.dims;
+    dims[0] = batch;
+    return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
+  };
+  auto winograd_count = [](const std::vector<OpTiming>& t) {
+    return std::count_if(t.begin(), t.end(), [](const OpTiming& o) { return o.kernel == "conv2d_winograd"; });
+  };
+  auto check = [&](const std::shared_ptr<const Model>& model, const std::vector<float>* trainer_batch) {
+    Session s4(model, {.threads = 2, .batch = 4}), s1(model, {.threads = 1, .batch = 1});
+    std::vector<OpTiming> timings;
+    const std::vector<float> batch = s4.run_profiled({tensor(4, x)}, timings)[0].f32;
+    EXPECT_EQ(winograd_count(timings), 2);
+    if (trainer_batch) EXPECT_LE(edgegan::testing::max_abs_diff(*trainer_batch, batch), 1e-6f) << "the trainer's forward";
+    for (int64_t image = 0; image < 4; ++image) {
+      const std::vector<float> one = s1.run_profiled({tensor(1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
+      EXPECT_EQ(winograd_count(timings), 0);
+      const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
+      EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 2e-5f) << "image " << image;
+    }
+  };
+  check(m, nullptr);
+  Trainer trainer(m, {.batch = 4, .threads = 2, .learning_rate = 0.05f});
+  edgegan::testing::mse_steps_towards(trainer, {tensor(4, x)}, 3);
+  const std::vector<float> trained = trainer.forward({tensor(4, x)})[0].f32;
+  namespace fs = std::filesystem;
+  const fs::path saved = fs::temp_directory_path() / ("edgegan_winograd_" + std::to_string(::getpid()) + ".egan");
+  trainer.save(saved.string());
+  const auto tuned = Model::load(saved.string());
+  const std::vector<float> before = Session(m, {.batch = 4}).run({tensor(4, x)})[0].f32;
+  EXPECT_GT(edgegan::testing::max_abs_diff(before, trained), 1e-3f) << "the steps did not change the weights";
+  check(tuned, &trained);
+  fs::remove(saved);
 }
 
 TEST(Session, RejectsBadInputsWithClearMessages) {

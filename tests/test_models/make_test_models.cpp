@@ -87,6 +87,7 @@ int main(int argc, char** argv) try {
       {"dcgan64_generator", testing::dcgan64_generator_onnx},
       {"dcgan64_discriminator", testing::dcgan64_discriminator_onnx},
       {"two_outputs", testing::two_outputs_onnx},
+      {"winograd_block", testing::winograd_block_onnx},
   };
   for (const auto& [name, make] : built) {
     convert(make(), std::string(name) + ".onnx", out / "built" / (std::string(name) + ".egan"));

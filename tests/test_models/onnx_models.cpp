@@ -122,6 +122,26 @@ std::string two_outputs_onnx() {
   return b.bytes();
 }
 
+std::string winograd_block_onnx() {
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> d(-0.1f, 0.1f);
+  auto values = [&](size_t n) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = d(rng);
+    return v;
+  };
+  OnnxBuilder b;
+  b.input("x", {-1, 16, 20, 20}).output("y");
+  b.floats("W1", {24, 16, 3, 3}, values(24 * 16 * 9)).floats("B1", {24}, values(24)).floats("W2", {16, 24, 3, 3}, values(16 * 24 * 9));
+  OnnxBuilder::attr(b.node("Conv", "conv1", {"x", "W1", "B1"}, {"c1"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  OnnxBuilder::attr(b.node("LeakyRelu", "act1", {"c1"}, {"a1"}), "alpha", 0.2f);
+  b.ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  OnnxBuilder::attr(b.node("Pad", "reflect", {"a1", "pads"}, {"p1"}), "mode", std::string("reflect"));
+  b.node("Conv", "conv2", {"p1", "W2"}, {"c2"});
+  b.node("Add", "residual", {"c2", "x"}, {"y"});
+  return b.bytes();
+}
+
 std::string huge2_dcgan_onnx() {
   return stride2_generator(1024, 4, {{1024, 512, 5, 2, 1}, {512, 256, 5, 2, 1}, {256, 128, 5, 2, 1}, {128, 3, 5, 2, 1}}, 1);
 }

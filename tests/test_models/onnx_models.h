@@ -22,4 +22,9 @@ std::string dcgan64_discriminator_onnx();
 // ChannelAffine, a standalone activation and two outputs.
 std::string two_outputs_onnx();
 
+// Two 3x3 stride-1 convolutions 16 -> 24 -> 16 on 20x20 (the second reads through a
+// fused reflect pad and takes a residual): at batch 4 they run in the Winograd form,
+// at batch 1 (25 windows) on the direct path.
+std::string winograd_block_onnx();
+
 }  // namespace edgegan::testing

@@ -1,0 +1,251 @@
+#include "kernels_cpu/conv2d/conv2d_winograd.h"
+
+#include <algorithm>
+#include <array>
+
+#include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/simd_clones.h"
+#include "kernels_cpu/common/task_runs.h"
+#include "kernels_cpu/common/thread_index.h"
+#include "kernels_cpu/gemm/gemm.h"
+
+namespace edgegan::cpu {
+namespace {
+
+constexpr int kTile = 4, kWindow = 6;    // F(4x4, 3x3): 4x4 outputs from a 6x6 window
+constexpr int64_t kElements = 36;        // the transformed window
+constexpr int64_t kWindows = 16;         // windows per task: two rows of the 8-row micro-kernel
+constexpr int64_t kColBlock = 64;        // output channels per product
+constexpr int64_t kLanes = 16;           // channels the transforms hold in registers at once
+
+int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
+int64_t tiles(int64_t length) { return (length + kTile - 1) / kTile; }
+
+// One thread's scratch: the task's transformed windows [36][kWindows][Cin], one column
+// block's products [36][kWindows][kColBlock], and a row of zeros (the input outside the
+// image; the products' starting sums), max(Cin, kColBlock) long.
+int64_t thread_floats(const ConvShape& s) {
+  return round_up16(kElements * kWindows * s.in_channels) + kElements * kWindows * kColBlock + round_up16(std::max(s.in_channels, kColBlock));
+}
+
+// v[e][c] (e = 6i + j, e_stride floats apart) = (Bᵀ d B)[i][j] per channel, for the window
+// whose pixel (r, col) starts at d[6r + col]: channels c0 .. c0 + n. Bᵀ's rows, applied to z0..z5:
+//   4z0 - 5z2 + z4,  -4z1 - 4z2 + z3 + z4,  4z1 - 4z2 - z3 + z4,
+//   -2z1 - z2 + 2z3 + z4,  2z1 - z2 - 2z3 + z4,  4z1 - 5z3 + z5.
+// Always inlined into its (per-ISA) caller, with n a constant for whole lane blocks.
+#define EDGEGAN_ALWAYS_INLINE inline __attribute__((always_inline))
+EDGEGAN_ALWAYS_INLINE void input_transform_lanes(const float* const* d, int64_t c0, int64_t n, float* v, int64_t e_stride) {
+  float t[kWindow][kWindow][kLanes];  // Bᵀ d: [row][column]
+  for (int j = 0; j < kWindow; ++j) {
+    const float *z0 = d[j] + c0, *z1 = d[6 + j] + c0, *z2 = d[12 + j] + c0, *z3 = d[18 + j] + c0, *z4 = d[24 + j] + c0, *z5 = d[30 + j] + c0;
+    for (int64_t l = 0; l < n; ++l) {
+      t[0][j][l] = 4.f * z0[l] - 5.f * z2[l] + z4[l];
+      t[1][j][l] = -4.f * (z1[l] + z2[l]) + z3[l] + z4[l];
+      t[2][j][l] = 4.f * (z1[l] - z2[l]) - z3[l] + z4[l];
+      t[3][j][l] = 2.f * (z3[l] - z1[l]) - z2[l] + z4[l];
+      t[4][j][l] = 2.f * (z1[l] - z3[l]) - z2[l] + z4[l];
+      t[5][j][l] = 4.f * z1[l] - 5.f * z3[l] + z5[l];
+    }
+  }
+  for (int i = 0; i < kWindow; ++i) {
+    const float *z0 = t[i][0], *z1 = t[i][1], *z2 = t[i][2], *z3 = t[i][3], *z4 = t[i][4], *z5 = t[i][5];
+    float* o = v + 6 * i * e_stride + c0;
+    for (int64_t l = 0; l < n; ++l) {
+      o[l] = 4.f * z0[l] - 5.f * z2[l] + z4[l];
+      o[e_stride + l] = -4.f * (z1[l] + z2[l]) + z3[l] + z4[l];
+      o[2 * e_stride + l] = 4.f * (z1[l] - z2[l]) - z3[l] + z4[l];
+      o[3 * e_stride + l] = 2.f * (z3[l] - z1[l]) - z2[l] + z4[l];
+      o[4 * e_stride + l] = 2.f * (z1[l] - z3[l]) - z2[l] + z4[l];
+      o[5 * e_stride + l] = 4.f * z1[l] - 5.f * z3[l] + z5[l];
+    }
+  }
+}
+
+EDGEGAN_SIMD_CLONES void input_transform(const float* const* d, int64_t cin, float* v, int64_t e_stride) {
+  int64_t c0 = 0;
+  for (; c0 + kLanes <= cin; c0 += kLanes) input_transform_lanes(d, c0, kLanes, v, e_stride);
+  if (c0 < cin) input_transform_lanes(d, c0, cin - c0, v, e_stride);
+}
+
+// One window's 4x4 outputs (out[4a + b], nullptr outside the image) from its products
+// (m[e] the row of element e, `width` channels): (Aᵀ M A)[a][b] + bias, through f, then
+// the residual's pixel (res[4a + b], nullptr: none) added. Aᵀ's rows, applied to z0..z5:
+//   z0 + z1 + z2 + z3 + z4,  z1 - z2 + 2(z3 - z4),  z1 + z2 + 4(z3 + z4),  z1 - z2 + 8(z3 - z4) + z5.
+template <typename F>
+EDGEGAN_ALWAYS_INLINE void output_transform_lanes(const float* const* m, int64_t c0, int64_t n, float* const* out, const float* const* res,
+                                                  const float* bias, F f) {
+  {
+    float t[kTile][kWindow][kLanes];  // Aᵀ M: [output row][column]
+    for (int j = 0; j < kWindow; ++j) {
+      const float *z0 = m[j] + c0, *z1 = m[6 + j] + c0, *z2 = m[12 + j] + c0, *z3 = m[18 + j] + c0, *z4 = m[24 + j] + c0, *z5 = m[30 + j] + c0;
+      for (int64_t l = 0; l < n; ++l) {
+        const float p = z1[l] + z2[l], q = z1[l] - z2[l], r = z3[l] + z4[l], s = z3[l] - z4[l];
+        t[0][j][l] = z0[l] + p + r;
+        t[1][j][l] = q + 2.f * s;
+        t[2][j][l] = p + 4.f * r;
+        t[3][j][l] = q + 8.f * s + z5[l];
+      }
+    }
+    for (int a = 0; a < kTile; ++a) {
+      float r[kTile][kLanes];
+      const float *z0 = t[a][0], *z1 = t[a][1], *z2 = t[a][2], *z3 = t[a][3], *z4 = t[a][4], *z5 = t[a][5];
+      for (int64_t l = 0; l < n; ++l) {
+        const float p = z1[l] + z2[l], q = z1[l] - z2[l], u = z3[l] + z4[l], s = z3[l] - z4[l];
+        const float b = bias ? bias[c0 + l] : 0.f;
+        r[0][l] = f(z0[l] + p + u + b);
+        r[1][l] = f(q + 2.f * s + b);
+        r[2][l] = f(p + 4.f * u + b);
+        r[3][l] = f(q + 8.f * s + z5[l] + b);
+      }
+      for (int b = 0; b < kTile; ++b) {
+        float* o = out[kTile * a + b];
+        if (!o) continue;
+        const float* add = res[kTile * a + b];
+        if (add)
+          for (int64_t l = 0; l < n; ++l) o[c0 + l] = r[b][l] + add[c0 + l];
+        else
+          for (int64_t l = 0; l < n; ++l) o[c0 + l] = r[b][l];
+      }
+    }
+  }
+}
+
+template <typename F>
+EDGEGAN_ALWAYS_INLINE void output_transform_with(const float* const* m, int64_t width, float* const* out, const float* const* res,
+                                                 const float* bias, F f) {
+  int64_t c0 = 0;
+  for (; c0 + kLanes <= width; c0 += kLanes) output_transform_lanes(m, c0, kLanes, out, res, bias, f);
+  if (c0 < width) output_transform_lanes(m, c0, width - c0, out, res, bias, f);
+}
+
+// The activations inlined here (kNone, kRelu, kLeakyRelu); false for the others, whose
+// rows the caller activates afterwards (and then adds the residual).
+EDGEGAN_SIMD_CLONES bool output_transform(const float* const* m, int64_t width, float* const* out, const float* const* res, const float* bias,
+                                          Activation activation, float alpha) {
+  switch (activation) {
+    case Activation::kNone: output_transform_with(m, width, out, res, bias, [](float v) { return v; }); return true;
+    case Activation::kRelu: output_transform_with(m, width, out, res, bias, [](float v) { return v > 0.f ? v : 0.f; }); return true;
+    case Activation::kLeakyRelu: output_transform_with(m, width, out, res, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; }); return true;
+    default: break;
+  }
+  static const float* const kNoResidual[kTile * kTile] = {};
+  output_transform_with(m, width, out, kNoResidual, bias, [](float v) { return v; });
+  return false;
+}
+
+}  // namespace
+
+bool conv2d_winograd_applies(const ConvShape& s, int64_t groups) {
+  return groups == 1 && s.h.kernel == 3 && s.w.kernel == 3 && s.h.stride == 1 && s.w.stride == 1 && s.h.dilation == 1 && s.w.dilation == 1 &&
+         s.in_channels >= 1 && s.out_channels >= 1 && s.h.out >= 1 && s.w.out >= 1;
+}
+
+// Where it pays, measured against conv2d_trimmed (bench/conv2d_winograd_bench.cpp): see
+// the .cpp's constants' history in docs. It needs channels deep enough for the GEMMs,
+// enough windows to share each transformed filter, and filters that stay near L2 (each
+// task streams all of them: 36 Cin x Cout matrices, 4x the weights).
+constexpr int64_t kMinChannels = 16;
+constexpr int64_t kMinWindows = 64;
+constexpr int64_t kMaxTransformedBytes = int64_t{5} << 20;
+
+bool conv2d_winograd_pays(const ConvShape& s, int64_t groups) {
+  if (!conv2d_winograd_applies(s, groups) || s.in_channels < kMinChannels || s.out_channels < kMinChannels) return false;
+  const int64_t windows = saturating_product({s.batch, tiles(s.h.out), tiles(s.w.out)});
+  return windows >= kMinWindows && conv2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes;
+}
+
+int64_t conv2d_winograd_weight_floats(const ConvShape& s) { return saturating_product({kElements, s.in_channels, s.out_channels}); }
+
+void pack_conv2d_winograd_weights(const ConvShape& s, const float* w, float* out) {
+  static const double G[kWindow][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                       {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  const int64_t matrix = s.in_channels * s.out_channels;
+  for (int64_t idx = 0; idx < matrix; ++idx) {
+    double g[3][3];
+    for (int r = 0; r < 3; ++r)
+      for (int c = 0; c < 3; ++c) g[r][c] = w[(r * 3 + c) * matrix + idx];
+    double gg[kWindow][3];  // G g
+    for (int i = 0; i < kWindow; ++i)
+      for (int c = 0; c < 3; ++c) gg[i][c] = G[i][0] * g[0][c] + G[i][1] * g[1][c] + G[i][2] * g[2][c];
+    for (int i = 0; i < kWindow; ++i)
+      for (int j = 0; j < kWindow; ++j)
+        out[(i * kWindow + j) * matrix + idx] = static_cast<float>(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
+  }
+}
+
+int64_t conv2d_winograd_workspace(const ConvShape& s, int threads) { return saturating_product({std::max(1, threads), thread_floats(s)}); }
+
+void conv2d_winograd(const ConvShape& s, const float* transformed, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
+                     const ConvInputMap* map) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  const int64_t tiles_w = tiles(s.w.out), per_image = tiles(s.h.out) * tiles_w, windows = s.batch * per_image;
+  const int64_t tasks = (windows + kWindows - 1) / kWindows, matrix = cin * cout;
+  const int64_t per_thread = thread_floats(s);
+  TaskRuns runs(tasks, std::max(1, threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    float* v = workspace + thread_index() * per_thread;
+    float* m = v + round_up16(kElements * kWindows * cin);
+    float* zeros = m + kElements * kWindows * kColBlock;
+    std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
+    const int64_t e_stride = kWindows * cin;
+    std::array<const float*, kWindows> a_rows, zero_rows;
+    std::array<float*, kWindows> c_rows;
+    zero_rows.fill(zeros);
+    std::array<std::array<float*, kTile * kTile>, kWindows> out;
+    std::array<std::array<const float*, kTile * kTile>, kWindows> res;
+    for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
+      const int64_t w0 = task * kWindows, count = std::min(kWindows, windows - w0);
+      // Input transform of the task's windows; where each one's outputs go.
+      for (int64_t i = 0; i < count; ++i) {
+        const int64_t w = w0 + i, img = w / per_image, jh = w % per_image / tiles_w, jw = w % tiles_w;
+        std::array<const float*, kElements> d;
+        for (int r = 0; r < kWindow; ++r)
+          for (int c = 0; c < kWindow; ++c) {
+            const int64_t ih = kTile * jh - s.h.pad_begin + r, iw = kTile * jw - s.w.pad_begin + c;
+            const bool inside = ih >= 0 && ih < s.h.in && iw >= 0 && iw < s.w.in;
+            d[static_cast<size_t>(kWindow * r + c)] = inside ? conv_input_pixel(x, map, s.h.in, s.w.in, cin, img, ih, iw) : zeros;
+          }
+        input_transform(d.data(), cin, v + i * cin, e_stride);
+        for (int a = 0; a < kTile; ++a)
+          for (int b = 0; b < kTile; ++b) {
+            const int64_t oh = kTile * jh + a, ow = kTile * jw + b;
+            const bool inside = oh < s.h.out && ow < s.w.out;
+            const int64_t offset = ((img * s.h.out + oh) * s.w.out + ow) * cout;
+            out[static_cast<size_t>(i)][static_cast<size_t>(kTile * a + b)] = inside ? y + offset : nullptr;
+            res[static_cast<size_t>(i)][static_cast<size_t>(kTile * a + b)] = inside && ep.residual ? ep.residual + offset : nullptr;
+          }
+      }
+      for (int64_t j0 = 0; j0 < cout; j0 += kColBlock) {
+        const int64_t width = std::min(kColBlock, cout - j0);
+        // The 36 products, each started from a row of zeros.
+        for (int64_t e = 0; e < kElements; ++e) {
+          for (int64_t i = 0; i < count; ++i) {
+            a_rows[static_cast<size_t>(i)] = v + e * e_stride + i * cin;
+            c_rows[static_cast<size_t>(i)] = m + (e * count + i) * width;
+          }
+          gemm_store_rows(count, width, cin, a_rows.data(), transformed + e * matrix + j0, cout, zero_rows.data(), c_rows.data(), Epilogue{});
+        }
+        // Output transform, straight to the output pixels.
+        for (int64_t i = 0; i < count; ++i) {
+          std::array<const float*, kElements> mr;
+          for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * count + i) * width;
+          std::array<float*, kTile * kTile> o;
+          std::array<const float*, kTile * kTile> r;
+          for (size_t p = 0; p < o.size(); ++p) {
+            o[p] = out[static_cast<size_t>(i)][p] ? out[static_cast<size_t>(i)][p] + j0 : nullptr;
+            r[p] = res[static_cast<size_t>(i)][p] ? res[static_cast<size_t>(i)][p] + j0 : nullptr;
+          }
+          if (!output_transform(mr.data(), width, o.data(), r.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha))
+            for (size_t p = 0; p < o.size(); ++p) {
+              if (!o[p]) continue;
+              apply_activation(o[p], 1, width, width, ep.activation, ep.alpha, ep.beta);
+              if (r[p]) add_residual(o[p], 1, width, width, r[p]);
+            }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace edgegan::cpu
