@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""Whole image-to-image and super-resolution generators, batch 1, fp32, at the sizes
+people run them: edgegan against PyTorch (eager), ONNX Runtime and ncnn (converted with
+its own pnnx), at 1 and 2 threads. Median time and the process's peak RSS, each engine
+in its own process (measured with wait4), run one after another. Every engine's output
+is checked against PyTorch's first (max |diff| <= 1e-3 * max(1, max|y|)).
+
+  /usr/bin/python3 bench/image_models_peers.py BUILD_DIR [--models a,b] [--threads 1 2]
+        [--repeat 10] [--venv VENV] [--out DIR]
+
+VENV (default BUILD_DIR/bench/peers_venv, as bench/peers.sh makes it) must hold
+onnxruntime, ncnn and pnnx from PyPI (pip install onnxruntime ncnn pnnx) and see the
+system torch (--system-site-packages). The architectures are tests/published/'s. Peak RSS
+is GNU time's (/usr/bin/time, Debian package `time`).
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+
+# name: (constructor source, input side)
+MODELS = {
+    "cyclegan_resnet9_256": ("ResnetGenerator(ngf=64, n_blocks=9)", 256),
+    "pix2pix_unet_256": ("UnetGenerator(num_downs=8, ngf=64)", 256),
+    "fast_style_512": ("TransformerNet(w=32)", 512),
+    "realesr_compact_x4_128": ("SRVGGNetCompact(num_feat=64, num_conv=16, upscale=4)", 128),
+    "esrgan_rrdb6_x4_64": ("RRDBNet(nf=64, nb=6, gc=32)", 64),
+    "animeganv2_256": ("AnimeGenerator(w=16)", 256),
+}
+
+
+def build_torch_model(name):
+    import torch
+    sys.path.insert(0, os.path.join(ROOT, "tests", "published"))
+    import architectures as a  # noqa: F401
+    torch.manual_seed(0)
+    model = eval("a." + MODELS[name][0]).eval()
+    return model
+
+
+def prepare(name, out, build, venv):
+    """Writes NAME.onnx, NAME.egan, NAME.pth (weights), NAME.in.npy and NAME.torch.npy, and
+    NAME.ncnn.param/.bin; returns why ncnn failed, or None."""
+    import numpy as np
+    import torch
+    side = MODELS[name][1]
+    model = build_torch_model(name)
+    x = torch.randn(1, 3, side, side, generator=torch.Generator().manual_seed(1))
+    base = os.path.join(out, name)
+    with torch.no_grad():
+        y = model(x)
+    np.save(base + ".in.npy", x.numpy())
+    np.save(base + ".torch.npy", y.numpy())
+    torch.save(model.state_dict(), base + ".pth")
+    if not os.path.exists(base + ".onnx"):
+        torch.onnx.export(model, x, base + ".onnx", opset_version=17, input_names=["x"], output_names=["y"])
+    subprocess.run([os.path.join(build, "converter", "edgegan-convert"), "-q", base + ".onnx", "-o", base + ".egan"], check=True)
+    if os.path.exists(base + ".ncnn.param"):
+        return None
+    traced = torch.jit.trace(model, x)
+    traced.save(base + ".pt")
+    r = subprocess.run([os.path.join(venv, "bin", "pnnx"), base + ".pt", "inputshape=[1,3,%d,%d]" % (side, side)],
+                       cwd=out, capture_output=True, text=True)
+    if r.returncode != 0 or not os.path.exists(base + ".ncnn.param"):
+        return "pnnx failed: " + (r.stderr or r.stdout)[-300:]
+    return None
+
+
+# ---- children: one engine, one model, one thread count; prints one JSON line ----------
+
+def child(args):
+    import numpy as np
+    base = os.path.join(args.out, args.model)
+    x = np.load(base + ".in.npy")
+    t = args.threads
+    if args.peer == "onnxruntime":
+        import onnxruntime as ort
+        so = ort.SessionOptions()
+        so.intra_op_num_threads = t
+        so.inter_op_num_threads = 1
+        so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        sess = ort.InferenceSession(base + ".onnx", so, providers=["CPUExecutionProvider"])
+        run = lambda: sess.run(None, {"x": x})[0]  # noqa: E731
+    elif args.peer == "ncnn":
+        import ncnn
+        net = ncnn.Net()
+        net.opt.num_threads = t
+        net.opt.use_packing_layout = True
+        if net.load_param(base + ".ncnn.param") != 0 or net.load_model(base + ".ncnn.bin") != 0:
+            raise RuntimeError("ncnn could not load the model")
+        mat = ncnn.Mat(np.ascontiguousarray(x[0]))
+
+        def run():
+            ex = net.create_extractor()
+            ex.input("in0", mat)
+            ret, out = ex.extract("out0")
+            if ret != 0:
+                raise RuntimeError("ncnn extract returned %d" % ret)
+            return np.array(out)[None]
+    elif args.peer == "pytorch":
+        import torch
+        torch.set_num_threads(t)
+        model = build_torch_model(args.model)
+        model.load_state_dict(torch.load(base + ".pth"))
+        xt = torch.from_numpy(x)
+
+        def run():
+            with torch.inference_mode():
+                return model(xt).numpy()
+    else:
+        raise ValueError(args.peer)
+    y = run()
+    want = np.load(base + ".torch.npy")
+    err = float(np.max(np.abs(y.reshape(want.shape) - want))) if y.size == want.size else float("inf")
+    if not err <= 1e-3 * max(1.0, float(np.max(np.abs(want)))):
+        print(json.dumps({"status": "mismatch", "max_abs_diff": err}))
+        return
+    times = []
+    deadline = time.perf_counter() + args.budget_s
+    for i in range(args.repeat):
+        start = time.perf_counter()
+        run()
+        times.append((time.perf_counter() - start) * 1e3)
+        if i >= 2 and time.perf_counter() > deadline:
+            break
+    print(json.dumps({"status": "ok", "median_ms": statistics.median(times), "runs": len(times), "max_abs_diff": err}))
+
+
+def run_child(cmd):
+    """Exit code, stdout, stderr and peak RSS (MiB) of one child, through GNU time: Linux
+    charges a process the peak of the memory it had before exec (a fork of this Python,
+    with torch loaded), so the child is started by the small `time` process, whose own
+    fork is what execs the engine."""
+    import tempfile
+    with tempfile.NamedTemporaryFile("r") as peak:
+        r = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", peak.name] + cmd, capture_output=True, text=True)
+        kib = peak.read().strip().splitlines()
+        return r.returncode, r.stdout, r.stderr, (float(kib[-1]) / 1024.0 if kib else float("nan"))
+
+
+def edgegan_record(build, out, name, threads, repeat):
+    base = os.path.join(out, name)
+    edgegan = os.path.join(build, "cli", "edgegan")
+    # The check: `edgegan run` on the same input against PyTorch.
+    import numpy as np
+    rc = subprocess.run([edgegan, "run", base + ".egan", "-i", "x=" + base + ".in.npy", "-o", base + ".edgegan.npy", "--threads", str(threads)],
+                        capture_output=True, text=True)
+    if rc.returncode != 0:
+        return {"status": "error", "why": rc.stderr.strip()[-300:]}
+    y, want = np.load(base + ".edgegan.npy"), np.load(base + ".torch.npy")
+    err = float(np.max(np.abs(y - want)))
+    if not err <= 1e-3 * max(1.0, float(np.max(np.abs(want)))):
+        return {"status": "mismatch", "max_abs_diff": err}
+    code, stdout, stderr, rss = run_child([edgegan, "bench", base + ".egan", "--threads", str(threads), "--repeat", str(repeat), "--warmup", "1", "--json"])
+    if code != 0:
+        return {"status": "error", "why": stderr.strip()[-300:]}
+    j = json.loads(stdout)
+    return {"status": "ok", "median_ms": j["total_ms"], "rss_mib": rss, "max_abs_diff": err, "layers": j.get("layers", [])}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--models", default=",".join(MODELS))
+    ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--budget-s", type=float, default=20.0, help="stop timing a measurement after this long (at least 3 runs)")
+    ap.add_argument("--venv", default=None)
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--model", default=None, help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    args.build = os.path.abspath(args.build)
+    args.out = os.path.abspath(args.out or os.path.join(args.build, "bench", "image_models"))
+    if args.child:
+        args.peer = args.child
+        args.threads = args.threads[0]
+        child(args)
+        return
+    venv = os.path.abspath(args.venv or os.path.join(args.build, "bench", "peers_venv"))
+    os.makedirs(args.out, exist_ok=True)
+    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
+    family = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("cpu family")), "?")
+    print("machine: %s (CPU family %s), %d cores, load %s" % (cpu, family, os.cpu_count(), open("/proc/loadavg").read().split()[0]))
+    results = []
+    for name in args.models.split(","):
+        ncnn_problem = prepare(name, args.out, args.build, venv)
+        for t in args.threads:
+            row = {"model": name, "threads": t}
+            row["edgegan"] = edgegan_record(args.build, args.out, name, t, args.repeat)
+            for peer in ["pytorch", "onnxruntime", "ncnn"]:
+                if peer == "ncnn" and ncnn_problem:
+                    row[peer] = {"status": "n/a", "why": ncnn_problem}
+                    continue
+                python = sys.executable if peer == "pytorch" else os.path.join(venv, "bin", "python")
+                code, stdout, stderr, rss = run_child([python, os.path.abspath(__file__), args.build, "--child", peer, "--model", name,
+                                                       "--threads", str(t), "--repeat", str(args.repeat), "--budget-s", str(args.budget_s),
+                                                       "--out", args.out])
+                if code != 0 or not stdout.strip():
+                    row[peer] = {"status": "error", "why": stderr.strip()[-300:]}
+                else:
+                    row[peer] = json.loads(stdout.strip().splitlines()[-1])
+                    row[peer]["rss_mib"] = rss
+            results.append(row)
+            print(json.dumps({k: (v if not isinstance(v, dict) else {kk: vv for kk, vv in v.items() if kk != "layers"}) for k, v in row.items()}),
+                  flush=True)
+    with open(os.path.join(args.out, "results.json"), "w") as f:
+        json.dump(results, f, indent=1)
+    # The table: median ms (peak RSS MiB); ratio = fastest peer / edgegan.
+    print("\n| model | threads | edgegan ms (RSS MiB) | PyTorch | ONNX Runtime | ncnn | fastest peer / edgegan | ORT RSS / edgegan RSS |")
+    print("|---|---|---|---|---|---|---|---|")
+    for row in results:
+        def cell(r):
+            if r.get("status") != "ok":
+                return r.get("status", "?")
+            return "%.1f (%.0f)" % (r["median_ms"], r["rss_mib"])
+        peers = [row[p]["median_ms"] for p in ["pytorch", "onnxruntime", "ncnn"] if row[p].get("status") == "ok"]
+        e = row["edgegan"]
+        ratio = "%.2f" % (min(peers) / e["median_ms"]) if peers and e.get("status") == "ok" else "n/a"
+        ort = row["onnxruntime"]
+        rss_ratio = "%.2f" % (ort["rss_mib"] / e["rss_mib"]) if ort.get("status") == "ok" and e.get("status") == "ok" else "n/a"
+        print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (row["model"], row["threads"], cell(e), cell(row["pytorch"]), cell(row["onnxruntime"]),
+                                                         cell(row["ncnn"]), ratio, rss_ratio))
+
+
+if __name__ == "__main__":
+    main()
