@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 build=${BUILD_DIR:-build}-fuzz
 seconds=${FUZZ_SECONDS:-60}
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
   -DEDGEGAN_FUZZ=ON -DEDGEGAN_WITH_OPENMP=OFF -DEDGEGAN_WITH_CUDA=OFF -DEDGEGAN_BUILD_TESTS=OFF -DEDGEGAN_BUILD_BENCHMARKS=OFF >/dev/null
 cmake --build "$build" -j"$(nproc)" --target egan_model_fuzzer onnx_converter_fuzzer npy_reader_fuzzer
 

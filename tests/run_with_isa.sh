@@ -11,7 +11,9 @@ has() { [[ " $flags " == *" $1 "* ]]; }
 case $isa in
   scalar) ;;
   avx2) has avx2 && has fma && has f16c || { echo "this CPU has no AVX2+FMA+F16C: skipped"; exit 77; } ;;
-  avx512) has avx512f || { echo "this CPU has no AVX-512F: skipped"; exit 77; } ;;
+  # Where the CPU has AVX-512F the default run already is this family: nothing to add.
+  avx512) has avx512f || { echo "this CPU has no AVX-512F: skipped"; exit 77; }
+          [ -z "${EDGEGAN_ISA:-}" ] && { echo "the default run uses AVX-512 on this CPU: skipped as a duplicate"; exit 77; } ;;
   neon|neonfp16arith) ;;  # AArch64 builds only; under qemu /proc/cpuinfo is the host's, so the binary checks
   *) echo "run_with_isa.sh: unknown family '$isa'" >&2; exit 2 ;;
 esac

@@ -299,6 +299,9 @@ expect_ok "upscale a JPEG and a folder into a folder" "$edgegan" upscale "$work/
 expect_ok "translate" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/t.png"
 [ "$(png_size "$work/t.png")" = "41x30" ] && ok || bad "translate wrote $(png_size "$work/t.png"), not 41x30"
 grep -q "model metadata" "$work/out.txt" && ok || bad "translate did not use the recorded normalisation: $(cat "$work/out.txt")"
+# The refusals below are the same C++ on every architecture: under an emulator (where
+# each command costs a second or two) they are left to the native run.
+if [ -z "${EDGEGAN_TEST_EMULATOR:-}" ]; then
 expect_error "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate "$work/sr.egan" "$images/rgb.png" -o "$work/x.png"
 expect_error "upscale with a translation model" "keeps the image's size; use 'edgegan translate'" "$edgegan" upscale "$work/cyc.egan" "$images/rgb.png" -o "$work/x.png"
 expect_error "upscale with a noise generator" "not image-to-image" "$edgegan" upscale "$work/dcgan.egan" "$images/rgb.png" -o "$work/x.png"
@@ -319,6 +322,7 @@ expect_ok "report at a tile's size" "$edgegan" report "$work/sr.egan" --input-si
 grep -q " 1x64x48x8 " "$work/out.txt" && ok || bad "report --input-size did not plan 64x48: $(head -5 "$work/out.txt")"
 expect_error "report a generator at an input size" "no image input" "$edgegan" report "$work/dcgan.egan" --input-size 64x64
 expect_error "report at a malformed size" "is not HEIGHTxWIDTH" "$edgegan" report "$work/sr.egan" --input-size 64
+fi
 
 # Every error, from the engine or from argument parsing, is one line.
 one_line() {
@@ -333,7 +337,7 @@ one_line "unknown subcommand" "$edgegan" paint
 one_line "unknown option" "$edgegan" inspect "$work/dcgan.egan" --colour
 one_line "converter missing argument" "$convert"
 one_line "converter error" "$convert" "$work/garbage.onnx" -o "$work/x.egan"
-one_line "bad image" "$edgegan" upscale "$work/sr.egan" "$work/huge.png" -o "$work/x.png"
+[ -z "${EDGEGAN_TEST_EMULATOR:-}" ] && one_line "bad image" "$edgegan" upscale "$work/sr.egan" "$work/huge.png" -o "$work/x.png"
 
 echo "cli: $passed passed, $failed failed"
 [ $failed -eq 0 ]
