@@ -147,18 +147,23 @@ bool conv2d_winograd_applies(const ConvShape& s, int64_t groups) {
          s.in_channels >= 1 && s.out_channels >= 1 && s.h.out >= 1 && s.w.out >= 1;
 }
 
-// Where it pays, measured against conv2d_trimmed (bench/conv2d_winograd_bench.cpp): see
-// the .cpp's constants' history in docs. It needs channels deep enough for the GEMMs,
-// enough windows to share each transformed filter, and filters that stay near L2 (each
-// task streams all of them: 36 Cin x Cout matrices, 4x the weights).
+// Where it pays, measured against conv2d_trimmed (bench/conv2d_winograd_bench.cpp, Zen 4
+// with AVX-512, batch 1, medians; time of direct / time of Winograd, 1 thread / 2 threads):
+//   128x128x64->64 2.24 / 2.08     64x64x64->64 1.72 / 2.46     64x64x128->128 2.46 / 2.90
+//   32x32x128->128 2.63 / 2.79     256x256x32->32 2.06 / 2.11   128x128x16->16 1.90 / 2.20
+//   64x64x256->256 1.11 / 1.21 (9 MiB of transformed filters: each task streams them)
+//   16x16x256->256 0.72 / 0.48 (16 windows)     8x8x512->512 1.30 / 0.85 (4 windows)
+// It needs channels deep enough for the GEMMs, enough windows to share each transformed
+// filter, and filters that stay near L2, or many windows when they do not.
 constexpr int64_t kMinChannels = 16;
-constexpr int64_t kMinWindows = 64;
-constexpr int64_t kMaxTransformedBytes = int64_t{5} << 20;
+constexpr int64_t kMinWindows = 64, kManyWindows = 256;
+constexpr int64_t kMaxTransformedBytes = int64_t{3} << 20, kMaxTransformedBytesManyWindows = int64_t{10} << 20;
 
 bool conv2d_winograd_pays(const ConvShape& s, int64_t groups) {
   if (!conv2d_winograd_applies(s, groups) || s.in_channels < kMinChannels || s.out_channels < kMinChannels) return false;
   const int64_t windows = saturating_product({s.batch, tiles(s.h.out), tiles(s.w.out)});
-  return windows >= kMinWindows && conv2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes;
+  const int64_t bytes = conv2d_winograd_weight_floats(s) * 4;
+  return windows >= kMinWindows && (bytes <= kMaxTransformedBytes || (windows >= kManyWindows && bytes <= kMaxTransformedBytesManyWindows));
 }
 
 int64_t conv2d_winograd_weight_floats(const ConvShape& s) { return saturating_product({kElements, s.in_channels, s.out_channels}); }
