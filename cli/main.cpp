@@ -352,7 +352,7 @@ int main(int argc, char** argv) {
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
-    c->add_option("--memory-limit", a.memory_limit, "the largest tile whose planned memory fits this, e.g. 256M");
+    c->add_option("--memory-limit", a.memory_limit, "peak memory (RSS) for the run, e.g. 256M: the largest tile that fits it");
     auto* range = c->add_option("--input-range", a.input_range, "the model's input values for pixels 0 and 255, e.g. -1,1 (default: as converted)");
     auto* mean = c->add_option("--mean", a.mean, "per-channel mean of pixel/255 (with --std)");
     auto* stdv = c->add_option("--std", a.std, "per-channel std of pixel/255 (with --mean)");
