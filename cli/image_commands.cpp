@@ -149,7 +149,7 @@ int run_image_command(const ImageCommandArgs& a) {
       // the decoded image; not the mapped model, which the plan counts) comes off the budget,
       // and so does a margin for what no plan sees (code pages the kernels touch, the
       // allocator's slack): measured, a plan of 248 MiB peaked at 259 MiB with 7 MiB held.
-      edgegan::ImageToImageOptions image_options = options;
+      uint64_t budget = 0;
       if (options.memory_limit_bytes > 0) {
         const uint64_t resident = resident_bytes(), mapped = model->file_bytes();
         const uint64_t margin = (uint64_t{16} << 20) + options.memory_limit_bytes / 32;
@@ -157,10 +157,9 @@ int run_image_command(const ImageCommandArgs& a) {
         if (held >= options.memory_limit_bytes)
           throw edgegan::Error("--memory-limit " + a.memory_limit + " is below what the process already holds (" + std::to_string(held >> 20) +
                                " MiB with the margin for code and allocator slack)");
-        image_options.memory_limit_bytes = options.memory_limit_bytes - held;
+        budget = options.memory_limit_bytes - held;
       }
-      const edgegan::ImageToImage image_runner(model, image_options);
-      const edgegan::TilePlan plan = image_runner.plan(image.width, image.height);
+      const edgegan::TilePlan plan = runner.plan(image.width, image.height, budget);
       if (plan.tiles() > 1 && !runner.whole_image_op().empty() && !warned) {
         std::cerr << "edgegan: warning: " << runner.whole_image_op()
                   << " normalises over the whole image; each tile is normalised on its own, so the tiled result differs from an untiled run"
@@ -169,7 +168,7 @@ int run_image_command(const ImageCommandArgs& a) {
       }
       ProgressBar bar(std::cerr, plan.tiles(), interactive, "tile");
       const std::string label = "image " + std::to_string(i + 1) + "/" + std::to_string(files.size()) + " " + files[i].filename().string();
-      const edgegan::Image result = image_runner.run(image, [&](int64_t done, int64_t) {
+      const edgegan::Image result = runner.run(image, plan, [&](int64_t done, int64_t) {
         if (!a.quiet && plan.tiles() > 1) bar.update(done, label);
       });
       if (!a.quiet && plan.tiles() > 1) bar.finish();

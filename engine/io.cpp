@@ -1,5 +1,6 @@
 #include "engine/text_stream.h"
 #include "edgegan/io.h"
+#include "edgegan/image.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,7 +15,6 @@
 #include <iterator>
 #include <sstream>
 
-#include <stb/stb_image_write.h>
 
 namespace edgegan {
 
@@ -166,7 +166,12 @@ void write_png_grid(const std::string& path, const Tensor& images, int columns, 
     vmin = *lo;
     vmax = *hi > *lo ? *hi : *lo + 1.f;
   }
-  std::vector<uint8_t> pixels(static_cast<size_t>(out_h * out_w * c), 64);  // dark grey separators
+  Image grid;
+  grid.width = out_w;
+  grid.height = out_h;
+  grid.channels = static_cast<int>(c);
+  std::vector<uint8_t>& pixels = grid.pixels;
+  pixels.assign(static_cast<size_t>(out_h * out_w * c), 64);  // dark grey separators
   for (int64_t i = 0; i < n; ++i) {
     const int64_t y0 = gap + (i / columns) * (cell_h + gap), x0 = gap + (i % columns) * (cell_w + gap);
     for (int64_t y = 0; y < cell_h; ++y)
@@ -177,15 +182,7 @@ void write_png_grid(const std::string& path, const Tensor& images, int columns, 
           pixels[static_cast<size_t>(((y0 + y) * out_w + x0 + x) * c + ch)] = static_cast<uint8_t>(std::lround(u * 255.f));
         }
   }
-  std::vector<uint8_t> png;
-  auto append = [](void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<uint8_t>*>(context);
-    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-  };
-  if (!stbi_write_png_to_func(append, &png, static_cast<int>(out_w), static_cast<int>(out_h), static_cast<int>(c),
-                              pixels.data(), static_cast<int>(out_w * c)))
-    throw Error("png: encoding failed");
-  write_file_atomically(path, png.data(), png.size());
+  write_png(path, grid);
 }
 
 // ---------------------------------------------------------------- safe writes

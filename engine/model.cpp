@@ -57,7 +57,7 @@ std::shared_ptr<const Model> Model::at_input_size(std::shared_ptr<const Model> m
   if (!model) throw Error("at_input_size: no model");
   bool has_image = false, same = true;
   for (const auto& in : model->inputs())
-    if (in.layout == Layout::kNHWC && in.role != InputRole::kNoise) {  // a noise vector may be held as a 1x1 map
+    if (is_image_input(in)) {
       has_image = true;
       same = same && in.dims[1] == height && in.dims[2] == width;
     }

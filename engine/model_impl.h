@@ -72,6 +72,10 @@ struct Model::Impl final : WeightSource {
   std::vector<float> widened(uint32_t buffer) const;  // a float copy, whatever the stored precision
 };
 
+// An input Model::at_input_size re-shapes: an NHWC map that is not a noise vector (which
+// a generator may hold as a 1x1 map).
+inline bool is_image_input(const InputInfo& in) { return in.layout == Layout::kNHWC && in.role != InputRole::kNoise; }
+
 // Builds a Model::Impl from a file image: checks the checksums (unless told not
 // to), runs the flatbuffers Verifier, then the semantic checks. Throws Error naming
 // the damaged section, or the op / tensor and the defect.

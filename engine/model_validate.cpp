@@ -148,7 +148,6 @@ class Validator {
       const TensorDesc& t = tensor(in->tensor(), where, "input");
       for (uint32_t j = 0; j < i; ++j)
         if (inputs->Get(j)->tensor() == in->tensor()) fail(where, "listed twice");
-      if (input_h_ > 0 && t.layout == Layout::kNHWC && in->role() != fb::InputRole_Noise) reshape_input(in->tensor(), where);
       InputInfo info;
       info.name = t.name;
       info.dtype = t.dtype;
@@ -169,6 +168,7 @@ class Validator {
         case fb::InputRole_Image: info.role = InputRole::kImage; break;
         default: fail(where, "unknown role");
       }
+      if (input_h_ > 0 && is_image_input(info)) info.dims = reshape_input(in->tensor(), where);
       m_.inputs.push_back(std::move(info));
       m_.input_tensors.push_back(in->tensor());
     }
@@ -207,13 +207,14 @@ class Validator {
     }
   }
 
-  // An NHWC graph input given the requested height and width (same channels).
-  void reshape_input(int index, const std::string& where) {
+  // An NHWC graph input given the requested height and width (same channels); its new dims.
+  const std::vector<int64_t>& reshape_input(int index, const std::string& where) {
     TensorDesc& t = m_.tensors[static_cast<size_t>(index)];
     if (input_h_ > kMaxDim || input_w_ > kMaxDim) fail(where, "height and width must be at most " + std::to_string(kMaxDim));
     t.dims[1] = input_h_;
     t.dims[2] = input_w_;
     t.per_sample = checked_mul(checked_mul(input_h_, input_w_, where), t.dims[3], where);
+    return t.dims;
   }
 
   Model::Impl& m_;
@@ -309,7 +310,7 @@ void validate_at_input_size(Model::Impl& m, std::shared_ptr<const Model> base, i
   m.integrity = b.integrity;
   m.file_model = std::move(base);
   bool has_image_input = false;
-  for (const auto& in : b.inputs) has_image_input |= in.layout == Layout::kNHWC && in.role != InputRole::kNoise;
+  for (const auto& in : b.inputs) has_image_input |= is_image_input(in);
   if (!has_image_input) throw Error("the model has no image input (NHWC) whose size could change");
   try {
     Validator(m, height, width).run();

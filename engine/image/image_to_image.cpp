@@ -255,24 +255,26 @@ TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile
   return p;
 }
 
-TilePlan ImageToImage::plan(int64_t width, int64_t height) const {
+TilePlan ImageToImage::plan(int64_t width, int64_t height) const { return plan(width, height, options_.memory_limit_bytes); }
+
+TilePlan ImageToImage::plan(int64_t width, int64_t height, uint64_t memory_limit_bytes) const {
   if (width < 1 || height < 1) throw Error("the image has no pixels");
   const int64_t a = alignment_;
   const int64_t whole = std::max(round_up(height, a), round_up(width, a));
   int64_t largest = whole;
   if (options_.tile > 0) largest = std::min(whole, std::max(a, options_.tile / a * a));
-  if (options_.memory_limit_bytes == 0) return plan_for_tile(width, height, largest);
+  if (memory_limit_bytes == 0) return plan_for_tile(width, height, largest);
   // The largest tile whose plan fits: memory grows with the tile, so bisect over its multiples of a.
   const int64_t smallest = std::min(largest, 2 * round_up(options_.overlap, a) + a);
   auto fits = [&](int64_t tile, TilePlan* out) {
     const TilePlan p = plan_for_tile(width, height, tile);
     if (out) *out = p;
-    return p.total_bytes() <= options_.memory_limit_bytes;
+    return p.total_bytes() <= memory_limit_bytes;
   };
   TilePlan best;
   if (!fits(smallest, &best))
     throw Error("even " + std::to_string(best.tile_width) + "x" + std::to_string(best.tile_height) + " tiles need " + mib(best.total_bytes()) +
-                ", more than the memory limit of " + mib(options_.memory_limit_bytes));
+                ", more than the memory limit of " + mib(memory_limit_bytes));
   int64_t lo = smallest / a, hi = largest / a;  // lo fits
   while (lo < hi) {
     const int64_t mid = (lo + hi + 1) / 2;
@@ -283,10 +285,17 @@ TilePlan ImageToImage::plan(int64_t width, int64_t height) const {
 }
 
 Image ImageToImage::run(const Image& image, const std::function<void(int64_t, int64_t)>& progress) const {
+  if (image.width < 1 || image.height < 1) throw Error("the image has no pixels");
+  return run(image, plan(image.width, image.height), progress);
+}
+
+Image ImageToImage::run(const Image& image, const TilePlan& p, const std::function<void(int64_t, int64_t)>& progress) const {
   if (image.channels != input_channels_)
     throw Error("the image has " + std::to_string(image.channels) + " channels, the model takes " + std::to_string(input_channels_));
   if (image.pixels.size() != static_cast<size_t>(image.width * image.height * image.channels)) throw Error("the image's size and its pixels disagree");
-  const TilePlan p = plan(image.width, image.height);
+  if (p.width != image.width || p.height != image.height)
+    throw Error("the tile plan is for a " + std::to_string(p.width) + "x" + std::to_string(p.height) + " image, not " + std::to_string(image.width) +
+                "x" + std::to_string(image.height));
   const int64_t s = scale_, a = alignment_, th = p.tile_height, tw = p.tile_width;
   const int64_t hp = round_up(image.height, a), wp = round_up(image.width, a);
   const int cin = input_channels_, cout = output_channels_;

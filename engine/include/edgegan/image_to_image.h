@@ -45,7 +45,7 @@ struct ImageToImageOptions {
   uint64_t memory_limit_bytes = 0;   // > 0: the largest tile whose plan fits this (tile is then a ceiling, if set)
   // Overrides of the model's recorded normalisations (see from_metadata; without
   // either, the output's known value range, else [0, 1], is used for both).
-  std::optional<PixelNormalisation> input, output;
+  std::optional<PixelNormalisation> input = std::nullopt, output = std::nullopt;
 };
 
 // How an image of a given size is cut and what running it takes.
@@ -84,8 +84,13 @@ class ImageToImage {
 
   // The tiles for a width x height image (Error if no tile fits memory_limit_bytes).
   TilePlan plan(int64_t width, int64_t height) const;
+  // The same under another memory limit (0: none), e.g. what a process has left.
+  TilePlan plan(int64_t width, int64_t height, uint64_t memory_limit_bytes) const;
   // Runs `image` (input_channels() channels); `progress(done, total)` after each tile.
   Image run(const Image& image, const std::function<void(int64_t, int64_t)>& progress = {}) const;
+  // ... as `plan` (made for this image's size) cuts it, so a caller that showed the plan
+  // does not have it worked out twice.
+  Image run(const Image& image, const TilePlan& plan, const std::function<void(int64_t, int64_t)>& progress = {}) const;
 
  private:
   TilePlan plan_for_tile(int64_t width, int64_t height, int64_t tile) const;
