@@ -164,7 +164,7 @@ int main(int argc, char** argv) {
           a.x = dx.f(), a.y = columns.f(), a.weights = dw.p, a.tasks = static_cast<cuda::ConvGemmTask*>(dt.p), a.workspace = ws.p;
           report("col2im", l.name(), median_ms([&] {
                    cuda::conv_gemm(shape, l, a, nullptr);
-                   cuda::conv_transpose2d_col2im_gather(s, columns.f(), db.f(), 0, 0.f, dy.f(), nullptr);
+                   cuda::conv_transpose2d_col2im_gather(s, columns.f(), db.f(), {}, dy.f(), nullptr);
                  }, repeat),
                  useful);
         }

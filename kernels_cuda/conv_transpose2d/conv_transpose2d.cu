@@ -43,7 +43,7 @@ __global__ void upsample_with_zeros(Geometry g, const float* __restrict__ x, flo
 }
 
 // y[n, oh, ow, co] = act(bias + sum over taps landing on (oh, ow) of columns[n, ih, iw][th][tw][co]), in tap order.
-__global__ void col2im_gather(Geometry g, const float* __restrict__ columns, const float* __restrict__ bias, int activation, float alpha,
+__global__ void col2im_gather(Geometry g, const float* __restrict__ columns, const float* __restrict__ bias, ActivationParams activation,
                               float* __restrict__ y) {
   const long long total = static_cast<long long>(g.batch) * g.out_h * g.out_w * g.cout;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
@@ -69,7 +69,7 @@ __global__ void col2im_gather(Geometry g, const float* __restrict__ columns, con
       }
     }
     if (bias) acc += bias[co];
-    y[i] = activate(acc, activation, alpha);
+    y[i] = activate(acc, activation);
   }
 }
 
@@ -132,10 +132,9 @@ long long conv_transpose2d_columns_floats(const cpu::ConvShape& s) {
   return s.batch * s.h.in * s.w.in * s.h.kernel * s.w.kernel * s.out_channels;
 }
 
-void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, int activation, float alpha, float* y,
+void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, ActivationParams activation, float* y,
                                     cudaStream_t stream) {
-  col2im_gather<<<blocks_for(s.batch * s.h.out * s.w.out * s.out_channels), kThreads, 0, stream>>>(geometry(s), columns, bias, activation,
-                                                                                                    alpha, y);
+  col2im_gather<<<blocks_for(s.batch * s.h.out * s.w.out * s.out_channels), kThreads, 0, stream>>>(geometry(s), columns, bias, activation, y);
   check_cuda(cudaGetLastError(), "col2im gather launch");
 }
 

@@ -34,7 +34,7 @@ std::vector<float> conv_transpose2d_flipped_kernel(const cpu::ConvShape& s, cons
 // col2im: columns = x [N*H*W][Cin] x Wc [Cin][kh*kw*Cout] (dense_gemm_shape), then
 // every output sums the columns of the (input, tap) pairs that land on it.
 long long conv_transpose2d_columns_floats(const cpu::ConvShape& s);
-void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, int activation, float alpha, float* y,
+void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, ActivationParams activation, float* y,
                                     cudaStream_t stream);
 
 }  // namespace edgegan::cuda

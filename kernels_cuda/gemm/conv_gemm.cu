@@ -21,8 +21,8 @@ struct Params {
   float* y;
   const void* weights;
   const float* bias;
-  int activation;
-  float alpha;
+  ActivationParams activation;
+  const float* residual;  // added after the activation (null: none)
   const ConvGemmTask* tasks;
   float* partials;  // split K: [split][task][max_pixels][cout]
 };
@@ -53,7 +53,8 @@ __device__ __forceinline__ void store_output(const Params& p, const ConvGemmTask
     return;
   }
   if (p.bias) v += __ldg(p.bias + col);
-  p.y[output_offset(p, t, m) + col] = activate(v, p.activation, p.alpha);
+  const long long at = output_offset(p, t, m) + col;
+  p.y[at] = activate(v, p.activation) + (p.residual ? p.residual[at] : 0.f);
 }
 
 // One tap a block reads: its input offsets and where its Cin x Cout matrix starts.
@@ -418,7 +419,8 @@ __global__ void conv_gemm_reduce(Params p) {
     float v = 0.f;
     for (int s = 0; s < p.k_splits; ++s) v += p.partials[(static_cast<long long>(s) * p.task_count) * per_task + i];
     if (p.bias) v += __ldg(p.bias + col);
-    p.y[output_offset(p, t, m) + col] = activate(v, p.activation, p.alpha);
+    const long long at = output_offset(p, t, m) + col;
+    p.y[at] = activate(v, p.activation) + (p.residual ? p.residual[at] : 0.f);
   }
 }
 
@@ -553,7 +555,7 @@ void conv_gemm(const ConvGemmShape& s, const ConvGemmLaunch& l, const ConvGemmAr
   p.max_pixels = s.max_task_pixels();
   p.task_count = static_cast<int>(s.tasks.size());
   p.k_splits = l.k_splits;
-  p.x = a.x, p.y = a.y, p.weights = a.weights, p.bias = a.bias, p.activation = a.activation, p.alpha = a.alpha, p.tasks = a.tasks;
+  p.x = a.x, p.y = a.y, p.weights = a.weights, p.bias = a.bias, p.activation = a.activation, p.residual = a.residual, p.tasks = a.tasks;
   p.partials = static_cast<float*>(a.workspace);
   if (p.max_pixels == 0) return;
   if (a.weights_f16) launch<__half>(p, l, stream);

@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels_cuda/common/activation.h"
+
 namespace edgegan::cuda {
 
 constexpr int kMaxTapsPerAxis = 16;
@@ -64,15 +66,16 @@ enum class GemmMath { kFp32, kTf32 };
 ConvGemmLaunch plan_conv_gemm(const ConvGemmShape& shape, int multiprocessors, GemmMath math = GemmMath::kFp32);
 
 // One run. `tasks` is the shape's task table in device memory; weights are float or
-// (weights_f16) IEEE halves; bias may be null; activation numbered as cpu::Activation.
+// (weights_f16) IEEE halves; bias may be null; the activation applies to the sum plus
+// bias, and a residual (a tensor of y's shape, may be null) is added after it.
 struct ConvGemmArgs {
   const float* x = nullptr;
   float* y = nullptr;
   const void* weights = nullptr;
   bool weights_f16 = false;
   const float* bias = nullptr;
-  int activation = 0;
-  float alpha = 0.01f;
+  ActivationParams activation;
+  const float* residual = nullptr;
   const ConvGemmTask* tasks = nullptr;
   void* workspace = nullptr;  // launch.workspace_bytes
 };

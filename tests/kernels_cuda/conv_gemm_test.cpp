@@ -123,15 +123,33 @@ TEST(CudaConvGemm, Tf32TensorCoresStayWithinTheirPrecision) {
   }
 }
 
-// Runs `s` on device x / weights with every launch; each result must match `ref`.
-void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias, int act,
-                         const std::vector<float>& ref, const std::string& what) {
+// Activation `trial % 12` (every one the engine has), with parameters that exercise
+// each: LeakyRelu's slope, Selu's two, Clip's bounds, HardSigmoid's slope and offset.
+cpu::Epilogue epilogue_for(int trial, const float* bias) {
+  cpu::Epilogue e;
+  e.bias = bias;
+  e.activation = static_cast<cpu::Activation>(trial % cpu::kActivationCount);
+  e.alpha = 0.2f;
+  switch (e.activation) {
+    case cpu::Activation::kSelu: e.alpha = 1.6732632f, e.beta = 1.0507010f; break;
+    case cpu::Activation::kClip: e.alpha = -0.5f, e.beta = 0.7f; break;
+    case cpu::Activation::kHardSigmoid: e.alpha = 0.2f, e.beta = 0.5f; break;
+    default: break;
+  }
+  return e;
+}
+cuda::ActivationParams device_activation(const cpu::Epilogue& e) { return {static_cast<int>(e.activation), e.alpha, e.beta}; }
+
+// Runs `s` on device x / weights with every launch; each result must match `ref`
+// (residual: a device tensor of y's shape the epilogue adds, already in `ref`).
+void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias,
+                         cuda::ActivationParams act, const std::vector<float>& ref, const std::string& what, const float* residual = nullptr) {
   Device<cuda::ConvGemmTask> tasks(s.tasks);
   for (const cuda::ConvGemmLaunch& l : launches_for(s)) {
     Device<float> y(ref.size());
     Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
     cuda::ConvGemmArgs a;
-    a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.alpha = 0.2f;
+    a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.residual = residual;
     a.tasks = tasks.get(), a.workspace = ws.get();
     cuda::conv_gemm(s, l, a, nullptr);
     cuda::check_cuda(cudaDeviceSynchronize(), "run");
@@ -177,9 +195,9 @@ TEST(CudaConvGemm, ConvolutionMatchesReference) {
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
     const auto w_onnx = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
-    const int act = trial % 5;
+    const cpu::Epilogue ep = epilogue_for(trial, bias.data());
     auto ref = conv_output(s);
-    cpu::conv2d_reference(s, x.data(), w_onnx.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    cpu::conv2d_reference(s, x.data(), w_onnx.data(), ref.data(), ep);
     // ONNX [Cout][Cin][kh][kw] -> the file's [kh][kw][Cin][Cout].
     std::vector<float> w(w_onnx.size());
     for (int64_t co = 0; co < s.out_channels; ++co)
@@ -194,7 +212,13 @@ TEST(CudaConvGemm, ConvolutionMatchesReference) {
         static_cast<int>(s.h.stride), static_cast<int>(s.w.stride), static_cast<int>(s.h.dilation), static_cast<int>(s.w.dilation),
         static_cast<int>(s.h.pad_begin), static_cast<int>(s.w.pad_begin));
     Device<float> dx(x), dw(w), db(bias);
-    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), act, ref, "conv trial " + std::to_string(trial));
+    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), device_activation(ep), ref, "conv trial " + std::to_string(trial));
+    // A residual added after the activation (a fused Add).
+    const auto residual = random_floats(rng, ref.size());
+    for (size_t i = 0; i < ref.size(); ++i) ref[i] += residual[i];
+    Device<float> dr(residual);
+    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), device_activation(ep), ref, "conv+residual trial " + std::to_string(trial),
+                        dr.get());
   }
 }
 
@@ -207,9 +231,9 @@ TEST(CudaConvGemm, SplitTransposedConvolutionMatchesReference) {
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
     const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
-    const int act = trial % 5;
+    const cpu::Epilogue ep = epilogue_for(trial, bias.data());
     auto ref = conv_output(s);
-    cpu::conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    cpu::conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), ep);
     const auto phases_h = cpu::split_conv_transpose_axis(s.h), phases_w = cpu::split_conv_transpose_axis(s.w);
     const int panel = trial % 2 ? static_cast<int>(cpu::kWeightPanelColumns) : 0;  // the converter's panels, and plain
     const auto packed = cpu::pack_conv_transpose2d_weights(s, phases_h, phases_w, w.data(), panel);
@@ -220,15 +244,15 @@ TEST(CudaConvGemm, SplitTransposedConvolutionMatchesReference) {
     const auto shape = cuda::conv_transpose2d_split_shape(s, phases_h, phases_w, offsets, panel);
     Device<float> dx(x), dw(all), db(bias);
     const std::string what = "split trial " + std::to_string(trial);
-    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), act, ref, what);
+    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), device_activation(ep), ref, what);
     // fp16 weights read as halves, against the reference on the rounded weights.
     std::vector<uint16_t> halves(all.size());
     std::vector<float> rounded(w.size());
     for (size_t i = 0; i < all.size(); ++i) halves[i] = cpu::float_to_half(all[i]);
     for (size_t i = 0; i < w.size(); ++i) rounded[i] = cpu::half_to_float(cpu::float_to_half(w[i]));
-    cpu::conv_transpose2d_reference(s, x.data(), rounded.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    cpu::conv_transpose2d_reference(s, x.data(), rounded.data(), ref.data(), ep);
     Device<uint16_t> dh(halves);
-    expect_all_launches(shape, dx.get(), dh.get(), true, db.get(), act, ref, what + " fp16");
+    expect_all_launches(shape, dx.get(), dh.get(), true, db.get(), device_activation(ep), ref, what + " fp16");
   }
 }
 
@@ -241,9 +265,9 @@ TEST(CudaConvGemm, ZeroInsertionAndCol2imBaselinesMatchReference) {
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
     const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
-    const int act = trial % 5;
+    const cpu::Epilogue ep = epilogue_for(trial, bias.data());
     auto ref = conv_output(s);
-    cpu::conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), {bias.data(), static_cast<cpu::Activation>(act), 0.2f});
+    cpu::conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), ep);
     cpu::ConvTranspose2DWeights split;
     split.phases_h = cpu::split_conv_transpose_axis(s.h);
     split.phases_w = cpu::split_conv_transpose_axis(s.w);
@@ -256,7 +280,7 @@ TEST(CudaConvGemm, ZeroInsertionAndCol2imBaselinesMatchReference) {
       Device<float> dw(cuda::conv_transpose2d_flipped_kernel(s, taps_first.data()));
       Device<float> x_up(static_cast<size_t>(cuda::conv_transpose2d_upsampled_floats(s)));
       cuda::conv_transpose2d_zero_insert_upsample(s, dx.get(), x_up.get(), nullptr);
-      expect_all_launches(cuda::conv_transpose2d_zero_insert_shape(s), x_up.get(), dw.get(), false, db.get(), act, ref,
+      expect_all_launches(cuda::conv_transpose2d_zero_insert_shape(s), x_up.get(), dw.get(), false, db.get(), device_activation(ep), ref,
                           "zero-insert trial " + std::to_string(trial));
     }
     {  // col2im
@@ -272,7 +296,7 @@ TEST(CudaConvGemm, ZeroInsertionAndCol2imBaselinesMatchReference) {
       cuda::ConvGemmArgs a;
       a.x = dx.get(), a.y = columns.get(), a.weights = dw.get(), a.tasks = tasks.get(), a.workspace = ws.get();
       cuda::conv_gemm(gemm, l, a, nullptr);
-      cuda::conv_transpose2d_col2im_gather(s, columns.get(), db.get(), act, 0.2f, y.get(), nullptr);
+      cuda::conv_transpose2d_col2im_gather(s, columns.get(), db.get(), device_activation(ep), y.get(), nullptr);
       cuda::check_cuda(cudaDeviceSynchronize(), "run");
       ASSERT_LE(max_abs_diff(y.host(ref.size()), ref), 1e-4f) << "col2im trial " << trial;
     }
@@ -294,7 +318,7 @@ TEST(CudaConvGemm, DenseMatchesReference) {
         ref[static_cast<size_t>(n * out + o)] = static_cast<float>(acc);
       }
     Device<float> dx(x), dw(w);
-    expect_all_launches(cuda::dense_gemm_shape(batch, in, out), dx.get(), dw.get(), false, nullptr, 0, ref, "dense trial " + std::to_string(trial));
+    expect_all_launches(cuda::dense_gemm_shape(batch, in, out), dx.get(), dw.get(), false, nullptr, {}, ref, "dense trial " + std::to_string(trial));
   }
 }
 

@@ -172,31 +172,12 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
   return factories;
 }
 
-// The activation an op applies (its fused epilogue's, a ChannelAffine's or an Elementwise's).
-schema::Activation activation_of(const schema::Op& op) {
-  auto of = [](const schema::Epilogue* ep) { return ep ? ep->activation() : schema::Activation_None; };
-  switch (op.kind_type()) {
-    case schema::OpKind_ConvTranspose2D: return of(op.kind_as_ConvTranspose2D()->epilogue());
-    case schema::OpKind_Conv2D: return of(op.kind_as_Conv2D()->epilogue());
-    case schema::OpKind_Dense: return of(op.kind_as_Dense()->epilogue());
-    case schema::OpKind_ChannelAffine: return op.kind_as_ChannelAffine()->activation();
-    case schema::OpKind_Elementwise: return op.kind_as_Elementwise()->activation();
-    default: return schema::Activation_None;
-  }
-}
-
 class CudaBackend final : public ComputeBackend {
  public:
   Backend kind() const override { return Backend::kCuda; }
   const char* name() const override { return "cuda"; }
   bool supports(const OpDef& op) const override { return kernel_factories().count(op.name()) != 0; }
   std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override {
-    // kernels_cuda/common/activation.cuh knows None..Sigmoid; the later ones (Elu, Selu,
-    // Clip, HardSigmoid, HardSwish, Softplus, Mish) run on the CPU backend only.
-    const schema::Activation act = activation_of(args.op);
-    if (act > schema::Activation_Sigmoid)
-      throw Error(std::string("CUDA backend: op '") + (args.op.name() ? args.op.name()->str() : std::string()) + "' (" + op.name() +
-                  ") uses the activation " + schema::EnumNameActivation(act) + ", which the CUDA kernels do not implement; use the CPU backend");
     try {
       return kernel_factories().at(op.name())(args);
     } catch (const CudaError& e) {
@@ -327,29 +308,31 @@ void PreparedGemm::prepare(const KernelArgs& args, KernelUpload& upload) {
 }
 
 void PreparedGemm::run(const KernelUpload& upload, const float* x, float* y, const void* weights, bool weights_f16, const float* bias,
-                       int activation, float alpha, void* workspace, cudaStream_t stream) const {
+                       ActivationParams activation, const float* residual, void* workspace, cudaStream_t stream) const {
   ConvGemmArgs a;
-  a.x = x, a.y = y, a.weights = weights, a.weights_f16 = weights_f16, a.bias = bias, a.activation = activation, a.alpha = alpha;
+  a.x = x, a.y = y, a.weights = weights, a.weights_f16 = weights_f16, a.bias = bias, a.activation = activation, a.residual = residual;
   a.tasks = upload.as<ConvGemmTask>(tasks);
   a.workspace = workspace;
   conv_gemm(shape, launch, a, stream);
 }
 
-GemmOpKernel::GemmOpKernel(const KernelArgs& a, int input, int output, uint32_t weights, const schema::Epilogue* ep, ConvGemmShape shape)
-    : upload_(a), input_(input), output_(output) {
+GemmOpKernel::GemmOpKernel(const KernelArgs& a, int input, int output, uint32_t weights, const schema::Epilogue* ep, ConvGemmShape shape,
+                           int residual)
+    : upload_(a), input_(input), output_(output), residual_(residual) {
   weights_ = upload_.weights(weights);
   f16_ = a.weights.is_f16(weights);
   bias_ = upload_.weights(ep ? ep->bias() : 0);
-  activation_ = ep ? static_cast<int>(ep->activation()) : 0;
-  alpha_ = ep ? ep->alpha() : 0.01f;
+  activation_ = activation_params(ep);
   gemm_.shape = std::move(shape);
   gemm_.prepare(a, upload_);
   upload_.commit();
 }
 
-void GemmOpKernel::run(const RunContext& ctx) {
-  gemm_.run(upload_, ctx.f32(input_), ctx.f32(output_), upload_.at(weights_), f16_, upload_.as<float>(bias_), activation_, alpha_, ctx.workspace,
-            static_cast<cudaStream_t>(ctx.stream));
+void GemmOpKernel::run(const RunContext& ctx) { run_gemm(ctx, ctx.f32(input_)); }
+
+void GemmOpKernel::run_gemm(const RunContext& ctx, const float* x) const {
+  gemm_.run(upload_, x, ctx.f32(output_), upload_.at(weights_), f16_, upload_.as<float>(bias_), activation_,
+            residual_ >= 0 ? ctx.f32(residual_) : nullptr, ctx.workspace, static_cast<cudaStream_t>(ctx.stream));
 }
 
 void no_backward(const char* kernel) {

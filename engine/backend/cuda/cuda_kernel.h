@@ -83,15 +83,21 @@ struct PreparedGemm {
   // Checks the problem fits the GEMM (an Error naming the op otherwise), plans the
   // launch, and queues the task table for upload.
   void prepare(const KernelArgs& args, KernelUpload& upload);
-  void run(const KernelUpload& upload, const float* x, float* y, const void* weights, bool weights_f16, const float* bias, int activation,
-           float alpha, void* workspace, cudaStream_t stream) const;
+  void run(const KernelUpload& upload, const float* x, float* y, const void* weights, bool weights_f16, const float* bias, ActivationParams activation,
+           const float* residual, void* workspace, cudaStream_t stream) const;
 };
 
 // A kernel that has no backward pass on this backend.
 [[noreturn]] void no_backward(const char* kernel);
 
-// An op whose whole run is one implicit GEMM with a bias and activation epilogue
-// (Conv2D, Dense): weights and bias uploaded once, the problem planned once.
+// An activation as the file states it (an op's epilogue; none when absent).
+inline ActivationParams activation_params(const schema::Epilogue* ep) {
+  return ep ? ActivationParams{static_cast<int>(ep->activation()), ep->alpha(), ep->beta()} : ActivationParams{};
+}
+inline ActivationParams activation_params(schema::Activation a, float alpha, float beta) { return {static_cast<int>(a), alpha, beta}; }
+
+// An op whose whole run is one implicit GEMM with a bias, activation and residual
+// epilogue (Conv2D, Dense): weights and bias uploaded once, the problem planned once.
 class GemmOpKernel : public OpKernel {
  public:
   uint64_t workspace_bytes() const override { return gemm_.launch.workspace_bytes; }
@@ -100,14 +106,19 @@ class GemmOpKernel : public OpKernel {
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
  protected:
-  GemmOpKernel(const KernelArgs& args, int input, int output, uint32_t weights, const schema::Epilogue* epilogue, ConvGemmShape shape);
+  // residual: a tensor added after the activation (-1: none).
+  GemmOpKernel(const KernelArgs& args, int input, int output, uint32_t weights, const schema::Epilogue* epilogue, ConvGemmShape shape,
+               int residual = -1);
+  // The GEMM from `x` (a convolution whose input map was materialised reads its scratch).
+  void run_gemm(const RunContext& ctx, const float* x) const;
+  int input() const { return input_; }
 
  private:
   KernelUpload upload_;
   PreparedGemm gemm_;
-  int input_, output_;
-  int weights_ = -1, bias_ = -1, activation_ = 0;
-  float alpha_ = 0.01f;
+  int input_, output_, residual_;
+  int weights_ = -1, bias_ = -1;
+  ActivationParams activation_;
   bool f16_ = false;
 };
 

@@ -10,7 +10,7 @@ class ChannelAffineCuda final : public OpKernel {
  public:
   ChannelAffineCuda(const KernelArgs& a, const schema::ChannelAffine& op)
       : upload_(a), input_(op.input()), output_(op.output()), channels_(op.channels()),
-        pixels_(a.batch * a.tensor(op.input()).per_sample / op.channels()), activation_(static_cast<int>(op.activation())), alpha_(op.alpha()) {
+        pixels_(a.batch * a.tensor(op.input()).per_sample / op.channels()), activation_(activation_params(op.activation(), op.alpha(), op.beta())) {
     scale_ = upload_.weights(op.scale());
     shift_ = upload_.weights(op.shift());
     upload_.commit();
@@ -21,7 +21,7 @@ class ChannelAffineCuda final : public OpKernel {
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
   void run(const RunContext& ctx) override {
     channel_affine(pixels_, static_cast<int>(channels_), upload_.as<float>(scale_), upload_.as<float>(shift_), ctx.f32(input_), ctx.f32(output_),
-                   activation_, alpha_, stream_of(ctx));
+                   activation_, stream_of(ctx));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
@@ -29,8 +29,8 @@ class ChannelAffineCuda final : public OpKernel {
   KernelUpload upload_;
   int input_, output_;
   int64_t channels_, pixels_;
-  int scale_ = -1, shift_ = -1, activation_;
-  float alpha_;
+  int scale_ = -1, shift_ = -1;
+  ActivationParams activation_;
 };
 
 }  // namespace

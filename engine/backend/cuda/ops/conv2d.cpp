@@ -1,5 +1,5 @@
 // Conv2D on the GPU: one implicit-GEMM task over the [kh][kw][Cin][Cout] weights,
-// bias and activation in the epilogue.
+// bias, activation and a fused residual in the epilogue.
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "engine/ops/op_kernel_util.h"
 
@@ -16,7 +16,7 @@ ConvGemmShape gemm_shape(const cpu::ConvShape& s) {
 class Conv2DCuda final : public GemmOpKernel {
  public:
   Conv2DCuda(const KernelArgs& a, const schema::Conv2D& op)
-      : GemmOpKernel(a, op.input(), op.output(), op.weights(), op.epilogue(), gemm_shape(a.conv_shape(op))), macs_(conv2d_macs(a.conv_shape(op))) {}
+      : GemmOpKernel(a, op.input(), op.output(), op.weights(), op.epilogue(), gemm_shape(a.conv_shape(op)), op.residual()), macs_(conv2d_macs(a.conv_shape(op))) {}
   const char* kernel_name() const override { return "cuda_conv2d_implicit_gemm"; }
   uint64_t macs() const override { return macs_; }
 
@@ -37,9 +37,6 @@ std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs&
   if (input_map)  // the implicit GEMM addresses its input directly
     throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) +
                 " reads its input through a fused input map (a Pad or Resize folded into it): such convolutions run on the CPU backend only");
-  if (op.residual() >= 0)  // the implicit GEMM's epilogue has no residual operand
-    throw Error("CUDA backend: Conv2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) +
-                " has a fused residual Add: residual convolutions run on the CPU backend only");
   return std::make_unique<Conv2DCuda>(a, *a.op.kind_as_Conv2D());
 }
 

@@ -17,8 +17,7 @@ class ConvTranspose2DCuda final : public OpKernel {
   ConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
       : upload_(a), algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
     const auto* ep = op.epilogue();
-    activation_ = ep ? static_cast<int>(ep->activation()) : 0;
-    alpha_ = ep ? ep->alpha() : 0.01f;
+    activation_ = activation_params(ep);
     const auto phases_h = cpu::split_conv_transpose_axis(shape_.h), phases_w = cpu::split_conv_transpose_axis(shape_.w);
     projection_ = algo_ == ConvTransposeAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
     // (A projection uploads its bias expanded to every output position instead.)
@@ -99,16 +98,16 @@ class ConvTranspose2DCuda final : public OpKernel {
     uint8_t* gemm_ws = ctx.workspace + staging_bytes_;
     switch (algo_) {
       case ConvTransposeAlgo::kSplit:
-        return gemm_.run(upload_, x, y, upload_.at(first_), f16_ && !projection_, bias, activation_, alpha_, gemm_ws, stream_of(ctx));
+        return gemm_.run(upload_, x, y, upload_.at(first_), f16_ && !projection_, bias, activation_, nullptr, gemm_ws, stream_of(ctx));
       case ConvTransposeAlgo::kZeroInsert: {
         float* x_up = reinterpret_cast<float*>(ctx.workspace);
         conv_transpose2d_zero_insert_upsample(shape_, x, x_up, stream_of(ctx));
-        return gemm_.run(upload_, x_up, y, upload_.at(first_), false, bias, activation_, alpha_, gemm_ws, stream_of(ctx));
+        return gemm_.run(upload_, x_up, y, upload_.at(first_), false, bias, activation_, nullptr, gemm_ws, stream_of(ctx));
       }
       case ConvTransposeAlgo::kCol2im: {
         float* columns = reinterpret_cast<float*>(ctx.workspace);
-        gemm_.run(upload_, x, columns, upload_.at(first_), false, nullptr, 0, 0.f, gemm_ws, stream_of(ctx));
-        return conv_transpose2d_col2im_gather(shape_, columns, bias, activation_, alpha_, y, stream_of(ctx));
+        gemm_.run(upload_, x, columns, upload_.at(first_), false, nullptr, ActivationParams{}, nullptr, gemm_ws, stream_of(ctx));
+        return conv_transpose2d_col2im_gather(shape_, columns, bias, activation_, y, stream_of(ctx));
       }
     }
   }
@@ -141,8 +140,8 @@ class ConvTranspose2DCuda final : public OpKernel {
   PreparedGemm gemm_;
   std::vector<float> full_, projection_bias_;  // host copies until they are uploaded
   bool projection_ = false;                    // a 1x1 input: one dense GEMM
-  int first_ = -1, bias_ = -1, activation_ = 0;
-  float alpha_ = 0.01f;
+  int first_ = -1, bias_ = -1;
+  ActivationParams activation_;
   bool f16_ = false;
   uint64_t staging_bytes_ = 0;  // the baselines' upsampled input or columns, ahead of the GEMM's own scratch
 };
