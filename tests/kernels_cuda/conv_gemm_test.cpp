@@ -14,52 +14,16 @@
 #include "kernels_cuda/common/cuda_check.h"
 #include "kernels_cuda/conv_transpose2d/conv_transpose2d.h"
 #include "kernels_cuda/gemm/conv_gemm.h"
+#include "tests/kernels_cuda/cuda_test_util.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
 namespace {
 
+using testing::Device;
 using testing::max_abs_diff;
 using testing::random_floats;
 using testing::uniform_int;
-
-bool gpu_present(std::string* why) {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    *why = e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device";
-    return false;
-  }
-  return true;
-}
-
-#define SKIP_WITHOUT_GPU()                                     \
-  do {                                                         \
-    std::string why;                                           \
-    if (!gpu_present(&why)) GTEST_SKIP() << "no GPU: " << why; \
-  } while (0)
-
-// Device copy of a host vector, freed with the object.
-template <typename T>
-class Device {
- public:
-  explicit Device(const std::vector<T>& host) : n_(std::max<size_t>(host.size(), 1)) {
-    cuda::check_cuda(cudaMalloc(reinterpret_cast<void**>(&p_), n_ * sizeof(T)), "malloc");
-    if (!host.empty()) cuda::check_cuda(cudaMemcpy(p_, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  }
-  explicit Device(size_t n) : Device(std::vector<T>(n)) {}
-  ~Device() { cudaFree(p_); }
-  T* get() const { return p_; }
-  std::vector<T> host(size_t n) const {
-    std::vector<T> out(n);
-    cuda::check_cuda(cudaMemcpy(out.data(), p_, n * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    return out;
-  }
-
- private:
-  T* p_ = nullptr;
-  size_t n_;
-};
 
 // The launches a shape can run: every tile kind with and without split K, and the
 // head kernels where Cout <= 4; and what the planner picks.
@@ -89,8 +53,7 @@ std::vector<cuda::ConvGemmLaunch> launches_for(const cuda::ConvGemmShape& s) {
 // TF32 operands (10-bit mantissas): products within about 2^-10 of FP32's, so sums of
 // up to a few thousand products of values in [-1, 1] stay within 2e-2.
 TEST(CudaConvGemm, Tf32TensorCoresStayWithinTheirPrecision) {
-  std::string why;
-  if (!gpu_present(&why)) GTEST_SKIP() << "no GPU: " << why;
+  SKIP_WITHOUT_GPU();
   std::mt19937 rng(15);
   for (int trial = 0; trial < 10; ++trial) {
     const int batch = uniform_int(rng, 1, 200), in = uniform_int(rng, 1, 1000), out = uniform_int(rng, 5, 300);
