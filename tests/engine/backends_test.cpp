@@ -138,6 +138,32 @@ TEST_P(OtherBackend, ReportEqualsWhatTheSessionAllocated) {
     }
 }
 
+// Every op of every test and shipped model has a kernel on this backend: none is
+// refused (the refusals are listed when one is).
+TEST_P(OtherBackend, RunsEveryTestAndShippedModel) {
+  std::string refused;
+  for (const std::string& path : every_model()) {
+    const std::string why = testing::backend_refusal(Model::load(path), GetParam());
+    if (!why.empty()) refused += "\n  " + path + ": " + why;
+  }
+  EXPECT_TRUE(refused.empty()) << "refused:" << refused;
+}
+
+// The report's device figure is what the session allocates, on every model (the
+// kernels' uploads, tables and scratch included), and a run allocates nothing more.
+TEST_P(OtherBackend, ReportEqualsWhatTheSessionAllocatedOnEveryModel) {
+  for (const std::string& path : every_model()) {
+    const auto model = Model::load(path);
+    if (!testing::backend_refusal(model, GetParam()).empty()) continue;
+    SCOPED_TRACE(path);
+    const MemoryReport report = memory_report(model, options(2, ConvTransposeAlgo::kSplit));
+    Session session(model, options(2, ConvTransposeAlgo::kSplit));
+    EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes);
+    session.run(inputs_for(*model, 2, 1));
+    EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes) << "a run allocated";
+  }
+}
+
 TEST_P(OtherBackend, LabelOutsideTheTableIsRefusedByName) {
   const auto model = Model::load((testing::source_dir() / "models/cgan_digits/generator.egan").string());
   Session session(model, options(2, ConvTransposeAlgo::kSplit));

@@ -1,0 +1,67 @@
+#!/bin/bash
+# The CUDA backend's evidence in one run on a machine with an NVIDIA GPU: the CUDA
+# kernel tests, every engine test that runs on CUDA (the backend suite and the PyTorch
+# goldens), and the GPU benchmarks (layers, DCGAN-family generators, image-to-image and
+# super-resolution generators) beside PyTorch on the same GPU.
+#
+#   scripts/gpu_check.sh BIN_DIR OUT_DIR [tests|bench|all]
+#
+# BIN_DIR holds engine_test, cuda_kernels_test, make_test_models, edgegan,
+# edgegan-convert and cuda_layers_bench from a build with CUDA (they look for the
+# sources where they were built: run from that checkout). The GPU machine needs
+# PyTorch with CUDA for the benchmarks. Results go to OUT_DIR (raw JSON lines, test
+# logs, and the tables as markdown). EDGEGAN_TEST_MODELS_DIR: the test models' folder
+# the binaries were built with (default build/tests/test_models).
+set -u
+bin=$(cd "$1" && pwd)
+out=$(mkdir -p "$2" && cd "$2" && pwd)
+what=${3:-all}
+root=$(cd "$(dirname "$0")/.." && pwd)
+cd "$root"
+status=0
+
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/gpu.txt" 2>&1
+python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())" >> "$out/gpu.txt" 2>&1
+cat "$out/gpu.txt"
+
+# Where engine_test looks for the converted test models (its build's
+# tests/test_models; CMake prints it as EDGEGAN_TEST_MODELS_DIR).
+models=${EDGEGAN_TEST_MODELS_DIR:-$root/build/tests/test_models}
+
+if [ "$what" != bench ]; then
+  mkdir -p "$models"
+  "$bin/make_test_models" "$models" > "$out/make_test_models.txt" 2>&1 || { echo "make_test_models failed"; cat "$out/make_test_models.txt"; exit 1; }
+  "$bin/cuda_kernels_test" > "$out/cuda_kernels_test.txt" 2>&1 || status=1
+  "$bin/engine_test" --gtest_filter='*cuda*:*Cuda*' > "$out/engine_test_cuda.txt" 2>&1 || status=1
+  for f in cuda_kernels_test engine_test_cuda; do
+    echo "== $f"
+    grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$f.txt"
+    grep -E '^\[  FAILED  \] ' "$out/$f.txt" | head -40
+  done
+  # What the skipped cases were skipped for (a model with an op the backend refuses).
+  grep -A1 'Skipped$' "$out/engine_test_cuda.txt" | grep -v -E 'Skipped$|^--' | sort | uniq -c | sort -rn > "$out/skip_reasons.txt"
+  head -20 "$out/skip_reasons.txt"
+fi
+
+if [ "$what" != tests ]; then
+  work=$(mktemp -d)
+  "$bin/cuda_layers_bench" --repeat 50 > "$out/edgegan_layers.jsonl" 2> "$out/cuda_layers_bench.err" || status=1
+  python3 bench/cuda_peers.py --repeat 50 --no-compile --only layers > "$out/torch_layers.jsonl" 2> "$out/cuda_peers_layers.err" || status=1
+  python3 bench/cuda_peers.py --repeat 50 --only generators > "$out/torch_generators.jsonl" 2> "$out/cuda_peers_generators.err" || status=1
+  : > "$out/edgegan_generators.jsonl"
+  for m in "$models/built/dcgan64_generator.egan" "$models/built/huge2_dcgan.egan" "$models/built/huge2_cgan.egan" \
+           models/dcgan_digits/generator.egan models/cgan_digits/generator.egan; do
+    for b in 1 64; do
+      "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json >> "$out/edgegan_generators.jsonl" || status=1
+      "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json --tf32 >> "$out/edgegan_generators.jsonl" || status=1
+      "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json --algo zero-insert >> "$out/edgegan_generators.jsonl" || status=1
+    done
+  done
+  python3 bench/cuda_table.py "$out" > "$out/dcgan_tables.md" 2>&1 || status=1
+  python3 bench/cuda_image_models.py --edgegan "$bin/edgegan" --convert "$bin/edgegan-convert" --work "$work" --compile \
+    --table "$out/image_models_table.md" > "$out/image_models.jsonl" 2> "$out/image_models.err" || status=1
+  cat "$out/image_models_table.md" 2>/dev/null
+  tail -5 "$out/image_models.err"
+  rm -rf "$work"
+fi
+exit $status
