@@ -16,7 +16,7 @@ class ElementwiseKernel final : public OpKernel {
   const char* kernel_name() const override { return "elementwise_activation"; }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
-  void run(const RunContext& ctx) override { cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_); }
+  void run(const RunContext& ctx) override { cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_, ctx.threads); }
   void backward(const BackwardContext& b) override {
     float* g = b.grad(output_);
     // From the output where the activation allows it, else from the input (HardSwish,

@@ -1,9 +1,21 @@
 #include "kernels_cpu/elementwise/elementwise.h"
 
+#include <algorithm>
+#include <cstring>
+
 namespace edgegan::cpu {
 
-void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha, float beta) {
-  for (int64_t i = 0; i < count; ++i) y[i] = activate(x[i], activation, alpha, beta);
+void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha, float beta, int threads) {
+  // Blocks that stay in L2 between the copy and the in-place pass; a switch per element
+  // (the scalar definition) ran a U-Net's 2M-float ReLU at 5 ns per value.
+  constexpr int64_t kBlock = 16384;
+  const int64_t blocks = (count + kBlock - 1) / kBlock;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && blocks > 1)
+  for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t begin = b * kBlock, n = std::min(kBlock, count - begin);
+    if (x != y) std::memcpy(y + begin, x + begin, static_cast<size_t>(n) * sizeof(float));
+    apply_activation(y + begin, 1, n, n, activation, alpha, beta);
+  }
 }
 
 }  // namespace edgegan::cpu

@@ -1,6 +1,8 @@
 // An activation that could not be fused into a producer, as its own pass:
-// y = act(x) over `count` floats (in place allowed), with the scalar definition
-// (activation.h activate). Its gradient is activation_backward.
+// y = act(x) over `count` floats (in place allowed), on `threads` threads. It applies
+// the vectorised functors a fused epilogue applies (apply_activation), so an op gives
+// the same values whether or not the converter could fuse its activation. Its
+// gradient is activation_backward.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +11,6 @@
 
 namespace edgegan::cpu {
 
-void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha, float beta = 0.f);
+void elementwise_activation(int64_t count, const float* x, float* y, Activation activation, float alpha, float beta = 0.f, int threads = 1);
 
 }  // namespace edgegan::cpu

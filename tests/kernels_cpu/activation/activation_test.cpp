@@ -116,14 +116,36 @@ TEST(Activation, NewActivationsVectorisedMatchDefinitions) {
       for (size_t i = 0; i < y.size(); ++i) {
         const float want = activate(before[i], p.a, p.alpha, p.beta);
         ASSERT_NEAR(y[i], want, 2e-6f * (1.f + std::abs(want))) << "activation " << static_cast<int>(p.a) << " at " << before[i];
-        ASSERT_EQ(z[i], want);
       }
+      // The unfused pass gives what a fused epilogue gives.
+      EXPECT_EQ(z, y);
       // The fused store applies the same functor.
       std::vector<float> stored(before.size());
       std::vector<float*> rows(static_cast<size_t>(count));
       for (int64_t r = 0; r < count; ++r) rows[static_cast<size_t>(r)] = stored.data() + r * channels;
       store_with_epilogue(before.data(), count, channels, rows.data(), nullptr, p.a, p.alpha, p.beta);
       EXPECT_EQ(stored, y);
+    }
+}
+
+// The unfused pass over many blocks, on several threads, in place and not: the same
+// values as one apply_activation over the whole array, for every activation.
+TEST(Activation, ElementwisePassMatchesApplyActivationAcrossBlocksAndThreads) {
+  std::mt19937 rng(19);
+  for (int a = 0; a < kActivationCount; ++a)
+    for (int threads : {1, 3}) {
+      const int64_t count = uniform_int(rng, 1, 70000);
+      auto x = random_floats(rng, static_cast<size_t>(count));
+      for (float& v : x) v *= 8.f;
+      const auto act = static_cast<Activation>(a);
+      const float alpha = act == Activation::kClip ? -0.5f : 0.2f, beta = act == Activation::kClip ? 0.7f : 1.05f;
+      auto want = x;
+      apply_activation(want.data(), 1, count, count, act, alpha, beta);
+      std::vector<float> y(x.size());
+      elementwise_activation(count, x.data(), y.data(), act, alpha, beta, threads);
+      ASSERT_EQ(y, want) << "activation " << a << ", " << count << " values, " << threads << " threads";
+      elementwise_activation(count, x.data(), x.data(), act, alpha, beta, threads);
+      ASSERT_EQ(x, want) << "in place, activation " << a;
     }
 }
 
