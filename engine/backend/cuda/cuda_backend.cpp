@@ -170,6 +170,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_ChannelAffine>(),   entry<schema::OpKind_Elementwise>(),
       entry<schema::OpKind_Pad>(),
       entry<schema::OpKind_Binary>(),
+      entry<schema::OpKind_PRelu>(),
   };
   return factories;
 }
