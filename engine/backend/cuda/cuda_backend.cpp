@@ -171,6 +171,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_Pad>(),
       entry<schema::OpKind_Binary>(),
       entry<schema::OpKind_PRelu>(),
+      entry<schema::OpKind_DepthToSpace>(),
   };
   return factories;
 }
