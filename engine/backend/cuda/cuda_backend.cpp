@@ -172,6 +172,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_Binary>(),
       entry<schema::OpKind_PRelu>(),
       entry<schema::OpKind_DepthToSpace>(),
+      entry<schema::OpKind_Resize>(),
   };
   return factories;
 }
