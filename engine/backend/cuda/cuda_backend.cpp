@@ -173,6 +173,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_PRelu>(),
       entry<schema::OpKind_DepthToSpace>(),
       entry<schema::OpKind_Resize>(),
+      entry<schema::OpKind_Slice>(),
   };
   return factories;
 }
