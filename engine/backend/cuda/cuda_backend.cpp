@@ -174,6 +174,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_DepthToSpace>(),
       entry<schema::OpKind_Resize>(),
       entry<schema::OpKind_Slice>(),
+      entry<schema::OpKind_Pool>(),
   };
   return factories;
 }
