@@ -1,0 +1,36 @@
+// DepthToSpace on the GPU: both directions (space_to_depth too), DCR and CRD orders.
+#include "engine/backend/cuda/cuda_kernel.h"
+#include "kernels_cuda/depth_to_space/depth_to_space.h"
+
+namespace edgegan::cuda {
+namespace {
+
+class DepthToSpaceCuda final : public OpKernel {
+ public:
+  DepthToSpaceCuda(const KernelArgs& a, const schema::DepthToSpace& op) : input_(op.input()), output_(op.output()), to_space_(!op.space_to_depth()) {
+    const TensorDesc& depth = a.tensor(to_space_ ? op.input() : op.output());
+    shape_.batch = a.batch;
+    shape_.height = depth.dims[1];
+    shape_.width = depth.dims[2];
+    shape_.block = op.block();
+    shape_.channels = depth.dims[3] / (shape_.block * shape_.block);
+    shape_.mode = static_cast<cpu::DepthToSpaceMode>(op.mode());
+  }
+  const char* kernel_name() const override { return to_space_ ? "cuda_depth_to_space" : "cuda_space_to_depth"; }
+  void run(const RunContext& ctx) override { depth_to_space(shape_, to_space_, ctx.f32(input_), ctx.f32(output_), stream_of(ctx)); }
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ private:
+  int input_, output_;
+  bool to_space_;
+  cpu::DepthToSpaceShape shape_;
+};
+
+}  // namespace
+
+template <>
+std::unique_ptr<OpKernel> create_kernel<schema::OpKind_DepthToSpace>(const KernelArgs& a) {
+  return std::make_unique<DepthToSpaceCuda>(a, *a.op.kind_as_DepthToSpace());
+}
+
+}  // namespace edgegan::cuda
