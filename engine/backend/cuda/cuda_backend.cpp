@@ -168,6 +168,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_ConvTranspose2D>(), entry<schema::OpKind_Conv2D>(),    entry<schema::OpKind_Dense>(),
       entry<schema::OpKind_Embedding>(),       entry<schema::OpKind_Concat>(),    entry<schema::OpKind_Reshape>(),
       entry<schema::OpKind_ChannelAffine>(),   entry<schema::OpKind_Elementwise>(),
+      entry<schema::OpKind_GroupNorm>(),
   };
   return factories;
 }
