@@ -169,6 +169,7 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_Embedding>(),       entry<schema::OpKind_Concat>(),    entry<schema::OpKind_Reshape>(),
       entry<schema::OpKind_ChannelAffine>(),   entry<schema::OpKind_Elementwise>(),
       entry<schema::OpKind_GroupNorm>(),
+      entry<schema::OpKind_SlidingChannelConv>(),
   };
   return factories;
 }
