@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "kernels_cuda/common/activation.cuh"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
 #include "kernels_cuda/common/cuda_check.h"
 
 namespace edgegan::cuda {
@@ -73,6 +74,42 @@ __global__ void col2im_gather(Geometry g, const float* __restrict__ columns, con
   }
 }
 
+// One output element per thread: the taps whose input lands on (oh, ow), each over the
+// group's input channels; output channel co of group g reads W[g][th][tw][ci][co - g*cog].
+__global__ void grouped_gather(Geometry g, int groups, const float* __restrict__ x, const float* __restrict__ w,
+                               const float* __restrict__ bias, ActivationParams activation, float* __restrict__ y) {
+  const long long total = static_cast<long long>(g.batch) * g.out_h * g.out_w * g.cout;
+  const int cig = g.cin / groups, cog = g.cout / groups;
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    const int co = static_cast<int>(i % g.cout);
+    long long rest = i / g.cout;
+    const int ow = static_cast<int>(rest % g.out_w);
+    rest /= g.out_w;
+    const int oh = static_cast<int>(rest % g.out_h);
+    const long long n = rest / g.out_h;
+    const int group = co / cog, local = co - group * cog;
+    float acc = 0.f;
+    for (int th = 0; th < g.kh; ++th) {
+      // o = i*stride - pad + tap*dilation: input row i = (oh + pad - th*dh) / sh when that divides.
+      const int a = oh + g.ph - th * g.dh;
+      if (a < 0 || a % g.sh) continue;
+      const int ih = a / g.sh;
+      if (ih >= g.in_h) continue;
+      for (int tw = 0; tw < g.kw; ++tw) {
+        const int b = ow + g.pw - tw * g.dw;
+        if (b < 0 || b % g.sw) continue;
+        const int iw = b / g.sw;
+        if (iw >= g.in_w) continue;
+        const float* xp = x + ((n * g.in_h + ih) * g.in_w + iw) * g.cin + static_cast<long long>(group) * cig;
+        const float* wp = w + ((static_cast<long long>(group) * g.kh + th) * g.kw + tw) * cig * cog + local;
+        for (int ci = 0; ci < cig; ++ci) acc = fmaf(__ldg(xp + ci), __ldg(wp + static_cast<long long>(ci) * cog), acc);
+      }
+    }
+    if (bias) acc += __ldg(bias + co);
+    y[i] = activate(acc, activation);
+  }
+}
+
 }  // namespace
 
 ConvGemmShape conv_transpose2d_split_shape(const cpu::ConvShape& s, const std::vector<cpu::AxisPhase>& phases_h,
@@ -136,6 +173,26 @@ void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* column
                                     cudaStream_t stream) {
   col2im_gather<<<blocks_for(s.batch * s.h.out * s.w.out * s.out_channels), kThreads, 0, stream>>>(geometry(s), columns, bias, activation, y);
   check_cuda(cudaGetLastError(), "col2im gather launch");
+}
+
+void conv_transpose2d_grouped_direct(const cpu::ConvShape& s, int groups, const float* x, const float* weights, const float* bias,
+                                     ActivationParams activation, float* y, cudaStream_t stream) {
+  const long long total = s.batch * s.h.out * s.w.out * s.out_channels;
+  if (total <= 0) return;
+  grouped_gather<<<blocks_for(total), kThreads, 0, stream>>>(geometry(s), groups, x, weights, bias, activation, y);
+  check_cuda(cudaGetLastError(), "grouped transposed convolution launch");
+}
+
+std::vector<float> conv_transpose2d_grouped_full_kernel(const cpu::ConvShape& s, int groups, const cpu::ConvTranspose2DWeights& w) {
+  // Each group's view of the phases is an ungrouped transposed convolution's weights:
+  // reassembled by the CPU's own routine, one group after the other.
+  const cpu::ConvShape gs = cpu::conv_transpose2d_group_shape(s, groups);
+  const int64_t per_group = gs.h.kernel * gs.w.kernel * gs.in_channels * gs.out_channels;
+  std::vector<float> full(static_cast<size_t>(per_group * groups));
+  const auto views = cpu::conv_transpose2d_group_views(s, groups, w);
+  for (int g = 0; g < groups; ++g)
+    cpu::assemble_conv_transpose2d_full_kernel(gs, views[static_cast<size_t>(g)], cpu::FullKernelLayout::kTapsFirst, full.data() + g * per_group);
+  return full;
 }
 
 }  // namespace edgegan::cuda

@@ -2,7 +2,8 @@
 // phase, conv_gemm.h), and the two baselines it is measured against, which do what
 // the split avoids: zero insertion (materialise the upsampled input, then a stride-1
 // convolution that multiplies the inserted zeros) and col2im (a GEMM into a column
-// buffer of every tap's product, then a gather that sums them per output).
+// buffer of every tap's product, then a gather that sums them per output). Grouped
+// layers run on a direct gather kernel whatever the algorithm (as on the CPU).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -36,5 +37,15 @@ std::vector<float> conv_transpose2d_flipped_kernel(const cpu::ConvShape& s, cons
 long long conv_transpose2d_columns_floats(const cpu::ConvShape& s);
 void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, ActivationParams activation, float* y,
                                     cudaStream_t stream);
+
+// Grouped (groups > 1): y[n, oh, ow, co] = act(bias + sum over the taps landing on
+// (oh, ow) and the group's input channels of x * W), one thread per output element
+// (output channel fastest), taps in kernel order. `weights`: the whole kernel per group,
+// [groups][kh][kw][Cin/groups][Cout/groups] (conv_transpose2d_grouped_full_kernel).
+void conv_transpose2d_grouped_direct(const cpu::ConvShape& s, int groups, const float* x, const float* weights, const float* bias,
+                                     ActivationParams activation, float* y, cudaStream_t stream);
+// That kernel assembled on the host from the file's grouped phase sub-kernels (float;
+// `w` as the CPU's grouped kernel takes them: each phase's groups one after the other).
+std::vector<float> conv_transpose2d_grouped_full_kernel(const cpu::ConvShape& s, int groups, const cpu::ConvTranspose2DWeights& w);
 
 }  // namespace edgegan::cuda

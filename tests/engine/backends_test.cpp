@@ -56,13 +56,6 @@ std::vector<Tensor> inputs_for(const Model& model, int batch, uint64_t seed) {
   return inputs;
 }
 
-// Grouped and depthwise (transposed) convolutions run on the CPU backend only.
-bool has_grouped_convolution(const Model& model) {
-  for (const OpInfo& op : model.ops())
-    if (op.attributes.find(" groups ") != std::string::npos) return true;
-  return false;
-}
-
 class OtherBackend : public ::testing::TestWithParam<Backend> {
  protected:
   void SetUp() override {
@@ -84,7 +77,7 @@ TEST_P(OtherBackend, AgreesWithTheCpuOnEveryModel) {
   ASSERT_GE(paths.size(), 40u);
   for (const std::string& path : paths) {
     const auto model = Model::load(path);
-    // A model with an op this backend refuses (RefusesGroupedConvolutionsByName) is left out.
+    // A model with an op this backend lacks is left out (the refusal names the op).
     if (!testing::backend_refusal(model, GetParam()).empty()) continue;
     for (int batch : {1, 3}) {
       const auto inputs = inputs_for(*model, batch, 7);
@@ -108,19 +101,15 @@ TEST_P(OtherBackend, AgreesWithTheCpuOnEveryModel) {
   }
 }
 
-TEST_P(OtherBackend, RefusesGroupedConvolutionsByName) {
-  if (GetParam() != Backend::kCuda) GTEST_SKIP() << "only the CUDA backend refuses groups";
-  for (const char* name : {"inverted_residual_depthwise", "convt_grouped"}) {
-    const auto model = testing::test_model(std::string("golden/") + name);
-    ASSERT_TRUE(has_grouped_convolution(*model));
-    try {
-      Session session(model, options(1, ConvTransposeAlgo::kSplit));
-      ADD_FAILURE() << name << ": the CUDA backend took a grouped convolution";
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find("groups = "), std::string::npos) << e.what();
-      EXPECT_NE(std::string(e.what()).find("CPU backend only"), std::string::npos) << e.what();
-    }
-  }
+// The convolution families the CUDA backend once refused (grouped and depthwise
+// convolutions, transposed ones too, fused input maps, fused residuals, GroupNorm and
+// InstanceNorm, sliding-channel convolutions) are taken, so the comparisons above and
+// the golden cases cannot skip them silently.
+TEST_P(OtherBackend, TakesEveryConvolutionFamily) {
+  for (const char* name : {"conv_grouped_depthwise_mult2", "inverted_residual_depthwise", "convt_grouped", "convt_grouped.fp16",
+                           "resize_nearest_upsample_conv", "norm_group_norm_torch", "norm_instance_transformer", "scc_gather", "scc_slices",
+                           "scc_dw_generator", "zoo_cyclegan_resnet", "zoo_fast_style", "zoo_patchgan", "hifigan_1d_residual"})
+    EXPECT_EQ(testing::backend_refusal(testing::test_model(std::string("golden/") + name), GetParam()), "") << name;
 }
 
 TEST_P(OtherBackend, ReportEqualsWhatTheSessionAllocated) {

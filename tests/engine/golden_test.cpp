@@ -48,8 +48,8 @@ class Golden : public ::testing::TestWithParam<std::tuple<Backend, std::string>>
   void SetUp() override {
     std::string why;
     if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
-    // Ops a backend refuses (the CUDA backend's missing ops, grouped convolutions, newer
-    // activations) skip the case on that backend, with the refusal's message.
+    // Ops a backend refuses (the CUDA backend's missing ops) skip the case on that
+    // backend, with the refusal's message.
     const std::string refusal = testing::backend_refusal(testing::test_model("golden/" + name()), backend());
     if (!refusal.empty()) GTEST_SKIP() << refusal;
   }

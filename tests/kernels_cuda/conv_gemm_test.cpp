@@ -24,6 +24,9 @@ using testing::Device;
 using testing::max_abs_diff;
 using testing::random_floats;
 using testing::uniform_int;
+using testing::device_activation;
+using testing::epilogue_for;
+using testing::random_axis;
 
 // The launches a shape can run: every tile kind with and without split K, and the
 // head kernels where Cout <= 4; and what the planner picks.
@@ -86,23 +89,6 @@ TEST(CudaConvGemm, Tf32TensorCoresStayWithinTheirPrecision) {
   }
 }
 
-// Activation `trial % 12` (every one the engine has), with parameters that exercise
-// each: LeakyRelu's slope, Selu's two, Clip's bounds, HardSigmoid's slope and offset.
-cpu::Epilogue epilogue_for(int trial, const float* bias) {
-  cpu::Epilogue e;
-  e.bias = bias;
-  e.activation = static_cast<cpu::Activation>(trial % cpu::kActivationCount);
-  e.alpha = 0.2f;
-  switch (e.activation) {
-    case cpu::Activation::kSelu: e.alpha = 1.6732632f, e.beta = 1.0507010f; break;
-    case cpu::Activation::kClip: e.alpha = -0.5f, e.beta = 0.7f; break;
-    case cpu::Activation::kHardSigmoid: e.alpha = 0.2f, e.beta = 0.5f; break;
-    default: break;
-  }
-  return e;
-}
-cuda::ActivationParams device_activation(const cpu::Epilogue& e) { return {static_cast<int>(e.activation), e.alpha, e.beta}; }
-
 // Runs `s` on device x / weights with every launch; each result must match `ref`
 // (residual: a device tensor of y's shape the epilogue adds, already in `ref`).
 void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias,
@@ -118,21 +104,6 @@ void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const voi
     cuda::check_cuda(cudaDeviceSynchronize(), "run");
     ASSERT_LE(max_abs_diff(y.host(ref.size()), ref), 1e-4f) << what << ", launch " << l.name();
   }
-}
-
-cpu::ConvAxis random_axis(std::mt19937& rng, bool transposed) {
-  cpu::ConvAxis a;
-  a.in = uniform_int(rng, 1, 12);
-  a.kernel = uniform_int(rng, 1, 5);
-  a.stride = uniform_int(rng, 1, 3);
-  a.dilation = uniform_int(rng, 1, 2);
-  a.pad_begin = uniform_int(rng, 0, static_cast<int>(a.kernel) - 1);
-  a.pad_end = uniform_int(rng, 0, static_cast<int>(a.kernel) - 1);
-  // output_padding below max(stride, dilation), as ONNX requires
-  const int out_pad = uniform_int(rng, 0, static_cast<int>(std::max(a.stride, a.dilation)) - 1);
-  a.out = transposed ? cpu::conv_transpose_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end, out_pad)
-                     : cpu::conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
-  return a;
 }
 
 cpu::ConvShape random_shape(std::mt19937& rng, bool transposed) {

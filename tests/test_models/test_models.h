@@ -24,10 +24,9 @@ inline std::vector<uint8_t> test_model_bytes(const std::string& name) {
   return {s.begin(), s.end()};
 }
 
-// Why `backend` refuses `model` ("" when it takes it): a backend that lacks an op, or an
-// op's attributes (the CUDA backend runs no grouped convolutions, none of the newer
-// activations), refuses the model when a session is made, naming the op. One-backend
-// suites skip such models with that message rather than fail.
+// Why `backend` refuses `model` ("" when it takes it): a backend that lacks an op, or
+// cannot run an op's attributes, refuses the model when a session is made, naming the
+// op. One-backend suites skip such models with that message rather than fail.
 inline std::string backend_refusal(const std::shared_ptr<const Model>& model, Backend backend) {
   if (backend == Backend::kCpu) return "";  // the CPU backend runs every op
   try {

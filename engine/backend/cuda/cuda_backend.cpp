@@ -175,6 +175,8 @@ const std::map<std::string, KernelFactory>& kernel_factories() {
       entry<schema::OpKind_Resize>(),
       entry<schema::OpKind_Slice>(),
       entry<schema::OpKind_Pool>(),
+      entry<schema::OpKind_GroupNorm>(),
+      entry<schema::OpKind_SlidingChannelConv>(),
   };
   return factories;
 }

@@ -4,7 +4,10 @@
 // one tap per output: it runs as one dense GEMM, y[N][(oh, ow, co)] = x[N][ci] W'[ci][..],
 // on W' built once here (its tap, or zero, per output), instead of 16 mostly empty taps.
 // The zero-insertion and col2im baselines, for comparison, reassemble the full
-// kernel once when the session is built.
+// kernel once when the session is built. Grouped layers (groups > 1) run on one direct
+// gather kernel whatever the algorithm, as the CPU runs them on its grouped split
+// kernel: each group's whole kernel reassembled once from the file's phases (fp16
+// sub-kernels widened to float on the host then), each output summing its taps.
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "engine/ops/op_kernel_util.h"
 #include "kernels_cuda/conv_transpose2d/conv_transpose2d.h"
@@ -146,14 +149,54 @@ class ConvTranspose2DCuda final : public OpKernel {
   uint64_t staging_bytes_ = 0;  // the baselines' upsampled input or columns, ahead of the GEMM's own scratch
 };
 
+class GroupedConvTranspose2DCuda final : public OpKernel {
+ public:
+  GroupedConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
+      : upload_(a), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)), groups_(op.groups()),
+        activation_(activation_params(op.epilogue())) {
+    cpu::ConvTranspose2DWeights w;
+    w.phases_h = cpu::split_conv_transpose_axis(shape_.h);
+    w.phases_w = cpu::split_conv_transpose_axis(shape_.w);
+    w.panel_columns = op.weight_panel_columns();
+    std::vector<std::vector<float>> widened;
+    widened.reserve(op.phases()->size());
+    for (const auto* p : *op.phases()) {
+      if (p->weights() && a.weights.is_f16(p->weights())) {
+        widened.push_back(a.model.widened(p->weights()));
+        w.sub_kernels.push_back(widened.back().data());
+      } else {
+        w.sub_kernels.push_back(a.weights.f32(p->weights()));
+      }
+    }
+    const std::vector<float> full = conv_transpose2d_grouped_full_kernel(shape_, groups_, w);
+    weights_ = upload_.bytes(full.data(), full.size() * 4);
+    bias_ = upload_.weights(op.epilogue() ? op.epilogue()->bias() : 0);
+    upload_.commit();
+  }
+  const char* kernel_name() const override { return "cuda_conv_transpose2d_grouped_direct"; }
+  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTransposeAlgo::kSplit) / static_cast<uint64_t>(groups_); }
+  void run(const RunContext& ctx) override {
+    conv_transpose2d_grouped_direct(shape_, groups_, ctx.f32(input_), upload_.as<float>(weights_), upload_.as<float>(bias_), activation_,
+                                    ctx.f32(output_), stream_of(ctx));
+  }
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ private:
+  KernelUpload upload_;
+  int input_, output_;
+  cpu::ConvShape shape_;
+  int groups_;
+  ActivationParams activation_;
+  int weights_ = -1, bias_ = -1;
+};
+
 }  // namespace
 
 template <>
 std::unique_ptr<OpKernel> create_kernel<schema::OpKind_ConvTranspose2D>(const KernelArgs& a) {
   const auto& op = *a.op.kind_as_ConvTranspose2D();
-  if (op.groups() != 1)  // the phase GEMMs read every input channel for every output channel
-    throw Error("CUDA backend: ConvTranspose2D" + (a.op.name() ? " '" + a.op.name()->str() + "'" : std::string()) + " has groups = " +
-                std::to_string(op.groups()) + ": grouped transposed convolutions run on the CPU backend only");
+  if (op.groups() != 1) return std::make_unique<GroupedConvTranspose2DCuda>(a, op);
   return std::make_unique<ConvTranspose2DCuda>(a, *a.op.kind_as_ConvTranspose2D());
 }
 
