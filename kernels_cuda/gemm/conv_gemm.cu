@@ -4,6 +4,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <mutex>
 
 #include "kernels_cuda/common/activation.cuh"
 #include "kernels_cuda/common/cuda_check.h"
@@ -25,6 +26,7 @@ struct Params {
   const float* residual;  // added after the activation (null: none)
   const ConvGemmTask* tasks;
   float* partials;  // split K: [split][task][max_pixels][cout]
+  int staged_floats;  // narrow heads: the dynamic shared memory holding every tap's weights (0: none)
 };
 
 __device__ __forceinline__ float weight_at(const float* w, long long i) { return __ldg(w + i); }
@@ -334,16 +336,20 @@ __global__ void __launch_bounds__(kThreads, BM == 64 ? 4 : 1) conv_gemm_tiled(Pa
 // shared memory when they fit, so the inner loop is one float4 of x against four
 // float4s of weights. Many pixels: G = 1 (neighbouring threads read neighbouring
 // pixels); few pixels with deep inputs: G = 8 or 32 split the reduction.
-constexpr int kNarrowStagedFloats = 8192;  // 32 KB
+// Up to 96 KB of dynamic shared memory (sm_87 and sm_90 allow 163 and 227 KB per
+// block): a 9x9x32 or 7x7x64 head's taps (41 and 49 KB) stay staged. Beyond the
+// 32 KB of a static array, the weights were read from global memory per element: 8x
+// slower on those two heads.
+constexpr int kNarrowStagedBytesMax = 96 * 1024;
 
 template <int G, typename WT>
 __global__ void __launch_bounds__(kThreads) conv_gemm_narrow(Params p) {
-  __shared__ __align__(16) float staged[kNarrowStagedFloats];  // [tap][ci][4]
+  extern __shared__ __align__(16) float staged[];  // [tap][ci][4], p.staged_floats
   const int task = blockIdx.y;
   const ConvGemmTask& t = p.tasks[task];
   const WT* weights = static_cast<const WT*>(p.weights);
   const int taps = t.taps_h * t.taps_w;
-  const bool use_staged = static_cast<long long>(taps) * p.cin * 4 <= kNarrowStagedFloats;
+  const bool use_staged = static_cast<long long>(taps) * p.cin * 4 <= p.staged_floats;
   if (use_staged) {
     for (int i = threadIdx.x; i < taps * p.cin * 4; i += blockDim.x) {
       const int co = i & 3, ci = (i >> 2) % p.cin, tap = (i >> 2) / p.cin;
@@ -449,13 +455,13 @@ void launch(const Params& p, const ConvGemmLaunch& l, cudaStream_t stream) {
       break;
     }
     case ConvGemmLaunch::Kind::kNarrow:
-      conv_gemm_narrow<1, WT><<<dim3(blocks_covering(p.max_pixels, kThreads), tasks), kThreads, 0, stream>>>(p);
+      conv_gemm_narrow<1, WT><<<dim3(blocks_covering(p.max_pixels, kThreads), tasks), kThreads, p.staged_floats * 4, stream>>>(p);
       break;
     case ConvGemmLaunch::Kind::kNarrowGroup8:
-      conv_gemm_narrow<8, WT><<<dim3(blocks_covering(p.max_pixels * 8, kThreads), tasks), kThreads, 0, stream>>>(p);
+      conv_gemm_narrow<8, WT><<<dim3(blocks_covering(p.max_pixels * 8, kThreads), tasks), kThreads, p.staged_floats * 4, stream>>>(p);
       break;
     case ConvGemmLaunch::Kind::kNarrowWarp:
-      conv_gemm_narrow<32, WT><<<dim3(blocks_covering(p.max_pixels * 32, kThreads), tasks), kThreads, 0, stream>>>(p);
+      conv_gemm_narrow<32, WT><<<dim3(blocks_covering(p.max_pixels * 32, kThreads), tasks), kThreads, p.staged_floats * 4, stream>>>(p);
       break;
   }
   check_cuda(cudaGetLastError(), "conv_gemm launch");
@@ -492,6 +498,24 @@ const char* ConvGemmLaunch::name() const {
   return "gemm";
 }
 
+// Lets every narrow kernel take kNarrowStagedBytesMax of dynamic shared memory (past the
+// default 48 KB); once per process, when the first head is planned (not while a graph
+// is being recorded).
+void allow_narrow_staging() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    auto allow = [](const void* kernel) {
+      check_cuda(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, kNarrowStagedBytesMax), "narrow head shared memory");
+    };
+    allow(reinterpret_cast<const void*>(&conv_gemm_narrow<1, float>));
+    allow(reinterpret_cast<const void*>(&conv_gemm_narrow<8, float>));
+    allow(reinterpret_cast<const void*>(&conv_gemm_narrow<32, float>));
+    allow(reinterpret_cast<const void*>(&conv_gemm_narrow<1, __half>));
+    allow(reinterpret_cast<const void*>(&conv_gemm_narrow<8, __half>));
+    allow(reinterpret_cast<const void*>(&conv_gemm_narrow<32, __half>));
+  });
+}
+
 ConvGemmLaunch plan_conv_gemm(const ConvGemmShape& s, int sms, GemmMath math) {
   ConvGemmLaunch l;
   const long long M = s.max_task_pixels();
@@ -500,6 +524,7 @@ ConvGemmLaunch plan_conv_gemm(const ConvGemmShape& s, int sms, GemmMath math) {
   for (const ConvGemmTask& t : s.tasks) max_taps = std::max(max_taps, t.taps_h * t.taps_w);
   const long long K = static_cast<long long>(max_taps) * s.cin;
   if (s.cout <= 4) {
+    allow_narrow_staging();
     // One lane per pixel fills the GPU when there are pixels enough; otherwise a group
     // or a warp per pixel splits the (deep) reduction.
     if (M * tasks >= static_cast<long long>(sms) * 512) l.kind = ConvGemmLaunch::Kind::kNarrow;
@@ -557,6 +582,13 @@ void conv_gemm(const ConvGemmShape& s, const ConvGemmLaunch& l, const ConvGemmAr
   p.k_splits = l.k_splits;
   p.x = a.x, p.y = a.y, p.weights = a.weights, p.bias = a.bias, p.activation = a.activation, p.residual = a.residual, p.tasks = a.tasks;
   p.partials = static_cast<float*>(a.workspace);
+  if (l.kind == ConvGemmLaunch::Kind::kNarrow || l.kind == ConvGemmLaunch::Kind::kNarrowGroup8 || l.kind == ConvGemmLaunch::Kind::kNarrowWarp) {
+    int max_taps = 0;
+    for (const ConvGemmTask& t : s.tasks) max_taps = std::max(max_taps, t.taps_h * t.taps_w);
+    const long long floats = 4LL * max_taps * s.cin;  // padded to 4 output columns
+    p.staged_floats = floats * 4 <= kNarrowStagedBytesMax ? static_cast<int>(floats) : 0;
+    allow_narrow_staging();  // done when planned; a launch made by hand (the tests) needs it too
+  }
   if (p.max_pixels == 0) return;
   if (a.weights_f16) launch<__half>(p, l, stream);
   else launch<float>(p, l, stream);

@@ -2,10 +2,10 @@
 // defines it): per image and group of channels/groups consecutive channels, the mean
 // and biased variance over the group's pixels and channels, then
 // y = act((x - mean) / sqrt(var + epsilon) * scale[c] + shift[c]) (+ residual).
-// Statistics: one block per (image, group), two passes over the group (the mean, then
-// the squared deviations from it), each thread summing a fixed set of elements and the
-// block combining them in a fixed tree in shared memory: no atomics, the same bits on
-// every run. Then one element-wise pass applies them.
+// Statistics in two passes: blocks over (chunk of pixels, image) sum each channel's
+// values and squares (shifted by the group's first element) with coalesced reads, then
+// one block per (image, group) adds its channels' chunk sums in a fixed tree: no
+// atomics, the same bits on every run. Then one element-wise pass applies them.
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -19,9 +19,14 @@ struct GroupNormGeometry {
   long long pixels = 1;  // H * W
   int channels = 1;      // a multiple of groups
   int groups = 1;
+  int chunks = 1;        // pixel chunks of the first pass (group_norm_chunks)
 };
 
-// Scratch of group_norm, in floats: three per (image, group).
+// Chunks that give the first pass enough blocks for `multiprocessors` (fixed when the
+// kernel is built: the workspace depends on it).
+int group_norm_chunks(const GroupNormGeometry& g, int multiprocessors);
+
+// Scratch of group_norm, in floats: the partial sums and three per (image, group).
 long long group_norm_workspace_floats(const GroupNormGeometry& g);
 
 // x == y (in place) is allowed, and so is y == residual (each element is read before it

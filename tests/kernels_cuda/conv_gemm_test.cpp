@@ -156,6 +156,35 @@ TEST(CudaConvGemm, ConvolutionMatchesReference) {
   }
 }
 
+// Heads with deep filters (a style network's 9x9x32 -> 3, a CycleGAN's 7x7x64 -> 3):
+// every tap's weights staged in dynamic shared memory past the 48 KB default, and
+// beyond 96 KB (9x9x96) read from global memory; both against the reference.
+TEST(CudaConvGemm, NarrowHeadsWithDeepFiltersMatchReference) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(16);
+  for (const auto& [kernel, cin] : {std::pair{9, 32}, std::pair{7, 64}, std::pair{9, 96}, std::pair{3, 130}}) {
+    cpu::ConvShape s;
+    s.batch = 2, s.in_channels = cin, s.out_channels = 3;
+    s.h = {20, kernel, 1, 1, kernel / 2, kernel / 2, 20};
+    s.w = {17, kernel, 1, 1, kernel / 2, kernel / 2, 17};
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w_onnx = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const cpu::Epilogue ep = epilogue_for(3, bias.data());
+    auto ref = conv_output(s);
+    cpu::conv2d_reference(s, x.data(), w_onnx.data(), ref.data(), ep);
+    std::vector<float> w(w_onnx.size());
+    for (int64_t co = 0; co < s.out_channels; ++co)
+      for (int64_t ci = 0; ci < s.in_channels; ++ci)
+        for (int64_t t = 0; t < s.h.kernel * s.w.kernel; ++t)
+          w[static_cast<size_t>((t * s.in_channels + ci) * s.out_channels + co)] = w_onnx[static_cast<size_t>((co * s.in_channels + ci) * s.h.kernel * s.w.kernel + t)];
+    const auto shape = cuda::conv2d_gemm_shape(2, 20, 17, cin, 20, 17, 3, kernel, kernel, 1, 1, 1, 1, kernel / 2, kernel / 2);
+    Device<float> dx(x), dw(w), db(bias);
+    expect_all_launches(shape, dx.get(), dw.get(), false, db.get(), device_activation(ep), ref,
+                        "head " + std::to_string(kernel) + "x" + std::to_string(kernel) + "x" + std::to_string(cin));
+  }
+}
+
 TEST(CudaConvGemm, SplitTransposedConvolutionMatchesReference) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(12);

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "kernels_cpu/group_norm/group_norm.h"
+#include "kernels_cuda/gemm/conv_gemm.h"
 #include "kernels_cuda/group_norm/group_norm.h"
 #include "tests/kernels_cuda/cuda_test_util.h"
 
@@ -46,11 +47,14 @@ TEST(CudaGroupNorm, MatchesTheCpuReference) {
     cpu::group_norm_reference(s, x.data(), scale.data(), shift.data(), epsilon, ref.data(), ep.activation, ep.alpha, ep.beta,
                               with_residual ? residual.data() : nullptr);
 
-    const cuda::GroupNormGeometry g{static_cast<int>(s.batch), s.pixels, static_cast<int>(s.channels), static_cast<int>(s.groups)};
+    cuda::GroupNormGeometry g{static_cast<int>(s.batch), s.pixels, static_cast<int>(s.channels), static_cast<int>(s.groups)};
+    // The planned chunking, one chunk, or any count up to one per pixel (and beyond).
+    g.chunks = trial % 3 == 0 ? cuda::group_norm_chunks(g, cuda::multiprocessor_count())
+                              : (trial % 3 == 1 ? 1 : uniform_int(rng, 1, static_cast<int>(s.pixels) + 3));
     Device<float> dx(x), dscale(scale), dshift(shift), dres(residual), y(count);
     Device<float> ws(static_cast<size_t>(cuda::group_norm_workspace_floats(g)));
     const std::string what = "trial " + std::to_string(trial) + ": " + std::to_string(s.batch) + "x" + std::to_string(s.pixels) + "x" +
-                             std::to_string(s.channels) + " groups " + std::to_string(s.groups);
+                             std::to_string(s.channels) + " groups " + std::to_string(s.groups) + ", " + std::to_string(g.chunks) + " chunks";
     cuda::group_norm(g, dx.get(), dscale.get(), dshift.get(), epsilon, y.get(), device_activation(ep), with_residual ? dres.get() : nullptr,
                      ws.get(), nullptr);
     cuda::check_cuda(cudaDeviceSynchronize(), "run");
@@ -72,7 +76,8 @@ TEST(CudaGroupNorm, MatchesTheCpuReference) {
 // A constant group: zero variance, y = shift (epsilon keeps it finite).
 TEST(CudaGroupNorm, ConstantGroupGivesTheShift) {
   SKIP_WITHOUT_GPU();
-  const cuda::GroupNormGeometry g{2, 50, 6, 3};
+  cuda::GroupNormGeometry g{2, 50, 6, 3};
+  g.chunks = 4;
   const std::vector<float> x(600, 3.25f), scale(6, 2.f), shift = {0.5f, -1.f, 2.f, 0.f, 1.f, -2.f};
   Device<float> dx(x), dscale(scale), dshift(shift), y(600), ws(static_cast<size_t>(cuda::group_norm_workspace_floats(g)));
   cuda::group_norm(g, dx.get(), dscale.get(), dshift.get(), 1e-5f, y.get(), {}, nullptr, ws.get(), nullptr);

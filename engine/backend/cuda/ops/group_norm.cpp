@@ -17,6 +17,7 @@ class GroupNormCuda final : public OpKernel {
     geometry_.pixels = x.dims[1] * x.dims[2];
     geometry_.channels = op.channels();
     geometry_.groups = op.groups();
+    geometry_.chunks = group_norm_chunks(geometry_, multiprocessor_count());
     // Scale and shift are float32 (the validator allows no fp16 for them).
     scale_ = upload_.weights(op.scale());
     shift_ = upload_.weights(op.shift());
