@@ -13,8 +13,17 @@ import sys
 
 
 def load(path):
+    """The JSON objects in a file, one per line or pretty-printed one after another."""
     with open(path) as f:
-        return [json.loads(line) for line in f if line.strip()]
+        text = f.read()
+    decoder, objects, i = json.JSONDecoder(), [], 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i == len(text):
+            return objects
+        obj, i = decoder.raw_decode(text, i)
+        objects.append(obj)
 
 
 def main(d):

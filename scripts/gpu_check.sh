@@ -45,6 +45,10 @@ fi
 
 if [ "$what" != tests ]; then
   work=$(mktemp -d)
+  python3 bench/cuda_image_models.py --edgegan "$bin/edgegan" --convert "$bin/edgegan-convert" --work "$work" --compile \
+    --table "$out/image_models_table.md" > "$out/image_models.jsonl" 2> "$out/image_models.err" || status=1
+  cat "$out/image_models_table.md" 2>/dev/null
+  tail -5 "$out/image_models.err"
   "$bin/cuda_layers_bench" --repeat 50 > "$out/edgegan_layers.jsonl" 2> "$out/cuda_layers_bench.err" || status=1
   python3 bench/cuda_peers.py --repeat 50 --no-compile --only layers > "$out/torch_layers.jsonl" 2> "$out/cuda_peers_layers.err" || status=1
   python3 bench/cuda_peers.py --repeat 50 --only generators > "$out/torch_generators.jsonl" 2> "$out/cuda_peers_generators.err" || status=1
@@ -58,10 +62,6 @@ if [ "$what" != tests ]; then
     done
   done
   python3 bench/cuda_table.py "$out" > "$out/dcgan_tables.md" 2>&1 || status=1
-  python3 bench/cuda_image_models.py --edgegan "$bin/edgegan" --convert "$bin/edgegan-convert" --work "$work" --compile \
-    --table "$out/image_models_table.md" > "$out/image_models.jsonl" 2> "$out/image_models.err" || status=1
-  cat "$out/image_models_table.md" 2>/dev/null
-  tail -5 "$out/image_models.err"
   rm -rf "$work"
 fi
 exit $status
