@@ -23,7 +23,6 @@ Writes a markdown table of the medians to --table (default: stderr).
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 
@@ -32,27 +31,8 @@ import torch
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
+from cuda_peers import median_ms, set_tf32  # noqa: E402
 from image_models_peers import MODELS, build_torch_model  # noqa: E402
-
-
-def median_ms(fn, x, repeat):
-    for _ in range(5):
-        fn(x)
-    torch.cuda.synchronize()
-    times = []
-    for _ in range(repeat):
-        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        a.record()
-        fn(x)
-        b.record()
-        b.synchronize()
-        times.append(a.elapsed_time(b))
-    return statistics.median(times)
-
-
-def set_tf32(on):
-    torch.backends.cudnn.allow_tf32 = on
-    torch.backends.cuda.matmul.allow_tf32 = on
 
 
 def emit(records, **record):

@@ -25,20 +25,9 @@ class BinaryKernel final : public OpKernel {
  public:
   BinaryKernel(const KernelArgs& args, const schema::Binary& op)
       : a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<cpu::BinaryOp>(op.operation())), constant_(a_ < 0 || b_ < 0 ? args.weights.f32(op.constant()) : nullptr) {
-    const TensorDesc& y = args.tensor(output_);
-    shape_.rank = static_cast<int>(y.dims.size());
-    auto fill = [&](int tensor, int64_t* dims) {
-      for (int k = 0; k < shape_.rank; ++k) {
-        if (tensor >= 0) dims[k] = k == 0 ? args.batch : args.tensor(tensor).dims[static_cast<size_t>(k)];
-        else dims[k] = op.constant_dims()->Get(static_cast<uint32_t>(k));
-      }
-    };
-    for (int k = 0; k < shape_.rank; ++k) shape_.out[k] = k == 0 ? args.batch : y.dims[static_cast<size_t>(k)];
-    fill(a_, shape_.a);
-    fill(b_, shape_.b);
-    const int64_t n = cpu::binary_elements(shape_.out, shape_.rank);
-    if (a_ >= 0 && cpu::binary_elements(shape_.a, shape_.rank) == n) in_place_ = a_;
-    else if (b_ >= 0 && cpu::binary_elements(shape_.b, shape_.rank) == n) in_place_ = b_;
+    const BinaryLayout layout = binary_layout(args, op);
+    shape_ = layout.shape;
+    in_place_ = layout.in_place;
   }
   const char* kernel_name() const override { return "binary"; }
   bool works_in_place() const override { return in_place_ >= 0; }

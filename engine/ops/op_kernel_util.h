@@ -7,6 +7,9 @@
 #include <vector>
 
 #include "engine/ops/op_def.h"
+#include "kernels_cpu/binary/binary.h"
+#include "kernels_cpu/conv2d/conv2d_input_map.h"
+#include "kernels_cpu/resize/resize.h"
 
 namespace edgegan {
 
@@ -90,6 +93,64 @@ inline void residual_gradient(const BackwardContext& b, int residual, size_t k, 
 
 inline void finish_input_gradient(const BackwardContext& b, int input_tensor, size_t k, const float* written, int64_t count) {
   if (b.accumulates(k)) add_into(b.grad(input_tensor), written, count);
+}
+
+
+// ---- the geometry each backend's kernels derive from an op alike
+
+// A Conv2D's fused input map, per axis (factor 1 and no pads: none).
+inline cpu::InputMapAxis map_axis_h(const schema::Conv2D& op) { return {op.input_upsample_h(), op.input_pad_top(), op.input_pad_bottom()}; }
+inline cpu::InputMapAxis map_axis_w(const schema::Conv2D& op) { return {op.input_upsample_w(), op.input_pad_left(), op.input_pad_right()}; }
+inline bool has_input_map(const schema::Conv2D& op) {
+  const cpu::InputMapAxis h = map_axis_h(op), w = map_axis_w(op);
+  return h.factor != 1 || w.factor != 1 || h.pad_begin != 0 || h.pad_end != 0 || w.pad_begin != 0 || w.pad_end != 0;
+}
+// The geometry over the map the convolution sees: its input, or its fused input map.
+inline cpu::ConvShape conv2d_shape(const KernelArgs& a, const schema::Conv2D& op) {
+  cpu::ConvShape s = a.conv_shape(op);
+  s.h.in = map_axis_h(op).length(s.h.in);
+  s.w.in = map_axis_w(op).length(s.w.in);
+  return s;
+}
+
+inline cpu::ResizeShape resize_shape(const schema::Resize& op, const TensorDesc& x, const TensorDesc& y, int64_t batch) {
+  cpu::ResizeShape s;
+  s.batch = batch;
+  s.channels = x.dims[3];
+  s.h = {x.dims[1], y.dims[1], op.scale_h()};
+  s.w = {x.dims[2], y.dims[2], op.scale_w()};
+  s.params.mode = static_cast<cpu::ResizeMode>(op.mode());
+  s.params.coordinates = static_cast<cpu::ResizeCoordinates>(op.coordinates());
+  s.params.nearest = static_cast<cpu::ResizeNearest>(op.nearest_mode());
+  s.params.cubic_coeff_a = op.cubic_coeff_a();
+  s.params.exclude_outside = op.exclude_outside();
+  return s;
+}
+
+// A Binary's operand and output dims in storage order (the batch first; a constant's
+// from the file), and the operand it may overwrite: one of the output's shape is read
+// at the element written, so in place works (-1: neither).
+struct BinaryLayout {
+  cpu::BinaryShape shape;
+  int in_place = -1;
+};
+inline BinaryLayout binary_layout(const KernelArgs& args, const schema::Binary& op) {
+  BinaryLayout l;
+  const TensorDesc& y = args.tensor(op.output());
+  l.shape.rank = static_cast<int>(y.dims.size());
+  auto fill = [&](int tensor, int64_t* dims) {
+    for (int k = 0; k < l.shape.rank; ++k) {
+      if (tensor >= 0) dims[k] = k == 0 ? args.batch : args.tensor(tensor).dims[static_cast<size_t>(k)];
+      else dims[k] = op.constant_dims()->Get(static_cast<uint32_t>(k));
+    }
+  };
+  for (int k = 0; k < l.shape.rank; ++k) l.shape.out[k] = k == 0 ? args.batch : y.dims[static_cast<size_t>(k)];
+  fill(op.a(), l.shape.a);
+  fill(op.b(), l.shape.b);
+  const int64_t n = cpu::binary_elements(l.shape.out, l.shape.rank);
+  if (op.a() >= 0 && cpu::binary_elements(l.shape.a, l.shape.rank) == n) l.in_place = op.a();
+  else if (op.b() >= 0 && cpu::binary_elements(l.shape.b, l.shape.rank) == n) l.in_place = op.b();
+  return l;
 }
 
 }  // namespace edgegan

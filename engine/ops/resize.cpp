@@ -27,19 +27,6 @@ static_assert(static_cast<int>(schema::ResizeMode_Cubic) == static_cast<int>(cpu
 constexpr float kMinScale = 1e-4f, kMaxScale = 1e4f;
 constexpr int64_t kMaxResizeLength = int64_t{1} << 20;  // tables of at most ~100 MiB
 
-cpu::ResizeShape resize_shape(const schema::Resize& op, const TensorDesc& x, const TensorDesc& y, int64_t batch) {
-  cpu::ResizeShape s;
-  s.batch = batch;
-  s.channels = x.dims[3];
-  s.h = {x.dims[1], y.dims[1], op.scale_h()};
-  s.w = {x.dims[2], y.dims[2], op.scale_w()};
-  s.params.mode = static_cast<cpu::ResizeMode>(op.mode());
-  s.params.coordinates = static_cast<cpu::ResizeCoordinates>(op.coordinates());
-  s.params.nearest = static_cast<cpu::ResizeNearest>(op.nearest_mode());
-  s.params.cubic_coeff_a = op.cubic_coeff_a();
-  s.params.exclude_outside = op.exclude_outside();
-  return s;
-}
 
 class ResizeKernel final : public OpKernel {
  public:

@@ -1,6 +1,7 @@
 // Binary on the GPU: y = a (+ - * /) b with the CPU's broadcasting; a constant operand
 // (a weight buffer) is read from the kernel's upload.
 #include "engine/backend/cuda/cuda_kernel.h"
+#include "engine/ops/op_kernel_util.h"
 #include "kernels_cuda/binary/binary.h"
 
 namespace edgegan::cuda {
@@ -16,22 +17,9 @@ class BinaryCuda final : public OpKernel {
  public:
   BinaryCuda(const KernelArgs& args, const schema::Binary& op)
       : upload_(args), a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<cpu::BinaryOp>(op.operation())) {
-    const TensorDesc& y = args.tensor(output_);
-    shape_.rank = static_cast<int>(y.dims.size());
-    // Storage dimensions, the batch first; the constant's from the file.
-    auto fill = [&](int tensor, int64_t* dims) {
-      for (int k = 0; k < shape_.rank; ++k) {
-        if (tensor >= 0) dims[k] = k == 0 ? args.batch : args.tensor(tensor).dims[static_cast<size_t>(k)];
-        else dims[k] = op.constant_dims()->Get(static_cast<uint32_t>(k));
-      }
-    };
-    for (int k = 0; k < shape_.rank; ++k) shape_.out[k] = k == 0 ? args.batch : y.dims[static_cast<size_t>(k)];
-    fill(a_, shape_.a);
-    fill(b_, shape_.b);
-    const int64_t n = cpu::binary_elements(shape_.out, shape_.rank);
-    // An operand of the output's shape is read at the element written: in place works.
-    if (a_ >= 0 && cpu::binary_elements(shape_.a, shape_.rank) == n) in_place_ = a_;
-    else if (b_ >= 0 && cpu::binary_elements(shape_.b, shape_.rank) == n) in_place_ = b_;
+    const BinaryLayout layout = binary_layout(args, op);
+    shape_ = layout.shape;
+    in_place_ = layout.in_place;
     if (a_ < 0 || b_ < 0) constant_ = upload_.weights(op.constant());
     upload_.commit();
   }

@@ -16,21 +16,6 @@
 namespace edgegan::cuda {
 namespace {
 
-// The fused input map's axes, as the CPU reads them (factor 1 and no pads: none).
-cpu::InputMapAxis map_axis_h(const schema::Conv2D& op) { return {op.input_upsample_h(), op.input_pad_top(), op.input_pad_bottom()}; }
-cpu::InputMapAxis map_axis_w(const schema::Conv2D& op) { return {op.input_upsample_w(), op.input_pad_left(), op.input_pad_right()}; }
-bool has_input_map(const schema::Conv2D& op) {
-  const cpu::InputMapAxis h = map_axis_h(op), w = map_axis_w(op);
-  return h.factor != 1 || w.factor != 1 || h.pad_begin != 0 || h.pad_end != 0 || w.pad_begin != 0 || w.pad_end != 0;
-}
-
-// The geometry over the map the convolution sees: its input, or its fused input map.
-cpu::ConvShape conv2d_shape(const KernelArgs& a, const schema::Conv2D& op) {
-  cpu::ConvShape s = a.conv_shape(op);
-  s.h.in = map_axis_h(op).length(s.h.in);
-  s.w.in = map_axis_w(op).length(s.w.in);
-  return s;
-}
 
 ConvGemmShape gemm_shape(const cpu::ConvShape& s) {
   return conv2d_gemm_shape(static_cast<int>(s.batch), static_cast<int>(s.h.in), static_cast<int>(s.w.in), static_cast<int>(s.in_channels),

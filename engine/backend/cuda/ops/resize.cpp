@@ -2,24 +2,12 @@
 // cubic with its coefficient and exclude_outside, under each coordinate transform),
 // from the CPU's own per-axis tap tables, built on the host and uploaded once.
 #include "engine/backend/cuda/cuda_kernel.h"
+#include "engine/ops/op_kernel_util.h"
 #include "kernels_cuda/resize/resize.h"
 
 namespace edgegan::cuda {
 namespace {
 
-cpu::ResizeShape resize_shape(const schema::Resize& op, const TensorDesc& x, const TensorDesc& y, int64_t batch) {
-  cpu::ResizeShape s;
-  s.batch = batch;
-  s.channels = x.dims[3];
-  s.h = {x.dims[1], y.dims[1], op.scale_h()};
-  s.w = {x.dims[2], y.dims[2], op.scale_w()};
-  s.params.mode = static_cast<cpu::ResizeMode>(op.mode());
-  s.params.coordinates = static_cast<cpu::ResizeCoordinates>(op.coordinates());
-  s.params.nearest = static_cast<cpu::ResizeNearest>(op.nearest_mode());
-  s.params.cubic_coeff_a = op.cubic_coeff_a();
-  s.params.exclude_outside = op.exclude_outside();
-  return s;
-}
 
 class ResizeCuda final : public OpKernel {
  public:
