@@ -30,6 +30,11 @@ struct DeviceInputMap {
 void conv2d_input_map_gather(int batch, int h, int w, int channels, const DeviceInputMap& map, const float* x, float* out,
                              cudaStream_t stream);
 
+// Whether conv2d_direct runs `shape` on its few-input-channel kernel (ungrouped, 1-4
+// input channels: weights staged per 32 output channels, outputs kept in registers),
+// which beats the implicit GEMM there.
+bool conv2d_few_channels(const cpu::ConvShape& shape, int groups);
+
 // y = act(conv(x) + bias) (+ residual) with `groups` groups (1: ungrouped; Cin: depthwise):
 // output channel co reads input channels [g*Cin/groups, (g+1)*Cin/groups), g = co / (Cout/groups).
 // shape: the geometry over the map the convolution sees (its logical input). bias and

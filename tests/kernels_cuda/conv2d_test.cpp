@@ -33,12 +33,15 @@ cpu::InputMapAxis random_map_axis(std::mt19937& rng) {
 TEST(CudaConv2D, DirectAndInputMapMatchTheCpu) {
   SKIP_WITHOUT_GPU();
   std::mt19937 rng(51);
-  int ran = 0;
+  int ran = 0, few_channels = 0;
   for (int trial = 0; trial < 240; ++trial) {
     // Groups: 1, a few, or depthwise (groups == Cin, Cout a multiple of it).
     const int kind = trial % 4;
     const int groups = kind == 0 ? 1 : kind == 1 ? uniform_int(rng, 2, 4) : uniform_int(rng, 1, 40);
-    const int cig = kind >= 2 ? 1 : uniform_int(rng, 1, 9), cog = kind == 3 ? uniform_int(rng, 2, 3) : kind == 2 ? 1 : uniform_int(rng, 1, 9);
+    int cig = kind >= 2 ? 1 : uniform_int(rng, 1, 9), cog = kind == 3 ? uniform_int(rng, 2, 3) : kind == 2 ? 1 : uniform_int(rng, 1, 9);
+    // Every other ungrouped trial: 1-4 input channels and up to 70 outputs (the
+    // few-channel kernel's chunks of 32, a ragged last one).
+    if (kind == 0 && trial % 8 == 0) cig = uniform_int(rng, 1, 4), cog = uniform_int(rng, 1, 70);
     const bool mapped = trial % 3 != 0;
     const bool with_residual = trial % 5 >= 3;
     const cpu::PadMode mode = static_cast<cpu::PadMode>(uniform_int(rng, 1, 3));
@@ -58,6 +61,7 @@ TEST(CudaConv2D, DirectAndInputMapMatchTheCpu) {
     s.w.out = cpu::conv_output_length(s.w.in, s.w.kernel, s.w.stride, s.w.dilation, s.w.pad_begin, s.w.pad_end);
     if (s.h.out < 1 || s.w.out < 1) continue;
     ++ran;
+    few_channels += cuda::conv2d_few_channels(s, groups);
 
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * src_h * src_w * s.in_channels));
     std::vector<int32_t> rows(static_cast<size_t>(s.h.in)), cols(static_cast<size_t>(s.w.in));
@@ -104,6 +108,7 @@ TEST(CudaConv2D, DirectAndInputMapMatchTheCpu) {
     }
   }
   EXPECT_GE(ran, 150);
+  EXPECT_GE(few_channels, 15) << "trials on the few-input-channel kernel";
 }
 
 }  // namespace

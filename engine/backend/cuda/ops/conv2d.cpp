@@ -2,9 +2,10 @@
 // weights, bias, activation and a fused residual in the epilogue; with a fused input
 // map (a nearest Resize and/or a reflect/edge/wrap Pad folded in) the map is first
 // gathered into the workspace through per-axis index tables, then the same GEMM runs
-// over it. Grouped and depthwise: a direct kernel (kernels_cuda/conv2d) reading the
-// file's [kh][kw][Cin/groups][Cout] weights in place and its input directly or through
-// the tables. Conv2D weights are float32 (the validator allows fp16 for transposed
+// over it. Grouped and depthwise, and ungrouped ones of 1-4 input channels (where the
+// GEMM's channel slices would be mostly padding): direct kernels (kernels_cuda/conv2d)
+// reading the file's [kh][kw][Cin/groups][Cout] weights and the input directly or
+// through the tables. Conv2D weights are float32 (the validator allows fp16 for transposed
 // convolutions only).
 #include <vector>
 
@@ -85,10 +86,11 @@ class MappedConv2DCuda final : public GemmOpKernel {
   uint64_t map_bytes_ = 0;
 };
 
-// Grouped or depthwise, with or without a fused input map: the direct kernel.
-class GroupedConv2DCuda final : public OpKernel {
+// Grouped or depthwise, or of 1-4 input channels, with or without a fused input map:
+// the direct kernels.
+class DirectConv2DCuda final : public OpKernel {
  public:
-  GroupedConv2DCuda(const KernelArgs& a, const schema::Conv2D& op, const cpu::ConvShape& s)
+  DirectConv2DCuda(const KernelArgs& a, const schema::Conv2D& op, const cpu::ConvShape& s)
       : upload_(a), input_(op.input()), output_(op.output()), residual_(op.residual()), shape_(s), groups_(op.groups()),
         depthwise_(op.groups() == op.in_channels()), activation_(activation_params(op.epilogue())) {
     weights_ = upload_.weights(op.weights());
@@ -102,6 +104,7 @@ class GroupedConv2DCuda final : public OpKernel {
     upload_.commit();
   }
   const char* kernel_name() const override {
+    if (groups_ == 1) return rows_ >= 0 ? "cuda_conv2d_few_channels_direct_input_map" : "cuda_conv2d_few_channels_direct";
     if (rows_ >= 0) return depthwise_ ? "cuda_conv2d_depthwise_direct_input_map" : "cuda_conv2d_grouped_direct_input_map";
     return depthwise_ ? "cuda_conv2d_depthwise_direct" : "cuda_conv2d_grouped_direct";
   }
@@ -130,7 +133,7 @@ template <>
 std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs& a) {
   const auto& op = *a.op.kind_as_Conv2D();
   const cpu::ConvShape s = conv2d_shape(a, op);
-  if (op.groups() != 1) return std::make_unique<GroupedConv2DCuda>(a, op, s);
+  if (op.groups() != 1 || conv2d_few_channels(s, 1)) return std::make_unique<DirectConv2DCuda>(a, op, s);
   if (has_input_map(op)) return std::make_unique<MappedConv2DCuda>(a, op, s);
   return std::make_unique<Conv2DCuda>(a, op);
 }
