@@ -17,13 +17,7 @@ class DepthToSpaceKernel final : public OpKernel {
  public:
   DepthToSpaceKernel(const KernelArgs& a, const schema::DepthToSpace& op)
       : input_(op.input()), output_(op.output()), to_space_(!op.space_to_depth()) {
-    const TensorDesc& depth = a.tensor(to_space_ ? op.input() : op.output());
-    shape_.batch = a.batch;
-    shape_.height = depth.dims[1];
-    shape_.width = depth.dims[2];
-    shape_.block = op.block();
-    shape_.channels = depth.dims[3] / (shape_.block * shape_.block);
-    shape_.mode = static_cast<cpu::DepthToSpaceMode>(op.mode());
+    shape_ = depth_to_space_shape(a, op);
   }
   const char* kernel_name() const override { return to_space_ ? "depth_to_space" : "space_to_depth"; }
   void run(const RunContext& ctx) override { cpu::depth_to_space(shape_, to_space_, ctx.f32(input_), ctx.f32(output_), false, ctx.threads); }

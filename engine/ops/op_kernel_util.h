@@ -9,7 +9,9 @@
 #include "engine/ops/op_def.h"
 #include "kernels_cpu/binary/binary.h"
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
+#include "kernels_cpu/depth_to_space/depth_to_space.h"
 #include "kernels_cpu/resize/resize.h"
+#include "kernels_cpu/slice/slice.h"
 
 namespace edgegan {
 
@@ -151,6 +153,35 @@ inline BinaryLayout binary_layout(const KernelArgs& args, const schema::Binary& 
   if (op.a() >= 0 && cpu::binary_elements(l.shape.a, l.shape.rank) == n) l.in_place = op.a();
   else if (op.b() >= 0 && cpu::binary_elements(l.shape.b, l.shape.rank) == n) l.in_place = op.b();
   return l;
+}
+
+
+inline cpu::SliceShape slice_shape(const KernelArgs& a, const schema::Slice& op) {
+  const TensorDesc& x = a.tensor(op.input());
+  const TensorDesc& y = a.tensor(op.output());
+  const size_t axis = static_cast<size_t>(op.axis());
+  cpu::SliceShape s;
+  s.outer = a.batch;
+  for (size_t k = 1; k < axis; ++k) s.outer *= x.dims[k];
+  s.length = x.dims[axis];
+  for (size_t k = axis + 1; k < x.dims.size(); ++k) s.inner *= x.dims[k];
+  s.start = op.start();
+  s.step = op.step();
+  s.count = y.dims[axis];
+  return s;
+}
+
+// A DepthToSpace's geometry, from its depth side (the input, or a SpaceToDepth's output).
+inline cpu::DepthToSpaceShape depth_to_space_shape(const KernelArgs& a, const schema::DepthToSpace& op) {
+  const TensorDesc& depth = a.tensor(op.space_to_depth() ? op.output() : op.input());
+  cpu::DepthToSpaceShape s;
+  s.batch = a.batch;
+  s.height = depth.dims[1];
+  s.width = depth.dims[2];
+  s.block = op.block();
+  s.channels = depth.dims[3] / (s.block * s.block);
+  s.mode = static_cast<cpu::DepthToSpaceMode>(op.mode());
+  return s;
 }
 
 }  // namespace edgegan

@@ -8,21 +8,6 @@
 namespace edgegan {
 namespace {
 
-cpu::SliceShape slice_shape(const KernelArgs& a, const schema::Slice& op) {
-  const TensorDesc& x = a.tensor(op.input());
-  const TensorDesc& y = a.tensor(op.output());
-  const size_t axis = static_cast<size_t>(op.axis());
-  cpu::SliceShape s;
-  s.outer = a.batch;
-  for (size_t k = 1; k < axis; ++k) s.outer *= x.dims[k];
-  s.length = x.dims[axis];
-  for (size_t k = axis + 1; k < x.dims.size(); ++k) s.inner *= x.dims[k];
-  s.start = op.start();
-  s.step = op.step();
-  s.count = y.dims[axis];
-  return s;
-}
-
 class SliceKernel final : public OpKernel {
  public:
   SliceKernel(const KernelArgs& a, const schema::Slice& op) : input_(op.input()), output_(op.output()), shape_(slice_shape(a, op)) {}

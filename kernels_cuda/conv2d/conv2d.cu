@@ -6,6 +6,7 @@
 
 #include "kernels_cuda/common/activation.cuh"
 #include "kernels_cuda/common/cuda_check.h"
+#include "kernels_cuda/common/nhwc.cuh"
 
 namespace edgegan::cuda {
 namespace {
@@ -20,13 +21,8 @@ struct Geometry {
 __global__ void gather_kernel(int batch, int h, int w, int channels, DeviceInputMap map, const float* __restrict__ x, float* __restrict__ out) {
   const long long total = static_cast<long long>(batch) * h * w * channels;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int c = static_cast<int>(i % channels);
-    long long rest = i / channels;
-    const int col = static_cast<int>(rest % w);
-    rest /= w;
-    const int row = static_cast<int>(rest % h);
-    const long long n = rest / h;
-    out[i] = x[((n * map.src_h + __ldg(map.rows + row)) * map.src_w + __ldg(map.cols + col)) * channels + c];
+    const NhwcIndex at = nhwc_index(i, h, w, channels);
+    out[i] = x[((at.n * map.src_h + __ldg(map.rows + at.h)) * map.src_w + __ldg(map.cols + at.w)) * channels + at.c];
   }
 }
 
@@ -38,12 +34,9 @@ __global__ void direct_kernel(Geometry g, DeviceInputMap map, const float* __res
   const long long total = static_cast<long long>(g.batch) * g.out_h * g.out_w * g.cout;
   const int cig = g.cin / g.groups, cog = g.cout / g.groups;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int co = static_cast<int>(i % g.cout);
-    long long rest = i / g.cout;
-    const int ow = static_cast<int>(rest % g.out_w);
-    rest /= g.out_w;
-    const int oh = static_cast<int>(rest % g.out_h);
-    const long long n = rest / g.out_h;
+    const NhwcIndex at = nhwc_index(i, g.out_h, g.out_w, g.cout);
+    const int co = at.c, ow = at.w, oh = at.h;
+    const long long n = at.n;
     const int first_channel = (co / cog) * cig;
     float acc = 0.f;
     for (int th = 0; th < g.kh; ++th) {

@@ -7,6 +7,7 @@
 #include "kernels_cuda/common/activation.cuh"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
 #include "kernels_cuda/common/cuda_check.h"
+#include "kernels_cuda/common/nhwc.cuh"
 
 namespace edgegan::cuda {
 namespace {
@@ -31,14 +32,9 @@ __global__ void upsample_with_zeros(Geometry g, const float* __restrict__ x, flo
   const int up_h = (g.in_h - 1) * g.sh + 1, up_w = (g.in_w - 1) * g.sw + 1;
   const long long total = static_cast<long long>(g.batch) * up_h * up_w * g.cin;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int c = static_cast<int>(i % g.cin);
-    long long rest = i / g.cin;
-    const int w = static_cast<int>(rest % up_w);
-    rest /= up_w;
-    const int h = static_cast<int>(rest % up_h);
-    const int n = static_cast<int>(rest / up_h);
+    const NhwcIndex at = nhwc_index(i, up_h, up_w, g.cin);
     float v = 0.f;
-    if (h % g.sh == 0 && w % g.sw == 0) v = x[((static_cast<long long>(n) * g.in_h + h / g.sh) * g.in_w + w / g.sw) * g.cin + c];
+    if (at.h % g.sh == 0 && at.w % g.sw == 0) v = x[((at.n * g.in_h + at.h / g.sh) * g.in_w + at.w / g.sw) * g.cin + at.c];
     x_up[i] = v;
   }
 }
@@ -48,23 +44,16 @@ __global__ void col2im_gather(Geometry g, const float* __restrict__ columns, con
                               float* __restrict__ y) {
   const long long total = static_cast<long long>(g.batch) * g.out_h * g.out_w * g.cout;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int co = static_cast<int>(i % g.cout);
-    long long rest = i / g.cout;
-    const int ow = static_cast<int>(rest % g.out_w);
-    rest /= g.out_w;
-    const int oh = static_cast<int>(rest % g.out_h);
-    const int n = static_cast<int>(rest / g.out_h);
+    const NhwcIndex at = nhwc_index(i, g.out_h, g.out_w, g.cout);
+    const int co = at.c;
+    const long long n = at.n;
     float acc = 0.f;
     for (int th = 0; th < g.kh; ++th) {
-      const int a = oh + g.ph - th * g.dh;
-      if (a < 0 || a % g.sh) continue;
-      const int ih = a / g.sh;
-      if (ih >= g.in_h) continue;
+      const int ih = transposed_source(at.h, g.ph, th, g.dh, g.sh, g.in_h);
+      if (ih < 0) continue;
       for (int tw = 0; tw < g.kw; ++tw) {
-        const int b = ow + g.pw - tw * g.dw;
-        if (b < 0 || b % g.sw) continue;
-        const int iw = b / g.sw;
-        if (iw >= g.in_w) continue;
+        const int iw = transposed_source(at.w, g.pw, tw, g.dw, g.sw, g.in_w);
+        if (iw < 0) continue;
         acc += columns[((static_cast<long long>(n) * g.in_h + ih) * g.in_w + iw) * g.kh * g.kw * g.cout +
                        (static_cast<long long>(th) * g.kw + tw) * g.cout + co];
       }
@@ -81,25 +70,17 @@ __global__ void grouped_gather(Geometry g, int groups, const float* __restrict__
   const long long total = static_cast<long long>(g.batch) * g.out_h * g.out_w * g.cout;
   const int cig = g.cin / groups, cog = g.cout / groups;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int co = static_cast<int>(i % g.cout);
-    long long rest = i / g.cout;
-    const int ow = static_cast<int>(rest % g.out_w);
-    rest /= g.out_w;
-    const int oh = static_cast<int>(rest % g.out_h);
-    const long long n = rest / g.out_h;
+    const NhwcIndex at = nhwc_index(i, g.out_h, g.out_w, g.cout);
+    const int co = at.c;
+    const long long n = at.n;
     const int group = co / cog, local = co - group * cog;
     float acc = 0.f;
     for (int th = 0; th < g.kh; ++th) {
-      // o = i*stride - pad + tap*dilation: input row i = (oh + pad - th*dh) / sh when that divides.
-      const int a = oh + g.ph - th * g.dh;
-      if (a < 0 || a % g.sh) continue;
-      const int ih = a / g.sh;
-      if (ih >= g.in_h) continue;
+      const int ih = transposed_source(at.h, g.ph, th, g.dh, g.sh, g.in_h);
+      if (ih < 0) continue;
       for (int tw = 0; tw < g.kw; ++tw) {
-        const int b = ow + g.pw - tw * g.dw;
-        if (b < 0 || b % g.sw) continue;
-        const int iw = b / g.sw;
-        if (iw >= g.in_w) continue;
+        const int iw = transposed_source(at.w, g.pw, tw, g.dw, g.sw, g.in_w);
+        if (iw < 0) continue;
         const float* xp = x + ((n * g.in_h + ih) * g.in_w + iw) * g.cin + static_cast<long long>(group) * cig;
         const float* wp = w + ((static_cast<long long>(group) * g.kh + th) * g.kw + tw) * cig * cog + local;
         for (int ci = 0; ci < cig; ++ci) acc = fmaf(__ldg(xp + ci), __ldg(wp + static_cast<long long>(ci) * cog), acc);

@@ -6,6 +6,7 @@
 
 #include "kernels_cuda/common/activation.cuh"
 #include "kernels_cuda/common/cuda_check.h"
+#include "kernels_cuda/common/nhwc.cuh"
 
 namespace edgegan::cuda {
 namespace {
@@ -20,12 +21,9 @@ __global__ void sliding_channel_kernel(Geometry g, const int* __restrict__ start
                                        ActivationParams activation, const float* __restrict__ x, float* __restrict__ y) {
   const long long total = static_cast<long long>(g.batch) * g.out_h * g.out_w * g.cout;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < total; i += static_cast<long long>(gridDim.x) * blockDim.x) {
-    const int o = static_cast<int>(i % g.cout);
-    long long rest = i / g.cout;
-    const int ow = static_cast<int>(rest % g.out_w);
-    rest /= g.out_w;
-    const int oh = static_cast<int>(rest % g.out_h);
-    const long long n = rest / g.out_h;
+    const NhwcIndex at = nhwc_index(i, g.out_h, g.out_w, g.cout);
+    const int o = at.c, ow = at.w, oh = at.h;
+    const long long n = at.n;
     const int start = __ldg(starts + o % g.period);
     float acc = 0.f;
     for (int th = 0; th < g.kh; ++th) {

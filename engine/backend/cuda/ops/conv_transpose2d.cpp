@@ -15,6 +15,26 @@
 namespace edgegan::cuda {
 namespace {
 
+// The file's phase sub-kernels as the CPU's assembly routines take them, fp16 phases
+// widened into `widened` (which must outlive the result).
+cpu::ConvTranspose2DWeights phase_weights(const KernelArgs& a, const schema::ConvTranspose2D& op, const cpu::ConvShape& shape,
+                                          std::vector<std::vector<float>>& widened) {
+  cpu::ConvTranspose2DWeights w;
+  w.phases_h = cpu::split_conv_transpose_axis(shape.h);
+  w.phases_w = cpu::split_conv_transpose_axis(shape.w);
+  w.panel_columns = op.weight_panel_columns();
+  widened.reserve(op.phases()->size());
+  for (const auto* p : *op.phases()) {
+    if (p->weights() && a.weights.is_f16(p->weights())) {
+      widened.push_back(a.model.widened(p->weights()));
+      w.sub_kernels.push_back(widened.back().data());
+    } else {
+      w.sub_kernels.push_back(a.weights.f32(p->weights()));
+    }
+  }
+  return w;
+}
+
 class ConvTranspose2DCuda final : public OpKernel {
  public:
   ConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
@@ -26,7 +46,7 @@ class ConvTranspose2DCuda final : public OpKernel {
     // (A projection uploads its bias expanded to every output position instead.)
     if (!projection_) bias_ = upload_.weights(ep ? ep->bias() : 0);
     if (projection_) {
-      const auto full = full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kChannelsFirst);  // [Cin][kh][kw][Cout]
+      const auto full = full_kernel(a, op, cpu::FullKernelLayout::kChannelsFirst);  // [Cin][kh][kw][Cout]
       const int64_t out_h = shape_.h.out, out_w = shape_.w.out, cout = shape_.out_channels, row = out_h * out_w * cout;
       full_.assign(static_cast<size_t>(shape_.in_channels * row), 0.f);
       for (int64_t oh = 0; oh < out_h; ++oh)
@@ -64,11 +84,11 @@ class ConvTranspose2DCuda final : public OpKernel {
     } else {
       // The baselines read the whole kernel, assembled here from the phases.
       if (algo_ == ConvTransposeAlgo::kZeroInsert) {
-        full_ = conv_transpose2d_flipped_kernel(shape_, full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kTapsFirst).data());
+        full_ = conv_transpose2d_flipped_kernel(shape_, full_kernel(a, op, cpu::FullKernelLayout::kTapsFirst).data());
         gemm_.shape = conv_transpose2d_zero_insert_shape(shape_);
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_upsampled_floats(shape_)) * 4;
       } else {
-        full_ = full_kernel(a, op, phases_h, phases_w, cpu::FullKernelLayout::kChannelsFirst);
+        full_ = full_kernel(a, op, cpu::FullKernelLayout::kChannelsFirst);
         gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch * shape_.h.in * shape_.w.in), static_cast<int>(shape_.in_channels),
                                        static_cast<int>(shape_.h.kernel * shape_.w.kernel * shape_.out_channels));
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_columns_floats(shape_)) * 4;
@@ -118,19 +138,9 @@ class ConvTranspose2DCuda final : public OpKernel {
 
  private:
   // The whole kernel in `layout`, assembled from the file's phases (fp16 widened).
-  std::vector<float> full_kernel(const KernelArgs& a, const schema::ConvTranspose2D& op, const std::vector<cpu::AxisPhase>& phases_h,
-                                 const std::vector<cpu::AxisPhase>& phases_w, cpu::FullKernelLayout layout) const {
-    cpu::ConvTranspose2DWeights w;
-    w.phases_h = phases_h, w.phases_w = phases_w, w.panel_columns = op.weight_panel_columns();
+  std::vector<float> full_kernel(const KernelArgs& a, const schema::ConvTranspose2D& op, cpu::FullKernelLayout layout) const {
     std::vector<std::vector<float>> widened;
-    for (const auto* p : *op.phases()) {
-      if (p->weights() && a.weights.is_f16(p->weights())) {
-        widened.push_back(a.model.widened(p->weights()));
-        w.sub_kernels.push_back(widened.back().data());
-      } else {
-        w.sub_kernels.push_back(a.weights.f32(p->weights()));
-      }
-    }
+    const cpu::ConvTranspose2DWeights w = phase_weights(a, op, shape_, widened);
     std::vector<float> full(static_cast<size_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels));
     cpu::assemble_conv_transpose2d_full_kernel(shape_, w, layout, full.data());
     return full;
@@ -154,20 +164,8 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
   GroupedConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
       : upload_(a), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)), groups_(op.groups()),
         activation_(activation_params(op.epilogue())) {
-    cpu::ConvTranspose2DWeights w;
-    w.phases_h = cpu::split_conv_transpose_axis(shape_.h);
-    w.phases_w = cpu::split_conv_transpose_axis(shape_.w);
-    w.panel_columns = op.weight_panel_columns();
     std::vector<std::vector<float>> widened;
-    widened.reserve(op.phases()->size());
-    for (const auto* p : *op.phases()) {
-      if (p->weights() && a.weights.is_f16(p->weights())) {
-        widened.push_back(a.model.widened(p->weights()));
-        w.sub_kernels.push_back(widened.back().data());
-      } else {
-        w.sub_kernels.push_back(a.weights.f32(p->weights()));
-      }
-    }
+    const cpu::ConvTranspose2DWeights w = phase_weights(a, op, shape_, widened);
     const std::vector<float> full = conv_transpose2d_grouped_full_kernel(shape_, groups_, w);
     weights_ = upload_.bytes(full.data(), full.size() * 4);
     bias_ = upload_.weights(op.epilogue() ? op.epilogue()->bias() : 0);

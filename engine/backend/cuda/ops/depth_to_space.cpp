@@ -1,5 +1,6 @@
 // DepthToSpace on the GPU: both directions (space_to_depth too), DCR and CRD orders.
 #include "engine/backend/cuda/cuda_kernel.h"
+#include "engine/ops/op_kernel_util.h"
 #include "kernels_cuda/depth_to_space/depth_to_space.h"
 
 namespace edgegan::cuda {
@@ -8,13 +9,7 @@ namespace {
 class DepthToSpaceCuda final : public OpKernel {
  public:
   DepthToSpaceCuda(const KernelArgs& a, const schema::DepthToSpace& op) : input_(op.input()), output_(op.output()), to_space_(!op.space_to_depth()) {
-    const TensorDesc& depth = a.tensor(to_space_ ? op.input() : op.output());
-    shape_.batch = a.batch;
-    shape_.height = depth.dims[1];
-    shape_.width = depth.dims[2];
-    shape_.block = op.block();
-    shape_.channels = depth.dims[3] / (shape_.block * shape_.block);
-    shape_.mode = static_cast<cpu::DepthToSpaceMode>(op.mode());
+    shape_ = depth_to_space_shape(a, op);
   }
   const char* kernel_name() const override { return to_space_ ? "cuda_depth_to_space" : "cuda_space_to_depth"; }
   void run(const RunContext& ctx) override { depth_to_space(shape_, to_space_, ctx.f32(input_), ctx.f32(output_), stream_of(ctx)); }
