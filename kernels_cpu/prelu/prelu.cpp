@@ -1,10 +1,32 @@
 #include "kernels_cpu/prelu/prelu.h"
 
+#include "kernels_cpu/common/simd_clones.h"
+
 namespace edgegan::cpu {
 
 namespace {
 constexpr int64_t kMinParallelElements = 1 << 14;
+
+// One pixel row (or a run of single-slope values): the product computed for every value
+// and then selected, so the loop is a vector blend. Written as `x > 0 ? x : s * x` with
+// the product inside the branch, GCC kept it scalar and branchy: 4.9 ms for a
+// 128x128x64 map whose signs are mixed, 0.55 ms for one that is mostly positive.
+// In place (y == x) is fine: each value is read before it is written.
+EDGEGAN_SIMD_CLONES void prelu_row(int64_t n, const float* slope, const float* x, float* y) {
+EDGEGAN_NO_ALIAS_LOOP
+  for (int64_t c = 0; c < n; ++c) {
+    const float v = x[c], scaled = slope[c] * v;
+    y[c] = v > 0.f ? v : scaled;
+  }
 }
+EDGEGAN_SIMD_CLONES void prelu_run(int64_t n, float slope, const float* x, float* y) {
+EDGEGAN_NO_ALIAS_LOOP
+  for (int64_t i = 0; i < n; ++i) {
+    const float v = x[i], scaled = slope * v;
+    y[i] = v > 0.f ? v : scaled;
+  }
+}
+}  // namespace
 
 void prelu_reference(int64_t pixels, int64_t channels, const float* slope, const float* x, float* y) {
   for (int64_t p = 0; p < pixels; ++p)
@@ -21,16 +43,12 @@ void prelu(int64_t pixels, int64_t channels, const float* slope, const float* x,
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels >= kMinParallelElements)
     for (int64_t k = 0; k < chunks; ++k) {
       const int64_t end = k * 4096 + 4096 < pixels ? k * 4096 + 4096 : pixels;
-      for (int64_t i = k * 4096; i < end; ++i) y[i] = x[i] > 0.f ? x[i] : s * x[i];
+      prelu_run(end - k * 4096, s, x + k * 4096, y + k * 4096);
     }
     return;
   }
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels * channels >= kMinParallelElements)
-  for (int64_t p = 0; p < pixels; ++p) {
-    const float* xp = x + p * channels;
-    float* yp = y + p * channels;
-    for (int64_t c = 0; c < channels; ++c) yp[c] = xp[c] > 0.f ? xp[c] : slope[c] * xp[c];
-  }
+  for (int64_t p = 0; p < pixels; ++p) prelu_row(channels, slope, x + p * channels, y + p * channels);
 }
 
 void prelu_backward(int64_t pixels, int64_t channels, const float* slope, const float* x, const float* dy, float* dx, bool accumulate,
