@@ -1,7 +1,8 @@
 // Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue,
 // then an optional residual tensor added (a fused residual/skip Add; only without activation).
 // groups = 1: conv2d_trimmed, or for 3x3 stride-1 layers where it measured faster the
-// Winograd form F(4x4, 3x3) on filters transformed once per session (conv2d_winograd);
+// Winograd form F(4x4, 3x3) on filters transformed once per session (conv2d_winograd),
+// or for heads of at most 4 output channels the dot kernels (conv2d_narrow);
 // groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
 // A fused input map (a nearest Resize and a reflect/edge/wrap Pad folded in by the
 // converter) becomes per-axis index tables for the input's size, which every forward
@@ -16,6 +17,7 @@
 #include "kernels_cpu/conv2d/conv2d_backward.h"
 #include "kernels_cpu/conv2d/conv2d_grouped.h"
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
+#include "kernels_cpu/conv2d/conv2d_narrow.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv2d/conv2d_winograd.h"
 
@@ -37,6 +39,8 @@ class Conv2DKernel final : public OpKernel {
                                                     : 0) {
     // Planned even without a tracker (the memory report's kernels never run).
     winograd_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_pays(shape_, groups_);
+    narrow_ = path_ == Path::kTrimmed && !winograd_ && cpu::conv2d_narrow_applies(shape_, groups_);
+    if (narrow_) workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads);
     if (winograd_) {
       workspace_floats_ = cpu::conv2d_winograd_workspace(shape_, a.threads);
       if (a.tracker) {
@@ -73,6 +77,7 @@ class Conv2DKernel final : public OpKernel {
   }
   const char* kernel_name() const override {
     if (winograd_) return "conv2d_winograd";
+    if (narrow_) return "conv2d_narrow";
     return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
   }
   uint64_t repacked_weight_bytes() const override {
@@ -92,6 +97,7 @@ class Conv2DKernel final : public OpKernel {
     switch (path_) {
       case Path::kTrimmed:
         if (winograd_) cpu::conv2d_winograd(shape_, winograd_weights_.floats(), ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        else if (narrow_) cpu::conv2d_narrow(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
         else cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
         break;
       case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, map); break;
@@ -161,8 +167,9 @@ class Conv2DKernel final : public OpKernel {
   int64_t weight_floats_;
   cpu::Epilogue epilogue_;
   Path path_;
-  int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows
+  int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   bool winograd_ = false;
+  bool narrow_ = false;  // at most 4 outputs: conv2d_narrow's dot kernels
   TrackedBuffer winograd_weights_;  // its transformed filters (36 x Cin x Cout)
   // Training.
   cpu::ConvInputGradient input_gradient_;
