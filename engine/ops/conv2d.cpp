@@ -1,7 +1,8 @@
 // Conv2D: NHWC convolution, weights [kh][kw][Cin/groups][Cout], bias and activation in the epilogue,
 // then an optional residual tensor added (a fused residual/skip Add; only without activation).
 // groups = 1: conv2d_trimmed, or for 3x3 stride-1 layers where it measured faster the
-// Winograd form F(4x4, 3x3) on filters transformed once per session (conv2d_winograd),
+// Winograd form F(4x4, 3x3) on filters transformed once per session, or in every run
+// where a kept copy would be large (conv2d_winograd),
 // or for heads of at most 4 output channels the dot kernels (conv2d_narrow);
 // groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
 // A fused input map (a nearest Resize and a reflect/edge/wrap Pad folded in by the
@@ -43,7 +44,10 @@ class Conv2DKernel final : public OpKernel {
     if (narrow_) workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads);
     if (winograd_) {
       workspace_floats_ = cpu::conv2d_winograd_workspace(shape_, a.threads);
-      if (a.tracker) {
+      if (!cpu::conv2d_winograd_keeps_filters(shape_)) {
+        run_filter_floats_ = (cpu::conv2d_winograd_weight_floats(shape_) + 15) / 16 * 16;  // made in every run, in front
+        workspace_floats_ += run_filter_floats_;
+      } else if (a.tracker) {
         winograd_weights_ = TrackedBuffer(*a.tracker, repacked_weight_bytes());
         weights_changed();
       }
@@ -81,7 +85,7 @@ class Conv2DKernel final : public OpKernel {
     return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
   }
   uint64_t repacked_weight_bytes() const override {
-    return winograd_ ? static_cast<uint64_t>(cpu::conv2d_winograd_weight_floats(shape_)) * 4 : 0;
+    return winograd_ && run_filter_floats_ == 0 ? static_cast<uint64_t>(cpu::conv2d_winograd_weight_floats(shape_)) * 4 : 0;
   }
   // The transformed filters follow the weights (a trainer's step changes them).
   void weights_changed() override {
@@ -96,9 +100,16 @@ class Conv2DKernel final : public OpKernel {
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
     switch (path_) {
       case Path::kTrimmed:
-        if (winograd_) cpu::conv2d_winograd(shape_, winograd_weights_.floats(), ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
-        else if (narrow_) cpu::conv2d_narrow(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
-        else cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        if (winograd_ && run_filter_floats_ > 0) {
+          cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads);
+          cpu::conv2d_winograd(shape_, ws, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws + run_filter_floats_, map);
+        } else if (winograd_) {
+          cpu::conv2d_winograd(shape_, winograd_weights_.floats(), ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        } else if (narrow_) {
+          cpu::conv2d_narrow(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        } else {
+          cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        }
         break;
       case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, map); break;
       case Path::kGrouped: cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map); break;
@@ -170,7 +181,8 @@ class Conv2DKernel final : public OpKernel {
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   bool winograd_ = false;
   bool narrow_ = false;  // at most 4 outputs: conv2d_narrow's dot kernels
-  TrackedBuffer winograd_weights_;  // its transformed filters (36 x Cin x Cout)
+  TrackedBuffer winograd_weights_;  // its transformed filters (36 x Cin x Cout), where the session keeps them
+  int64_t run_filter_floats_ = 0;   // else: the workspace's first floats, made in every run
   // Training.
   cpu::ConvInputGradient input_gradient_;
   int64_t weights_workspace_floats_ = 0, input_workspace_floats_ = 0;

@@ -151,40 +151,62 @@ bool conv2d_winograd_applies(const ConvShape& s, int64_t groups) {
 // with AVX-512, batch 1, medians; time of direct / time of Winograd, 1 thread / 2 threads):
 //   128x128x64->64 2.24 / 2.08     64x64x64->64 1.72 / 2.46     64x64x128->128 2.46 / 2.90
 //   32x32x128->128 2.63 / 2.79     256x256x32->32 2.06 / 2.11   128x128x16->16 1.90 / 2.20
-//   64x64x256->256 1.11 / 1.21 (9 MiB of transformed filters: each task streams them)
+//   64x64x256->256 2.3 / 2.2 with its filters transformed in every run (9 MiB: 47 -> 20
+//       ms in CycleGAN at 1 thread)
 //   16x16x256->256 0.72 / 0.48 (16 windows)     8x8x512->512 1.30 / 0.85 (4 windows)
-// It needs channels deep enough for the GEMMs, enough windows to share each transformed
-// filter, and filters that stay near L2. Larger filters still gained a little (above),
-// but the copy is 4x the weights: CycleGAN's eighteen 256-channel convolutions took 170
-// MiB of transformed filters for 10% of its time (peak RSS 237 MiB, ONNX Runtime's 363),
-// a poor trade on an edge device.
+// It needs channels deep enough for the GEMMs and enough windows to share each
+// transformed filter. Filters over 3 MiB are not kept: the copy is 4x the weights
+// (CycleGAN's eighteen 256-channel convolutions would hold 170 MiB, its peak RSS 237 MiB
+// against ONNX Runtime's 363, a poor trade on an edge device); each run transforms them,
+// which needs enough windows to pay back (256: a 64x64 map).
 constexpr int64_t kMinChannels = 16;
 constexpr int64_t kMinWindows = 64;
-constexpr int64_t kMaxTransformedBytes = int64_t{3} << 20;
+constexpr int64_t kMaxKeptBytes = int64_t{3} << 20;
+constexpr int64_t kMinWindowsPerRunFilters = 256;
+
+bool conv2d_winograd_keeps_filters(const ConvShape& s) { return conv2d_winograd_weight_floats(s) * 4 <= kMaxKeptBytes; }
 
 bool conv2d_winograd_pays(const ConvShape& s, int64_t groups) {
   if (!conv2d_winograd_applies(s, groups) || s.in_channels < kMinChannels || s.out_channels < kMinChannels) return false;
   const int64_t windows = saturating_product({s.batch, tiles(s.h.out), tiles(s.w.out)});
-  return windows >= kMinWindows && conv2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes;
+  return windows >= (conv2d_winograd_keeps_filters(s) ? kMinWindows : kMinWindowsPerRunFilters);
 }
 
 int64_t conv2d_winograd_weight_floats(const ConvShape& s) { return saturating_product({kElements, s.in_channels, s.out_channels}); }
 
-void pack_conv2d_winograd_weights(const ConvShape& s, const float* w, float* out) {
-  static const double G[kWindow][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
-                                       {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
-  const int64_t matrix = s.in_channels * s.out_channels;
-  for (int64_t idx = 0; idx < matrix; ++idx) {
-    double g[3][3];
-    for (int r = 0; r < 3; ++r)
-      for (int c = 0; c < 3; ++c) g[r][c] = w[(r * 3 + c) * matrix + idx];
-    double gg[kWindow][3];  // G g
-    for (int i = 0; i < kWindow; ++i)
-      for (int c = 0; c < 3; ++c) gg[i][c] = G[i][0] * g[0][c] + G[i][1] * g[1][c] + G[i][2] * g[2][c];
-    for (int i = 0; i < kWindow; ++i)
-      for (int j = 0; j < kWindow; ++j)
-        out[(i * kWindow + j) * matrix + idx] = static_cast<float>(gg[i][0] * G[j][0] + gg[i][1] * G[j][1] + gg[i][2] * G[j][2]);
-  }
+namespace {
+// U = G g Gᵀ for matrix entries [i0, i0 + n) (one (ci, co) pair each), n <= kLanes:
+// the entries are contiguous in each tap's and each element's matrix, so the lanes
+// loops vectorise (an entry at a time, the 9 loads and 36 stores per entry went
+// scalar: 13.7 ms for a 256x256 layer's filters at 1 thread).
+EDGEGAN_ALWAYS_INLINE void transform_filter_lanes(const float* w, int64_t matrix, int64_t i0, int64_t n, float* out) {
+  constexpr double G[kWindow][3] = {{1.0 / 4, 0, 0},           {-1.0 / 6, -1.0 / 6, -1.0 / 6}, {-1.0 / 6, 1.0 / 6, -1.0 / 6},
+                                    {1.0 / 24, 1.0 / 12, 1.0 / 6}, {1.0 / 24, -1.0 / 12, 1.0 / 6}, {0, 0, 1}};
+  double g[9][kLanes];
+  for (int t = 0; t < 9; ++t)
+    for (int64_t l = 0; l < n; ++l) g[t][l] = w[t * matrix + i0 + l];
+  double gg[kWindow][3][kLanes];  // G g
+  for (int i = 0; i < kWindow; ++i)
+    for (int c = 0; c < 3; ++c)
+      for (int64_t l = 0; l < n; ++l) gg[i][c][l] = G[i][0] * g[c][l] + G[i][1] * g[3 + c][l] + G[i][2] * g[6 + c][l];
+  for (int i = 0; i < kWindow; ++i)
+    for (int j = 0; j < kWindow; ++j) {
+      float* __restrict o = out + (i * kWindow + j) * matrix + i0;
+      for (int64_t l = 0; l < n; ++l) o[l] = static_cast<float>(gg[i][0][l] * G[j][0] + gg[i][1][l] * G[j][1] + gg[i][2][l] * G[j][2]);
+    }
+}
+
+EDGEGAN_SIMD_CLONES void transform_filters(const float* w, int64_t matrix, int64_t i0, int64_t i1, float* out) {
+  int64_t i = i0;
+  for (; i + kLanes <= i1; i += kLanes) transform_filter_lanes(w, matrix, i, kLanes, out);
+  if (i < i1) transform_filter_lanes(w, matrix, i, i1 - i, out);
+}
+}  // namespace
+
+void pack_conv2d_winograd_weights(const ConvShape& s, const float* w, float* out, int threads) {
+  const int64_t matrix = s.in_channels * s.out_channels, chunk = 1024, chunks = (matrix + chunk - 1) / chunk;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && chunks > 1)
+  for (int64_t k = 0; k < chunks; ++k) transform_filters(w, matrix, k * chunk, std::min(matrix, k * chunk + chunk), out);
 }
 
 int64_t conv2d_winograd_workspace(const ConvShape& s, int threads) { return saturating_product({std::max(1, threads), thread_floats(s)}); }

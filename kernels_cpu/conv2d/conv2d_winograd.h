@@ -13,7 +13,10 @@
 // engine's 1e-4 tolerances.
 //
 // The transformed filters (36 matrices Cin x Cout, 4x the 3x3 weights) are made once
-// per session (and again when a trainer changes the weights).
+// per session (and again when a trainer changes the weights) where they take at most
+// 3 MiB; wider layers (CycleGAN's 256-channel blocks: 9 MiB each) transform them at the
+// start of every run into scratch that all layers share, which costs a few percent of
+// the layer's time instead of four times its weights in memory.
 #pragma once
 
 #include <cstdint>
@@ -31,9 +34,12 @@ bool conv2d_winograd_pays(const ConvShape& shape, int64_t groups);
 
 // Floats of the transformed filters: 36 * Cin * Cout.
 int64_t conv2d_winograd_weight_floats(const ConvShape& shape);
+// Whether a session keeps the layer's transformed filters (false: each run makes them).
+bool conv2d_winograd_keeps_filters(const ConvShape& shape);
 // From weights [3][3][Cin][Cout] (pack_conv2d_weights' layout) into `out`: 36 matrices
-// [Cin][Cout], element e = 6a + b of U = G g Gᵀ.
-void pack_conv2d_winograd_weights(const ConvShape& shape, const float* weights, float* out);
+// [Cin][Cout], element e = 6a + b of U = G g Gᵀ (computed in double, rounded once: the
+// same bits at any thread count).
+void pack_conv2d_winograd_weights(const ConvShape& shape, const float* weights, float* out, int threads = 1);
 
 // Scratch at `threads` threads, in floats.
 int64_t conv2d_winograd_workspace(const ConvShape& shape, int threads);

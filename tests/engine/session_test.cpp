@@ -11,6 +11,7 @@
 
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
+#include "edgegan/report.h"
 #include "edgegan/trainer.h"
 #include "tests/engine/mse_steps.h"
 #include "tests/test_models/test_models.h"
@@ -82,6 +83,38 @@ TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
     const auto per = static_cast<long>(one.size());
     const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
     EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-6f) << "image " << image;  // 3e-7 measured
+  }
+}
+
+// A layer whose transformed filters a session does not keep (over 3 MiB): at batch 16
+// (256 windows) each run transforms them into the workspace and runs the Winograd form;
+// at batch 1 (16 windows) the direct path runs. Image by image they agree, the report
+// counts no kept filters and a workspace that holds them, and a second run is the same.
+TEST(Session, WinogradWithFiltersMadeInEveryRunAgreesWithTheDirectPath) {
+  const auto m = edgegan::testing::test_model("built/winograd_wide");
+  const InputInfo& in = m->inputs()[0];
+  const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
+  std::mt19937 rng(5);
+  const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(16 * per));
+  auto tensor = [&](int64_t batch, std::vector<float> values) {
+    std::vector<int64_t> dims = in.dims;
+    dims[0] = batch;
+    return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
+  };
+  Session s16(m, {.threads = 2, .batch = 16}), s1(m, {.threads = 1, .batch = 1});
+  std::vector<OpTiming> timings;
+  const std::vector<float> batch = s16.run_profiled({tensor(16, x)}, timings)[0].f32;
+  ASSERT_EQ(timings.size(), 1u);
+  EXPECT_EQ(timings[0].kernel, "conv2d_winograd");
+  EXPECT_EQ(s16.run({tensor(16, x)})[0].f32, batch) << "a second run (filters made again) differs";
+  const MemoryReport r = memory_report(m, {.threads = 2, .batch = 16});
+  EXPECT_EQ(r.totals.session_weight_bytes, 0u);
+  EXPECT_GE(r.layers[0].workspace_bytes, 36u * 148 * 148 * 4);
+  for (int64_t image : {0, 9, 15}) {
+    const std::vector<float> one = s1.run_profiled({tensor(1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
+    EXPECT_EQ(timings[0].kernel, "conv2d_trimmed");
+    const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
+    EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 2e-5f) << "image " << image;
   }
 }
 

@@ -88,6 +88,7 @@ int main(int argc, char** argv) try {
       {"dcgan64_discriminator", testing::dcgan64_discriminator_onnx},
       {"two_outputs", testing::two_outputs_onnx},
       {"winograd_block", testing::winograd_block_onnx},
+      {"winograd_wide", testing::winograd_wide_onnx},
   };
   for (const auto& [name, make] : built) {
     convert(make(), std::string(name) + ".onnx", out / "built" / (std::string(name) + ".egan"));

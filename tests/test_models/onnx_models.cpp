@@ -142,6 +142,20 @@ std::string winograd_block_onnx() {
   return b.bytes();
 }
 
+std::string winograd_wide_onnx() {
+  std::mt19937 rng(12);
+  std::uniform_real_distribution<float> d(-0.05f, 0.05f);
+  std::vector<float> w(148 * 148 * 9), bias(148);
+  for (auto& v : w) v = d(rng);
+  for (auto& v : bias) v = d(rng);
+  OnnxBuilder b;
+  b.input("x", {-1, 148, 16, 16}).output("y");
+  b.floats("W", {148, 148, 3, 3}, w).floats("B", {148}, bias);
+  OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W", "B"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  b.node("Relu", "act", {"c"}, {"y"});
+  return b.bytes();
+}
+
 std::string huge2_dcgan_onnx() {
   return stride2_generator(1024, 4, {{1024, 512, 5, 2, 1}, {512, 256, 5, 2, 1}, {256, 128, 5, 2, 1}, {128, 3, 5, 2, 1}}, 1);
 }

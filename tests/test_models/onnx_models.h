@@ -26,5 +26,8 @@ std::string two_outputs_onnx();
 // fused reflect pad and takes a residual): at batch 4 they run in the Winograd form,
 // at batch 1 (25 windows) on the direct path.
 std::string winograd_block_onnx();
+// A 3x3 convolution 148 -> 148 channels on 16x16 maps: transformed filters over 3 MiB,
+// which a session makes in every run instead of keeping (at batch 16: 256 windows).
+std::string winograd_wide_onnx();
 
 }  // namespace edgegan::testing
