@@ -44,7 +44,10 @@ class Conv2DKernel final : public OpKernel {
     if (narrow_) workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads);
     if (winograd_) {
       workspace_floats_ = cpu::conv2d_winograd_workspace(shape_, a.threads);
-      if (!cpu::conv2d_winograd_keeps_filters(shape_)) {
+      const int64_t filter_bytes = cpu::conv2d_winograd_weight_floats(shape_) * 4;
+      const bool keep = cpu::conv2d_winograd_keeps_filters(shape_) && (!a.filter_copy_budget || *a.filter_copy_budget >= filter_bytes);
+      if (keep && a.filter_copy_budget) *a.filter_copy_budget -= filter_bytes;
+      if (!keep) {
         run_filter_floats_ = (cpu::conv2d_winograd_weight_floats(shape_) + 15) / 16 * 16;  // made in every run, in front
         workspace_floats_ += run_filter_floats_;
       } else if (a.tracker) {

@@ -54,6 +54,10 @@ struct KernelArgs {
   // Weight copies a kernel makes (transformed filters, baselines' full kernels) are
   // allocated through it; nullptr: the kernel is built for planning only and never runs.
   MemoryTracker* tracker = nullptr;
+  // Bytes of transformed-filter copies the session may still keep (a kernel that keeps
+  // one takes its size off; one that finds too little makes its filters in every run).
+  // nullptr: no limit.
+  int64_t* filter_copy_budget = nullptr;
   bool training = false;  // a Trainer's: kernels keep what backward() needs
   // Training: per input, whether its gradient is added to one another reader of the
   // same tensor wrote before (the plan's gradient_accumulation), so the kernel sizes
