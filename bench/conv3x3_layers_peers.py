@@ -11,7 +11,7 @@ Cout, so a Winograd layer can pass 100%).
 The layers are read from the ONNX files in DIR (default BUILD_DIR/bench/image_models, which
 image_models_peers.py writes), de-duplicated by shape, with zero pads of 1 (reflect pads
 are the model's business, not the layer's). The FMA peak is bench/machine_limits.cpp's,
-compiled here. The venv needs numpy, onnx and ncnn (pip install ncnn); each layer's ncnn
+compiled here. The venv needs numpy, onnx, onnxruntime and ncnn (pip install onnxruntime ncnn); each layer's ncnn
 output is checked against edgegan's first.
 """
 import argparse
@@ -25,21 +25,19 @@ import time
 
 import numpy as np
 import onnx
-from onnx import helper, numpy_helper, shape_inference
+from onnx import helper, numpy_helper
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def layers_of(path):
-    """(model, H, W, Cin, Cout) of each 3x3 stride-1 dilation-1 ungrouped Conv in the file."""
-    m = shape_inference.infer_shapes(onnx.load(path))
-    dims = {}
-    for vi in list(m.graph.value_info) + list(m.graph.input) + list(m.graph.output):
-        d = [x.dim_value for x in vi.type.tensor_type.shape.dim]
-        if len(d) == 4:
-            dims[vi.name] = d
+    """(model, H, W, Cin, Cout) of each 3x3 stride-1 dilation-1 ungrouped Conv in the file;
+    the output sizes from one ONNX Runtime run on the model's own input (NAME.in.npy beside
+    it), since shape inference stops at the pads torch computes at run time."""
+    import onnxruntime as ort
+    m = onnx.load(path)
     inits = {i.name: i for i in m.graph.initializer}
-    out = []
+    convs = []
     for n in m.graph.node:
         if n.op_type != "Conv":
             continue
@@ -49,11 +47,14 @@ def layers_of(path):
             continue
         if any(s != 1 for s in a.get("strides", [1, 1])) or any(d != 1 for d in a.get("dilations", [1, 1])):
             continue
-        y = dims.get(n.output[0])
-        if not y:
-            continue
-        out.append((os.path.basename(path)[:-5], y[2], y[3], int(w.dims[1]), int(w.dims[0])))
-    return out
+        convs.append((n.output[0], int(w.dims[1]), int(w.dims[0])))
+    if not convs:
+        return []
+    for name, _, _ in convs:
+        m.graph.output.append(helper.make_tensor_value_info(name, onnx.TensorProto.FLOAT, None))
+    x = np.load(path[:-5] + ".in.npy")
+    outs = ort.InferenceSession(m.SerializeToString(), providers=["CPUExecutionProvider"]).run([c[0] for c in convs], {m.graph.input[0].name: x})
+    return [(os.path.basename(path)[:-5], y.shape[2], y.shape[3], cin, cout) for (_, cin, cout), y in zip(convs, outs)]
 
 
 def single_conv_onnx(h, w, cin, cout, path, rng):
@@ -68,7 +69,7 @@ def single_conv_onnx(h, w, cin, cout, path, rng):
 
 
 def ncnn_layer(weight, bias, h, w, threads, workdir):
-    import ncnn
+    from ncnn_fp32 import fp32_net
     cout, cin = weight.shape[:2]
     param, binf = os.path.join(workdir, "l.param"), os.path.join(workdir, "l.bin")
     with open(param, "w") as f:
@@ -76,12 +77,7 @@ def ncnn_layer(weight, bias, h, w, threads, workdir):
                 "Convolution conv 1 1 in out 0=%d 1=3 11=3 2=1 12=1 3=1 13=1 4=1 14=1 15=1 16=1 5=1 6=%d\n" % (w, h, cin, cout, weight.size))
     with open(binf, "wb") as f:
         f.write(np.zeros(1, np.int32).tobytes() + weight.astype("<f4").tobytes() + bias.astype("<f4").tobytes())
-    net = ncnn.Net()
-    net.opt.num_threads = threads
-    net.opt.use_packing_layout = True
-    for flag in ("use_fp16_storage", "use_fp16_packed", "use_fp16_arithmetic", "use_bf16_storage", "use_bf16_packed"):
-        if hasattr(net.opt, flag):
-            setattr(net.opt, flag, False)
+    net = fp32_net(threads)
     if net.load_param(param) != 0 or net.load_model(binf) != 0:
         raise RuntimeError("ncnn could not load the layer")
     return net

@@ -89,15 +89,8 @@ def child(args):
         run = lambda: sess.run(None, {"x": x})[0]  # noqa: E731
     elif args.peer == "ncnn":
         import ncnn
-        net = ncnn.Net()
-        net.opt.num_threads = t
-        net.opt.use_packing_layout = True
-        # fp32 throughout, like the other engines: its defaults store activations in fp16
-        # or bf16 where the CPU can (x86 with F16C included), which moved its outputs up
-        # to 3e-3 from PyTorch's and made it a different computation.
-        for flag in ("use_fp16_storage", "use_fp16_packed", "use_fp16_arithmetic", "use_bf16_storage", "use_bf16_packed"):
-            if hasattr(net.opt, flag):
-                setattr(net.opt, flag, False)
+        from ncnn_fp32 import fp32_net
+        net = fp32_net(t)
         if net.load_param(base + ".ncnn.param") != 0 or net.load_model(base + ".ncnn.bin") != 0:
             raise RuntimeError("ncnn could not load the model")
         mat = ncnn.Mat(np.ascontiguousarray(x[0]))

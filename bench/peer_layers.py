@@ -193,14 +193,9 @@ class Ncnn:
     def setup(self, model, x, threads, workdir, onnx_path=None, passive=False):
         ncnn = self.ncnn
         param, binf, out_blob = self.write_model(model, x, workdir)
-        net = ncnn.Net()
-        net.opt.num_threads = threads
-        net.opt.use_packing_layout = True
+        from ncnn_fp32 import fp32_net
+        net = fp32_net(threads)
         net.opt.lightmode = True
-        # fp32 throughout, like the other peers: no fp16/bf16 storage or arithmetic
-        for flag in ("use_fp16_storage", "use_fp16_packed", "use_fp16_arithmetic", "use_bf16_storage", "use_bf16_packed"):
-            if hasattr(net.opt, flag):
-                setattr(net.opt, flag, False)
         if net.load_param(param) != 0 or net.load_model(binf) != 0:
             raise RuntimeError("ncnn could not load %s" % param)
         mat = ncnn.Mat(np.ascontiguousarray(x[0].numpy()))  # (C, H, W)

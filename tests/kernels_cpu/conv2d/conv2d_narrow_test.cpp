@@ -6,10 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "kernels_cpu/common/conv_geometry.h"
-#include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_narrow.h"
-#include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/dot/dot_ukernel.h"
+#include "tests/kernels_cpu/conv2d/conv2d_random_case.h"
 #include "tests/test_util.h"
 
 namespace edgegan::cpu {
@@ -72,47 +71,18 @@ TEST(Conv2DNarrow, MatchesReferenceOnRandomGeometries) {
     s.in_channels = uniform_int(rng, (32 + s.w.kernel - 1) / s.w.kernel, 70);
     if (s.h.out < 1 || s.w.out < 1) continue;
     ASSERT_TRUE(conv2d_narrow_applies(s, 1)) << "trial " << trial;
-    const auto x = random_floats(rng, static_cast<size_t>(s.batch * src_h * src_w * s.in_channels));
-    const auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
-    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
-    const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
-    const auto residual = random_floats(rng, out_size);
-    Epilogue ep;
-    ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
-    ep.activation = static_cast<Activation>(uniform_int(rng, 0, kActivationCount - 1));
-    ep.alpha = ep.activation == Activation::kClip ? -0.5f : 0.2f;
-    ep.beta = ep.activation == Activation::kClip ? 0.5f : ep.activation == Activation::kSelu ? 1.0507f : 0.5f;
-    if (ep.activation == Activation::kNone && uniform_int(rng, 0, 1)) ep.residual = residual.data();
-
-    std::vector<int32_t> rows(static_cast<size_t>(s.h.in)), cols(static_cast<size_t>(s.w.in));
-    ConvInputMap map{};
-    std::vector<float> seen = x;
-    if (mapped) {
-      conv_input_map_table(src_h, map_h, PadMode::kReflect, rows.data());
-      conv_input_map_table(src_w, map_w, PadMode::kReflect, cols.data());
-      map = {rows.data(), cols.data(), src_h, src_w};
-      seen.assign(static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels), 0.f);
-      conv_input_map_gather(s.batch, s.h.in, s.w.in, s.in_channels, map, x.data(), seen.data(), 1);
-    }
-    std::vector<float> ref(out_size), packed(w.size());
-    Epilogue ref_ep = ep;
-    ref_ep.residual = nullptr;
-    conv2d_reference(s, seen.data(), w.data(), ref.data(), ref_ep);
-    if (ep.residual)
-      for (size_t i = 0; i < out_size; ++i) ref[i] += residual[i];
-    pack_conv2d_weights(s, w.data(), packed.data());
+    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, src_h, src_w, map_h, map_w);
+    const std::vector<float> packed = c.packed_weights();
     std::vector<float> first;
     for (int threads : {1, 2}) {
-      std::vector<float> y(out_size, NAN), workspace(static_cast<size_t>(conv2d_narrow_workspace(s, threads)), NAN);
-      conv2d_narrow(s, packed.data(), x.data(), y.data(), ep, threads, workspace.data(), mapped ? &map : nullptr);
+      std::vector<float> y(c.ref.size(), NAN), workspace(static_cast<size_t>(conv2d_narrow_workspace(s, threads)), NAN);
+      conv2d_narrow(s, packed.data(), c.x.data(), y.data(), c.ep, threads, workspace.data(), c.input_map());
       const float tol = 1e-5f + 1e-6f * static_cast<float>(s.in_channels * s.h.kernel * s.w.kernel);
-      float worst = 0.f;
-      for (size_t i = 0; i < out_size; ++i) worst = std::max(worst, std::abs(y[i] - ref[i]) / std::max(1.f, std::abs(ref[i])));
-      ASSERT_LE(worst, tol) << "trial " << trial << ": " << s.batch << "x" << s.h.in << "x" << s.w.in << "x" << s.in_channels << " -> "
+      ASSERT_LE(worst_relative_error(y, c.ref), tol) << "trial " << trial << ": " << s.batch << "x" << s.h.in << "x" << s.w.in << "x" << s.in_channels << " -> "
                             << s.out_channels << " k" << s.h.kernel << "x" << s.w.kernel << " s" << s.h.stride << "," << s.w.stride
                             << " d" << s.h.dilation << " pads " << s.h.pad_begin << "," << s.h.pad_end << "," << s.w.pad_begin << ","
-                            << s.w.pad_end << (mapped ? " mapped" : "") << " activation " << static_cast<int>(ep.activation)
-                            << (ep.residual ? " residual" : "") << ", " << threads << " threads";
+                            << s.w.pad_end << (mapped ? " mapped" : "") << " activation " << static_cast<int>(c.ep.activation)
+                            << (c.ep.residual ? " residual" : "") << ", " << threads << " threads";
       if (threads == 1) first = y;
       else EXPECT_EQ(y, first) << "trial " << trial << ": 2 threads differ from 1";
     }

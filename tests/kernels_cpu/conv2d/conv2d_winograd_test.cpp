@@ -6,9 +6,8 @@
 #include <gtest/gtest.h>
 
 #include "kernels_cpu/common/conv_geometry.h"
-#include "kernels_cpu/conv2d/conv2d_input_map.h"
-#include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/conv2d/conv2d_winograd.h"
+#include "tests/kernels_cpu/conv2d/conv2d_random_case.h"
 #include "tests/test_util.h"
 
 namespace edgegan::cpu {
@@ -33,6 +32,22 @@ TEST(Conv2DWinograd, AppliesToThreeByThreeStrideOneOnly) {
   ConvShape five = s;
   five.h.kernel = 5;
   EXPECT_FALSE(conv2d_winograd_applies(five, 1));
+}
+
+// The filter transform runs in every call for wide layers, on the session's threads:
+// the same bits at 1 and 2 threads, ragged lane blocks included.
+TEST(Conv2DWinograd, FilterTransformIsTheSameAtAnyThreadCount) {
+  std::mt19937 rng(9);
+  for (int64_t channels : {1, 17, 45, 150}) {
+    ConvShape s;
+    s.in_channels = channels;
+    s.out_channels = channels + 3;
+    const auto w = random_floats(rng, static_cast<size_t>(9 * s.in_channels * s.out_channels));
+    std::vector<float> one(static_cast<size_t>(conv2d_winograd_weight_floats(s)), NAN), two(one.size(), NAN);
+    pack_conv2d_winograd_weights(s, w.data(), one.data(), 1);
+    pack_conv2d_winograd_weights(s, w.data(), two.data(), 2);
+    EXPECT_EQ(one, two) << channels << " channels";
+  }
 }
 
 TEST(Conv2DWinograd, MatchesReferenceOnRandomGeometries) {
@@ -66,48 +81,19 @@ TEST(Conv2DWinograd, MatchesReferenceOnRandomGeometries) {
       a.out = conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
     }
     if (s.h.out < 1 || s.w.out < 1) continue;
-    const auto x = random_floats(rng, static_cast<size_t>(s.batch * src_h * src_w * s.in_channels));
-    const auto w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * 9));
-    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
-    const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
-    const auto residual = random_floats(rng, out_size);
-    Epilogue ep;
-    ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
-    ep.activation = static_cast<Activation>(uniform_int(rng, 0, kActivationCount - 1));
-    ep.alpha = ep.activation == Activation::kClip ? -0.5f : 0.2f;
-    ep.beta = ep.activation == Activation::kClip ? 0.5f : ep.activation == Activation::kSelu ? 1.0507f : 0.5f;
-    if (ep.activation == Activation::kNone && uniform_int(rng, 0, 1)) ep.residual = residual.data();
-
-    // The reference reads the map gathered; the kernel reads through it.
-    std::vector<int32_t> rows(static_cast<size_t>(s.h.in)), cols(static_cast<size_t>(s.w.in));
-    ConvInputMap map{};
-    std::vector<float> seen = x;
-    if (mapped) {
-      conv_input_map_table(src_h, map_h, PadMode::kReflect, rows.data());
-      conv_input_map_table(src_w, map_w, PadMode::kReflect, cols.data());
-      map = {rows.data(), cols.data(), src_h, src_w};
-      seen.assign(static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels), 0.f);
-      conv_input_map_gather(s.batch, s.h.in, s.w.in, s.in_channels, map, x.data(), seen.data(), 1);
-    }
-    std::vector<float> ref(out_size), y(out_size, NAN), packed(w.size());
-    Epilogue ref_ep = ep;
-    ref_ep.residual = nullptr;
-    conv2d_reference(s, seen.data(), w.data(), ref.data(), ref_ep);
-    if (ep.residual)
-      for (size_t i = 0; i < out_size; ++i) ref[i] += residual[i];
-    pack_conv2d_weights(s, w.data(), packed.data());
+    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, src_h, src_w, map_h, map_w);
+    const std::vector<float> packed = c.packed_weights();
+    std::vector<float> y(c.ref.size(), NAN);
     std::vector<float> transformed(static_cast<size_t>(conv2d_winograd_weight_floats(s)));
     pack_conv2d_winograd_weights(s, packed.data(), transformed.data());
     const int threads = uniform_int(rng, 1, 2);
     std::vector<float> workspace(static_cast<size_t>(conv2d_winograd_workspace(s, threads)));
-    conv2d_winograd(s, transformed.data(), x.data(), y.data(), ep, threads, workspace.data(), mapped ? &map : nullptr);
+    conv2d_winograd(s, transformed.data(), c.x.data(), y.data(), c.ep, threads, workspace.data(), c.input_map());
     // The transforms' coefficients (up to 8 and 5) add rounding that grows with the depth.
     const float tol = 2e-5f + 2e-6f * static_cast<float>(s.in_channels * 9);
-    float worst = 0.f;
-    for (size_t i = 0; i < out_size; ++i) worst = std::max(worst, std::abs(y[i] - ref[i]) / std::max(1.f, std::abs(ref[i])));
-    ASSERT_LE(worst, tol) << "trial " << trial << ": " << s.batch << "x" << s.h.in << "x" << s.w.in << "x" << s.in_channels << " -> "
+    ASSERT_LE(worst_relative_error(y, c.ref), tol) << "trial " << trial << ": " << s.batch << "x" << s.h.in << "x" << s.w.in << "x" << s.in_channels << " -> "
                           << s.out_channels << " pads " << s.h.pad_begin << "," << s.h.pad_end << "," << s.w.pad_begin << "," << s.w.pad_end
-                          << (mapped ? " mapped" : "") << " activation " << static_cast<int>(ep.activation) << (ep.residual ? " residual" : "");
+                          << (mapped ? " mapped" : "") << " activation " << static_cast<int>(c.ep.activation) << (c.ep.residual ? " residual" : "");
   }
 }
 

@@ -1,0 +1,77 @@
+// One random convolution case for the fast-path tests to share: input, weights (ONNX
+// order), an epilogue drawn over every activation (a residual only without one), an
+// optional reflect input map, and the reference output (computed on the map gathered,
+// the residual added).
+#pragma once
+
+#include <random>
+#include <vector>
+
+#include "kernels_cpu/conv2d/conv2d_input_map.h"
+#include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "tests/test_util.h"
+
+namespace edgegan::cpu {
+
+struct Conv2DRandomCase {
+  ConvShape s;
+  std::vector<float> x, w, bias, residual, ref;
+  Epilogue ep;
+  bool mapped = false;
+  std::vector<int32_t> rows, cols;
+  ConvInputMap map{};
+  const ConvInputMap* input_map() const { return mapped ? &map : nullptr; }
+  std::vector<float> packed_weights() const {
+    std::vector<float> packed(w.size());
+    pack_conv2d_weights(s, w.data(), packed.data());
+    return packed;
+  }
+};
+
+// `s` gives the geometry the convolution sees (with a map: the mapped size); x is
+// batch x src_h x src_w x Cin, read through reflect tables for map_h and map_w when mapped.
+inline Conv2DRandomCase make_conv2d_random_case(std::mt19937& rng, const ConvShape& s, bool mapped, int64_t src_h, int64_t src_w,
+                                                const InputMapAxis& map_h, const InputMapAxis& map_w) {
+  using edgegan::testing::random_floats;
+  using edgegan::testing::uniform_int;
+  Conv2DRandomCase c;
+  c.s = s;
+  c.mapped = mapped;
+  c.x = random_floats(rng, static_cast<size_t>(s.batch * src_h * src_w * s.in_channels));
+  c.w = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+  c.bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+  const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
+  c.residual = random_floats(rng, out_size);
+  c.ep.bias = uniform_int(rng, 0, 1) ? c.bias.data() : nullptr;
+  c.ep.activation = static_cast<Activation>(uniform_int(rng, 0, kActivationCount - 1));
+  c.ep.alpha = c.ep.activation == Activation::kClip ? -0.5f : 0.2f;
+  c.ep.beta = c.ep.activation == Activation::kClip ? 0.5f : c.ep.activation == Activation::kSelu ? 1.0507f : 0.5f;
+  if (c.ep.activation == Activation::kNone && uniform_int(rng, 0, 1)) c.ep.residual = c.residual.data();
+
+  std::vector<float> seen = c.x;
+  if (mapped) {
+    c.rows.resize(static_cast<size_t>(s.h.in));
+    c.cols.resize(static_cast<size_t>(s.w.in));
+    conv_input_map_table(src_h, map_h, PadMode::kReflect, c.rows.data());
+    conv_input_map_table(src_w, map_w, PadMode::kReflect, c.cols.data());
+    c.map = {c.rows.data(), c.cols.data(), src_h, src_w};
+    seen.assign(static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels), 0.f);
+    conv_input_map_gather(s.batch, s.h.in, s.w.in, s.in_channels, c.map, c.x.data(), seen.data(), 1);
+  }
+  c.ref.resize(out_size);
+  Epilogue ref_ep = c.ep;
+  ref_ep.residual = nullptr;
+  conv2d_reference(s, seen.data(), c.w.data(), c.ref.data(), ref_ep);
+  if (c.ep.residual)
+    for (size_t i = 0; i < out_size; ++i) c.ref[i] += c.residual[i];
+  return c;
+}
+
+// The largest |y - ref| / max(1, |ref|).
+inline float worst_relative_error(const std::vector<float>& y, const std::vector<float>& ref) {
+  float worst = 0.f;
+  for (size_t i = 0; i < ref.size(); ++i) worst = std::max(worst, std::abs(y[i] - ref[i]) / std::max(1.f, std::abs(ref[i])));
+  return worst;
+}
+
+}  // namespace edgegan::cpu
