@@ -141,21 +141,32 @@ bool conv_transpose2d_winograd_applies(const ConvShape& s, const ConvTranspose2D
 // It needs windows to share each transformed filter panel (few windows leave two
 // threads a task or two each), and filters that stay in L2 (1 MiB per core here): each
 // task streams all of them, and they are 9/4 the size of the sub-kernels.
+// Wider filters are made in every run instead of kept, where many windows share them
+// (pix2pix's decoder, 1 thread / 2 threads: 64x64x256->64, 2.4 MiB of filters, 1089
+// windows, 19.6 -> 14.1 / 10.4 -> 8.0 ms). With fewer windows it did not pay: the
+// 32x32x512->128 layer (9.4 MiB, 289 windows) 19.9 -> 18.5 / 10.2 -> 10.0 ms, and
+// 8x8x256->128 at batch 16 lost (above).
 constexpr int64_t kMinWindows = 256;
 constexpr int64_t kMaxTransformedBytes = int64_t{2} << 20;
+constexpr int64_t kMinWindowsPerRunFilters = 1024;
+constexpr int64_t kMaxPerRunBytes = int64_t{4} << 20;
+
+bool conv_transpose2d_winograd_keeps_filters(const ConvShape& s) { return conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes; }
 
 bool conv_transpose2d_winograd_pays(const ConvShape& s, const ConvTranspose2DWeights& wts) {
   if (!conv_transpose2d_winograd_applies(s, wts) || s.in_channels < 16 || s.out_channels < 16) return false;
   const int64_t windows = saturating_product({s.batch, window_axis(wts.phases_h).count, window_axis(wts.phases_w).count});
-  return windows >= kMinWindows && conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes;
+  if (conv_transpose2d_winograd_keeps_filters(s)) return windows >= kMinWindows;
+  return windows >= kMinWindowsPerRunFilters && conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxPerRunBytes;
 }
 
 int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& s) {
   return saturating_product({s.h.stride, s.w.stride, kElements, s.in_channels, s.out_channels});
 }
 
-void pack_conv_transpose2d_winograd_weights(const ConvShape& s, const ConvTranspose2DWeights& wts, float* out) {
+void pack_conv_transpose2d_winograd_weights(const ConvShape& s, const ConvTranspose2DWeights& wts, float* out, int threads) {
   const int64_t matrix = s.in_channels * s.out_channels, phases = s.h.stride * s.w.stride;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && phases > 1)
   for (int64_t phase = 0; phase < phases; ++phase) {
     // h[i][j]: the 2x2 sub-kernel in window order: tap index 1 (input offset 1) reads the
     // window's first input, so it is h0.

@@ -33,11 +33,15 @@ bool conv_transpose2d_winograd_applies(const ConvShape& shape, const ConvTranspo
 // pixels) per transformed filter, and filters that fit L2 (the .cpp has the measurements).
 bool conv_transpose2d_winograd_pays(const ConvShape& shape, const ConvTranspose2DWeights& weights);
 
+// Whether a session keeps the layer's transformed filters (at most 2 MiB); false: each
+// run makes them in the workspace, which the wider layers that pay (many windows) do.
+bool conv_transpose2d_winograd_keeps_filters(const ConvShape& shape);
+
 // Floats of the transformed filters: phases * 9 * Cin * Cout.
 int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& shape);
 // From the split sub-kernels (float or fp16) into `out`, per phase 9 matrices in
 // weights.tap_layout(shape). Requires conv_transpose2d_winograd_applies.
-void pack_conv_transpose2d_winograd_weights(const ConvShape& shape, const ConvTranspose2DWeights& weights, float* out);
+void pack_conv_transpose2d_winograd_weights(const ConvShape& shape, const ConvTranspose2DWeights& weights, float* out, int threads = 1);
 
 // Scratch at `threads` threads, in floats.
 int64_t conv_transpose2d_winograd_workspace(const ConvShape& shape, int threads);

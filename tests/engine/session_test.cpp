@@ -120,6 +120,38 @@ TEST(Session, WinogradWithFiltersMadeInEveryRunAgreesWithTheDirectPath) {
   }
 }
 
+// The same for a transposed convolution (k4 s2, filters over 2 MiB): at batch 16 (1024
+// windows) each run makes its filters and runs the Winograd form, at batch 1 the split
+// sub-kernels run.
+TEST(Session, TransposedWinogradWithFiltersMadeInEveryRunAgreesWithTheSplitPath) {
+  const auto m = edgegan::testing::test_model("built/winograd_transposed_wide");
+  const InputInfo& in = m->inputs()[0];
+  const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
+  std::mt19937 rng(6);
+  const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(16 * per));
+  auto tensor = [&](int64_t batch, std::vector<float> values) {
+    std::vector<int64_t> dims = in.dims;
+    dims[0] = batch;
+    return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
+  };
+  Session s16(m, {.threads = 2, .batch = 16}), s1(m, {.threads = 1, .batch = 1});
+  std::vector<OpTiming> timings;
+  const std::vector<float> batch = s16.run_profiled({tensor(16, x)}, timings)[0].f32;
+  ASSERT_FALSE(timings.empty());
+  EXPECT_EQ(timings[0].kernel, "conv_transpose2d_split_winograd");
+  EXPECT_EQ(s16.run({tensor(16, x)})[0].f32, batch) << "a second run (filters made again) differs";
+  const MemoryReport r = memory_report(m, {.threads = 2, .batch = 16});
+  EXPECT_EQ(r.totals.session_weight_bytes, 0u);
+  EXPECT_GE(r.layers[0].workspace_bytes, 4u * 9 * 128 * 120 * 4);
+  const int64_t out_per = static_cast<int64_t>(batch.size()) / 16;
+  for (int64_t image : {0, 11}) {
+    const std::vector<float> one = s1.run_profiled({tensor(1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
+    EXPECT_EQ(timings[0].kernel, "conv_transpose2d_split");
+    const std::vector<float> from_batch(batch.begin() + image * out_per, batch.begin() + (image + 1) * out_per);
+    EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-4f) << "image " << image;
+  }
+}
+
 // 3x3 stride-1 convolutions: the Winograd form (batch 4: 100 windows) against the direct
 // path (batch 1: 25), image by image; then after a trainer's steps changed the weights,
 // its own forward (its Winograd filters re-derived each step) against a fresh session on

@@ -89,6 +89,7 @@ int main(int argc, char** argv) try {
       {"two_outputs", testing::two_outputs_onnx},
       {"winograd_block", testing::winograd_block_onnx},
       {"winograd_wide", testing::winograd_wide_onnx},
+      {"winograd_transposed_wide", testing::winograd_transposed_wide_onnx},
   };
   for (const auto& [name, make] : built) {
     convert(make(), std::string(name) + ".onnx", out / "built" / (std::string(name) + ".egan"));

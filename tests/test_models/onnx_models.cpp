@@ -156,6 +156,8 @@ std::string winograd_wide_onnx() {
   return b.bytes();
 }
 
+std::string winograd_transposed_wide_onnx() { return stride2_generator(128, 16, {{128, 120, 4, 1, 0}}, 3); }
+
 std::string huge2_dcgan_onnx() {
   return stride2_generator(1024, 4, {{1024, 512, 5, 2, 1}, {512, 256, 5, 2, 1}, {256, 128, 5, 2, 1}, {128, 3, 5, 2, 1}}, 1);
 }

@@ -29,5 +29,8 @@ std::string winograd_block_onnx();
 // A 3x3 convolution 148 -> 148 channels on 16x16 maps: transformed filters over 3 MiB,
 // which a session makes in every run instead of keeping (at batch 16: 256 windows).
 std::string winograd_wide_onnx();
+// A k4 s2 transposed convolution 128 -> 120 channels, 16x16 -> 32x32: transformed
+// filters over 2 MiB, made in every run where a batch has 1024 windows (batch 16).
+std::string winograd_transposed_wide_onnx();
 
 }  // namespace edgegan::testing

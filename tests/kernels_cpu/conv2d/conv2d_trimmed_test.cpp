@@ -5,6 +5,7 @@
 #include "tests/test_util.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/common/conv_geometry.h"
+#include "tests/kernels_cpu/conv2d/conv2d_random_case.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -90,6 +91,56 @@ TEST(Conv2DProperty, TrimmedMatchesReferenceAcrossDepthAndPixelBlocks) {
     conv2d_trimmed(s, packed.data(), x.data(), y.data(), ep, threads);
     EXPECT_LE(max_abs_diff(y, ref), 1e-3f) << threads << " thread(s)";
   }
+}
+
+// Few pixels (at most one block's 256) and at least 64 output channels: the threads split
+// the output channels in 32-column chunks (a U-Net's innermost layers). Against the
+// reference with every activation, residuals, input maps and depths past one block; the
+// same bits at 1 and 2 threads.
+TEST(Conv2DProperty, ChannelSplitOnFewPixelsMatchesReferenceAndThreads) {
+  std::mt19937 rng(123);
+  int checked = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    ConvShape s;
+    s.batch = uniform_int(rng, 1, 2);
+    s.in_channels = uniform_int(rng, 0, 3) == 0 ? uniform_int(rng, 257, 300) : uniform_int(rng, 16, 96);
+    s.out_channels = uniform_int(rng, 64, 200);
+    const bool mapped = trial % 3 == 1;
+    InputMapAxis map_h, map_w;
+    int64_t src_h = 0, src_w = 0;
+    for (int axis = 0; axis < 2; ++axis) {
+      ConvAxis& a = axis == 0 ? s.h : s.w;
+      InputMapAxis& m = axis == 0 ? map_h : map_w;
+      int64_t& src = axis == 0 ? src_h : src_w;
+      src = uniform_int(rng, 2, 12);
+      if (mapped) {
+        m.factor = uniform_int(rng, 1, 2);
+        m.pad_begin = uniform_int(rng, 0, 1);
+        m.pad_end = uniform_int(rng, 0, 1);
+      }
+      a.in = m.length(src);
+      a.kernel = uniform_int(rng, 1, 4);
+      a.stride = uniform_int(rng, 1, 2);
+      a.dilation = 1;
+      a.pad_begin = uniform_int(rng, 0, 2);
+      a.pad_end = uniform_int(rng, 0, 2);
+      a.out = conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
+    }
+    if (s.h.out < 1 || s.w.out < 1 || s.batch * s.h.out * s.w.out > 256) continue;
+    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, src_h, src_w, map_h, map_w);
+    const std::vector<float> packed = c.packed_weights();
+    std::vector<float> first;
+    for (int threads : {1, 2}) {
+      std::vector<float> y(c.ref.size(), NAN);
+      conv2d_trimmed(s, packed.data(), c.x.data(), y.data(), c.ep, threads, nullptr, c.input_map());
+      ASSERT_LE(worst_relative_error(y, c.ref), 1e-4f) << "trial " << trial << ": " << s.in_channels << " -> " << s.out_channels << ", "
+                                                       << threads << " threads";
+      if (threads == 1) first = y;
+      else EXPECT_EQ(y, first) << "trial " << trial << ": 2 threads differ from 1";
+    }
+    ++checked;
+  }
+  EXPECT_GT(checked, 30);
 }
 
 }  // namespace
