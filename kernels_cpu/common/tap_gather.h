@@ -34,16 +34,34 @@ struct TapGrid {
 };
 
 // col[(p - p0)][t][c] for p in [p0, p1), t in [0, ntaps): row stride ntaps*C.
+// Taps next to each other along a source row (one kernel row, unit dilation, inside
+// the image, and through the map where its columns are consecutive) are copied as one
+// run: an image's 3 channels per tap made a memcpy call per 12 bytes, 81 per pixel of
+// a 9x9 layer (the fast-style network's first layer: 110 ms at 512x512).
 inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* taps, int64_t ntaps, int64_t p0, int64_t p1, float* col) {
   const int64_t c = g.channels, row_len = ntaps * c;
-  const size_t bytes = static_cast<size_t>(c) * sizeof(float);
   int64_t n = p0 / (g.rows * g.cols), a = (p0 / g.cols) % g.rows, b = p0 % g.cols;
   for (int64_t p = p0; p < p1; ++p) {
     float* dst = col + (p - p0) * row_len;
-    for (int64_t t = 0; t < ntaps; ++t, dst += c) {
+    for (int64_t t = 0; t < ntaps;) {
       const int64_t h = a * g.stride_h + taps[t].h, w = b * g.stride_w + taps[t].w;
-      if (h < 0 || h >= g.src_h || w < 0 || w >= g.src_w) std::memset(dst, 0, bytes);
-      else std::memcpy(dst, conv_input_pixel(src, g.map, g.src_h, g.src_w, c, n, h, w), bytes);
+      if (h < 0 || h >= g.src_h || w < 0 || w >= g.src_w) {
+        std::fill(dst, dst + c, 0.f);
+        dst += c, ++t;
+        continue;
+      }
+      int64_t run = 1;
+      while (t + run < ntaps && taps[t + run].h == taps[t].h && taps[t + run].w == taps[t].w + run && w + run < g.src_w &&
+             (!g.map || g.map->cols[w + run] == g.map->cols[w] + run))
+        ++run;
+      const float* from = conv_input_pixel(src, g.map, g.src_h, g.src_w, c, n, h, w);
+      const int64_t floats = run * c;
+      if (floats <= 4) {
+        for (int64_t i = 0; i < floats; ++i) dst[i] = from[i];
+      } else {
+        std::memcpy(dst, from, static_cast<size_t>(floats) * sizeof(float));
+      }
+      dst += floats, t += run;
     }
     if (++b == g.cols) {
       b = 0;
