@@ -84,16 +84,8 @@ def ncnn_layer(weight, bias, h, w, threads, workdir):
 
 
 def time_ncnn(net, x, repeat):
-    import ncnn
-    mat = ncnn.Mat(np.ascontiguousarray(x[0]))
-
-    def run():
-        ex = net.create_extractor()
-        ex.input("in", mat)
-        ret, out = ex.extract("out")
-        if ret != 0:
-            raise RuntimeError("ncnn extract returned %d" % ret)
-        return out
+    from ncnn_fp32 import extractor_run
+    run = extractor_run(net, x[0], "in", "out")
     y = np.array(run())[None]
     run()
     times = []

@@ -88,20 +88,12 @@ def child(args):
         sess = ort.InferenceSession(base + ".onnx", so, providers=["CPUExecutionProvider"])
         run = lambda: sess.run(None, {"x": x})[0]  # noqa: E731
     elif args.peer == "ncnn":
-        import ncnn
-        from ncnn_fp32 import fp32_net
+        from ncnn_fp32 import extractor_run, fp32_net
         net = fp32_net(t)
         if net.load_param(base + ".ncnn.param") != 0 or net.load_model(base + ".ncnn.bin") != 0:
             raise RuntimeError("ncnn could not load the model")
-        mat = ncnn.Mat(np.ascontiguousarray(x[0]))
-
-        def run():
-            ex = net.create_extractor()
-            ex.input("in0", mat)
-            ret, out = ex.extract("out0")
-            if ret != 0:
-                raise RuntimeError("ncnn extract returned %d" % ret)
-            return np.array(out)[None]
+        extract = extractor_run(net, x[0], "in0", "out0")
+        run = lambda: np.array(extract())[None]  # noqa: E731
     elif args.peer == "pytorch":
         import torch
         torch.set_num_threads(t)

@@ -191,22 +191,13 @@ class Ncnn:
         return param, binf, blob
 
     def setup(self, model, x, threads, workdir, onnx_path=None, passive=False):
-        ncnn = self.ncnn
         param, binf, out_blob = self.write_model(model, x, workdir)
-        from ncnn_fp32 import fp32_net
+        from ncnn_fp32 import extractor_run, fp32_net
         net = fp32_net(threads)
         net.opt.lightmode = True
         if net.load_param(param) != 0 or net.load_model(binf) != 0:
             raise RuntimeError("ncnn could not load %s" % param)
-        mat = ncnn.Mat(np.ascontiguousarray(x[0].numpy()))  # (C, H, W)
-
-        def run():
-            ex = net.create_extractor()
-            ex.input("b0", mat)
-            ret, out = ex.extract(out_blob)
-            if ret != 0:
-                raise RuntimeError("ncnn extract returned %d" % ret)
-            return out
+        run = extractor_run(net, x[0].numpy(), "b0", out_blob)  # (C, H, W)
         return run, lambda: np.array(run())[None]
 
 

@@ -43,17 +43,9 @@ class Conv2DKernel final : public OpKernel {
     narrow_ = path_ == Path::kTrimmed && !winograd_ && cpu::conv2d_narrow_applies(shape_, groups_);
     if (narrow_) workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads);
     if (winograd_) {
-      workspace_floats_ = cpu::conv2d_winograd_workspace(shape_, a.threads);
-      const int64_t filter_bytes = cpu::conv2d_winograd_weight_floats(shape_) * 4;
-      const bool keep = cpu::conv2d_winograd_keeps_filters(shape_) && (!a.filter_copy_budget || *a.filter_copy_budget >= filter_bytes);
-      if (keep && a.filter_copy_budget) *a.filter_copy_budget -= filter_bytes;
-      if (!keep) {
-        run_filter_floats_ = (cpu::conv2d_winograd_weight_floats(shape_) + 15) / 16 * 16;  // made in every run, in front
-        workspace_floats_ += run_filter_floats_;
-      } else if (a.tracker) {
-        winograd_weights_ = TrackedBuffer(*a.tracker, repacked_weight_bytes());
-        weights_changed();
-      }
+      winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
+      workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
+      weights_changed();
     }
     if (has_input_map(op)) {  // its tables for this input's size, built once
       const TensorDesc& x = a.tensor(op.input());
@@ -88,11 +80,11 @@ class Conv2DKernel final : public OpKernel {
     return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
   }
   uint64_t repacked_weight_bytes() const override {
-    return winograd_ && run_filter_floats_ == 0 ? static_cast<uint64_t>(cpu::conv2d_winograd_weight_floats(shape_)) * 4 : 0;
+    return winograd_ ? winograd_filters_.kept_bytes() : 0;
   }
   // The transformed filters follow the weights (a trainer's step changes them).
   void weights_changed() override {
-    if (winograd_weights_.data()) cpu::pack_conv2d_winograd_weights(shape_, weights_, winograd_weights_.floats());
+    if (winograd_filters_.kept()) cpu::pack_conv2d_winograd_weights(shape_, weights_, winograd_filters_.kept());
   }
   uint64_t macs() const override { return conv2d_macs(shape_) / static_cast<uint64_t>(groups_); }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
@@ -103,11 +95,10 @@ class Conv2DKernel final : public OpKernel {
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
     switch (path_) {
       case Path::kTrimmed:
-        if (winograd_ && run_filter_floats_ > 0) {
-          cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads);
-          cpu::conv2d_winograd(shape_, ws, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws + run_filter_floats_, map);
-        } else if (winograd_) {
-          cpu::conv2d_winograd(shape_, winograd_weights_.floats(), ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
+        if (winograd_) {
+          const float* filters = winograd_filters_.kept();
+          if (winograd_filters_.made_per_run()) cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads), filters = ws;
+          cpu::conv2d_winograd(shape_, filters, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws + winograd_filters_.run_floats(), map);
         } else if (narrow_) {
           cpu::conv2d_narrow(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
         } else {
@@ -184,8 +175,7 @@ class Conv2DKernel final : public OpKernel {
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   bool winograd_ = false;
   bool narrow_ = false;  // at most 4 outputs: conv2d_narrow's dot kernels
-  TrackedBuffer winograd_weights_;  // its transformed filters (36 x Cin x Cout), where the session keeps them
-  int64_t run_filter_floats_ = 0;   // else: the workspace's first floats, made in every run
+  TransformedFilters winograd_filters_;  // 36 x Cin x Cout
   // Training.
   cpu::ConvInputGradient input_gradient_;
   int64_t weights_workspace_floats_ = 0, input_workspace_floats_ = 0;

@@ -120,18 +120,18 @@ class ConvTranspose2DKernel final : public OpKernel {
       }
       // k = 2*stride layers with enough output for it run in the Winograd form, on
       // filters transformed here (9/4 of the float sub-kernels).
-      // Wider filters are made in every run, in front of the workspace.
+      // Wider filters are made in every run, in front of the workspace. (Only Conv2D's
+      // filters count against the session's copy budget: these are kept at 2 MiB or less.)
       winograd_ = cpu::conv_transpose2d_winograd_pays(shape_, weights_);
-      if (winograd_ && !cpu::conv_transpose2d_winograd_keeps_filters(shape_))
-        run_filter_floats_ = (cpu::conv_transpose2d_winograd_weight_floats(shape_) + 15) / 16 * 16;
-      else if (winograd_ && a.tracker) {
-        winograd_weights_ = TrackedBuffer(*a.tracker, static_cast<uint64_t>(cpu::conv_transpose2d_winograd_weight_floats(shape_)) * 4);
-        weights_.winograd = winograd_weights_.floats();
+      if (winograd_) {
+        winograd_filters_.plan(a, cpu::conv_transpose2d_winograd_weight_floats(shape_), cpu::conv_transpose2d_winograd_keeps_filters(shape_),
+                               nullptr);
+        weights_.winograd = winograd_filters_.kept();
       }
       // Scratch for the heads (each thread's rows of transposed input, or the
       // transposed sub-kernels) and the Winograd form (each thread's transformed
       // windows and products), planned for the session's threads.
-      split_workspace_floats_ = winograd_ ? run_filter_floats_ + cpu::conv_transpose2d_winograd_workspace(shape_, a.threads)
+      split_workspace_floats_ = winograd_ ? winograd_filters_.run_floats() + cpu::conv_transpose2d_winograd_workspace(shape_, a.threads)
                                           : cpu::conv_transpose2d_split_workspace(shape_, weights_, a.threads);
     } else if (a.tracker) {
       // The baselines take float: fp16 phases are widened for the one-off assembly.
@@ -147,7 +147,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   // the baselines' full kernel.
   void weights_changed() override {
     if (lanes_weights_.data()) cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
-    if (winograd_weights_.data()) cpu::pack_conv_transpose2d_winograd_weights(shape_, weights_, winograd_weights_.floats());
+    if (winograd_filters_.kept()) cpu::pack_conv_transpose2d_winograd_weights(shape_, weights_, winograd_filters_.kept());
     if (full_kernel_.data()) {
       cpu::ConvTranspose2DWeights source = weights_;
       if (!widened_.empty()) {
@@ -185,7 +185,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   uint64_t repacked_weight_bytes() const override {
     if (algo_ == ConvTransposeAlgo::kSplit)
       return (lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0) +
-             (winograd_ && run_filter_floats_ == 0 ? static_cast<uint64_t>(cpu::conv_transpose2d_winograd_weight_floats(shape_)) * 4 : 0);
+             (winograd_ ? winograd_filters_.kept_bytes() : 0);
     return static_cast<uint64_t>(full_kernel_floats()) * 4;
   }
 
@@ -200,12 +200,12 @@ class ConvTranspose2DKernel final : public OpKernel {
       case ConvTransposeAlgo::kCol2im: return cpu::conv_transpose2d_col2im(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
       case ConvTransposeAlgo::kSplit: break;
     }
-    if (run_filter_floats_ > 0) {  // this run's filters, then the form's own scratch after them
+    if (winograd_filters_.made_per_run()) {  // this run's filters, then the form's own scratch after them
       weights_.winograd = ws;
       cpu::pack_conv_transpose2d_winograd_weights(shape_, weights_, ws, ctx.threads);
-      ws += run_filter_floats_;
     }
-    cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads, ws, split_workspace_floats_ - run_filter_floats_);
+    const int64_t in_front = winograd_filters_.run_floats();
+    cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads, ws + in_front, split_workspace_floats_ - in_front);
   }
 
   uint64_t backward_workspace_bytes() const override { return backward_.bytes(); }
@@ -267,8 +267,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   cpu::PixelLanesPlan lanes_plan_;         // ok: a head on the pixel-lanes path
   TrackedBuffer lanes_weights_;
   bool winograd_ = false;                  // split in the Winograd form (planned even without a tracker)
-  TrackedBuffer winograd_weights_;         // its transformed filters, where the session keeps them
-  int64_t run_filter_floats_ = 0;          // else: made in every run, the workspace's first floats
+  TransformedFilters winograd_filters_;    // its transformed filters
   int64_t split_workspace_floats_ = 0;
   // Training.
   bool zero_insert_backward_ = false;

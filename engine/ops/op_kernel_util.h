@@ -60,6 +60,37 @@ inline void add_into(float* dst, const float* src, int64_t count) {
   for (int64_t i = 0; i < count; ++i) dst[i] += src[i];
 }
 
+// A kernel's transformed filters (the Winograd forms'): kept by the session, a tracked
+// copy remade when the weights change, or, where the kernel's rule or the session's
+// budget for such copies says no (KernelArgs::filter_copy_budget), made at the start of
+// every run in the first floats of the op's workspace.
+class TransformedFilters {
+ public:
+  // `floats` of filters; `keep`: the kernel's own rule; `budget` (may be null: no limit)
+  // must also have room for the copy, and is charged for it.
+  void plan(const KernelArgs& a, int64_t floats, bool keep, int64_t* budget) {
+    floats_ = floats;
+    const int64_t bytes = floats * 4;
+    if (keep && budget && *budget < bytes) keep = false;
+    if (!keep) {
+      run_floats_ = (floats + 15) / 16 * 16;
+      return;
+    }
+    if (budget) *budget -= bytes;
+    if (a.tracker) kept_ = TrackedBuffer(*a.tracker, static_cast<size_t>(bytes));
+  }
+  bool made_per_run() const { return run_floats_ > 0; }
+  // Workspace floats in front of the kernel's own scratch (0 when kept).
+  int64_t run_floats() const { return run_floats_; }
+  // The session's copy, counted as its weight bytes (0 when made per run).
+  uint64_t kept_bytes() const { return made_per_run() ? 0 : static_cast<uint64_t>(floats_) * 4; }
+  float* kept() const { return kept_.floats(); }  // nullptr without a tracker or when made per run
+
+ private:
+  int64_t floats_ = 0, run_floats_ = 0;
+  TrackedBuffer kept_;
+};
+
 // Carves consecutive 64-byte aligned float arrays out of an op's scratch; sized once
 // (bytes() of a dry run with base nullptr) and then laid out the same way every call.
 class ScratchLayout {

@@ -69,8 +69,12 @@ void add_residual(float* y, int64_t count, int64_t channels, int64_t pixel_strid
 }
 
 void finish_epilogue(float* y, int64_t first, int64_t count, int64_t channels, const Epilogue& ep) {
-  apply_activation(y, count, channels, channels, ep.activation, ep.alpha, ep.beta);
-  if (ep.residual) add_residual(y, count, channels, channels, ep.residual + first * channels);
+  finish_epilogue(y, first, count, channels, 0, channels, ep);
+}
+
+void finish_epilogue(float* y, int64_t first, int64_t count, int64_t channels, int64_t column, int64_t width, const Epilogue& ep) {
+  apply_activation(y, count, width, channels, ep.activation, ep.alpha, ep.beta);
+  if (ep.residual) add_residual(y, count, width, channels, ep.residual + first * channels + column);
 }
 
 void bias_backward(int64_t pixels, int64_t channels, const float* dy, float* db) {

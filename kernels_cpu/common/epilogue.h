@@ -32,6 +32,9 @@ void store_with_epilogue(const float* acc, int64_t count, int64_t channels, floa
 // (ep.residual set) the residual's matching pixels added. y points at pixel `first` of an
 // output whose pixels are `channels` floats apart (so are the residual's); `count` pixels.
 void finish_epilogue(float* y, int64_t first, int64_t count, int64_t channels, const Epilogue& ep);
+// The same on `width` channels from channel `column` of each pixel (a task that owns a
+// range of output channels); y points at that channel of pixel `first`.
+void finish_epilogue(float* y, int64_t first, int64_t count, int64_t channels, int64_t column, int64_t width, const Epilogue& ep);
 
 // y[p][c] += residual[p][c] over `count` pixels of `channels` floats, both `pixel_stride` apart.
 void add_residual(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* residual);

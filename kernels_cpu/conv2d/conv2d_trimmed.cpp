@@ -89,9 +89,7 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
         gemm_accumulate_rows(valid, n, depth, a_rows.data(), w + k0 * cout, cout, c_rows.data());
       }
     }
-    // The activation, then the residual (if any).
-    apply_activation(out, m, n, cout, ep.activation, ep.alpha, ep.beta);
-    if (ep.residual) add_residual(out, m, n, cout, ep.residual + p0 * cout + n0);
+    finish_epilogue(out, p0, m, cout, n0, n, ep);  // activation, then the residual (if any)
   };
   // Few pixels and wide weights (a U-Net's innermost layers: 64 pixels, 16 MiB of
   // weights): every pixel in one block, so the weights stream past once, and the threads

@@ -58,6 +58,13 @@ TEST(Session, GenerateIsDeterministicAndBatchIndependent) {
   EXPECT_EQ(s4_1.generate(noise, labels).f32, s4_2.generate(noise, labels).f32);
 }
 
+// `values` as input `in` at batch `batch`.
+Tensor batch_tensor(const InputInfo& in, int64_t batch, std::vector<float> values) {
+  std::vector<int64_t> dims = in.dims;
+  dims[0] = batch;
+  return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
+}
+
 // At batch 16 the shipped DCGAN's 8x8x128 -> 16x16x64 layer has enough windows for the
 // Winograd form; at batch 1 it runs on the split sub-kernels. Each image agrees.
 TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
@@ -86,70 +93,48 @@ TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
   }
 }
 
-// A layer whose transformed filters a session does not keep (over 3 MiB): at batch 16
-// (256 windows) each run transforms them into the workspace and runs the Winograd form;
-// at batch 1 (16 windows) the direct path runs. Image by image they agree, the report
-// counts no kept filters and a workspace that holds them, and a second run is the same.
-TEST(Session, WinogradWithFiltersMadeInEveryRunAgreesWithTheDirectPath) {
-  const auto m = edgegan::testing::test_model("built/winograd_wide");
+// A one-layer model whose transformed filters a session does not keep: at batch 16 each
+// run makes them in the workspace and runs `winograd`; a second run is the same, and the
+// report counts no kept filters and a workspace that holds `filter_floats`. At batch 1
+// `direct` runs, and each of `images` agrees with its row of the batch within the
+// engine's tolerance (1e-4: 1332 terms deep, the transforms' rounding reaches 2.4e-5 on
+// the scalar family).
+void expect_per_run_filters_agree(const std::string& model, const std::string& winograd, const std::string& direct, uint64_t filter_floats,
+                                  std::initializer_list<int64_t> images, unsigned seed) {
+  const auto m = edgegan::testing::test_model(model);
   const InputInfo& in = m->inputs()[0];
   const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
-  std::mt19937 rng(5);
+  std::mt19937 rng(seed);
   const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(16 * per));
-  auto tensor = [&](int64_t batch, std::vector<float> values) {
-    std::vector<int64_t> dims = in.dims;
-    dims[0] = batch;
-    return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
-  };
   Session s16(m, {.threads = 2, .batch = 16}), s1(m, {.threads = 1, .batch = 1});
   std::vector<OpTiming> timings;
-  const std::vector<float> batch = s16.run_profiled({tensor(16, x)}, timings)[0].f32;
+  const std::vector<float> batch = s16.run_profiled({batch_tensor(in, 16, x)}, timings)[0].f32;
   ASSERT_EQ(timings.size(), 1u);
-  EXPECT_EQ(timings[0].kernel, "conv2d_winograd");
-  EXPECT_EQ(s16.run({tensor(16, x)})[0].f32, batch) << "a second run (filters made again) differs";
+  EXPECT_EQ(timings[0].kernel, winograd);
+  EXPECT_EQ(s16.run({batch_tensor(in, 16, x)})[0].f32, batch) << "a second run (filters made again) differs";
   const MemoryReport r = memory_report(m, {.threads = 2, .batch = 16});
   EXPECT_EQ(r.totals.session_weight_bytes, 0u);
-  EXPECT_GE(r.layers[0].workspace_bytes, 36u * 148 * 148 * 4);
-  for (int64_t image : {0, 9, 15}) {
-    const std::vector<float> one = s1.run_profiled({tensor(1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
-    EXPECT_EQ(timings[0].kernel, "conv2d_trimmed");
-    const std::vector<float> from_batch(batch.begin() + image * per, batch.begin() + (image + 1) * per);
-    // 1332 terms deep, the transforms' rounding reaches 2.4e-5 on the scalar family: the
-    // engine's tolerance (1e-4) is the bound.
+  EXPECT_GE(r.layers[0].workspace_bytes, filter_floats * 4);
+  const int64_t out_per = static_cast<int64_t>(batch.size()) / 16;
+  for (int64_t image : images) {
+    const std::vector<float> one =
+        s1.run_profiled({batch_tensor(in, 1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
+    EXPECT_EQ(timings[0].kernel, direct);
+    const std::vector<float> from_batch(batch.begin() + image * out_per, batch.begin() + (image + 1) * out_per);
     EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-4f) << "image " << image;
   }
 }
 
-// The same for a transposed convolution (k4 s2, filters over 2 MiB): at batch 16 (1024
-// windows) each run makes its filters and runs the Winograd form, at batch 1 the split
-// sub-kernels run.
+// A 3x3 layer over 3 MiB of filters: Winograd at batch 16 (256 windows), direct at batch 1 (16).
+TEST(Session, WinogradWithFiltersMadeInEveryRunAgreesWithTheDirectPath) {
+  expect_per_run_filters_agree("built/winograd_wide", "conv2d_winograd", "conv2d_trimmed", 36u * 148 * 148, {0, 9, 15}, 5);
+}
+
+// A k4 s2 transposed layer over 2 MiB of filters: Winograd at batch 16 (1024 windows), the
+// split sub-kernels at batch 1.
 TEST(Session, TransposedWinogradWithFiltersMadeInEveryRunAgreesWithTheSplitPath) {
-  const auto m = edgegan::testing::test_model("built/winograd_transposed_wide");
-  const InputInfo& in = m->inputs()[0];
-  const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
-  std::mt19937 rng(6);
-  const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(16 * per));
-  auto tensor = [&](int64_t batch, std::vector<float> values) {
-    std::vector<int64_t> dims = in.dims;
-    dims[0] = batch;
-    return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
-  };
-  Session s16(m, {.threads = 2, .batch = 16}), s1(m, {.threads = 1, .batch = 1});
-  std::vector<OpTiming> timings;
-  const std::vector<float> batch = s16.run_profiled({tensor(16, x)}, timings)[0].f32;
-  ASSERT_FALSE(timings.empty());
-  EXPECT_EQ(timings[0].kernel, "conv_transpose2d_split_winograd");
-  EXPECT_EQ(s16.run({tensor(16, x)})[0].f32, batch) << "a second run (filters made again) differs";
-  const MemoryReport r = memory_report(m, {.threads = 2, .batch = 16});
-  EXPECT_EQ(r.totals.session_weight_bytes, 0u);
-  EXPECT_GE(r.layers[0].workspace_bytes, 4u * 9 * 128 * 120 * 4);
-  const int64_t out_per = static_cast<int64_t>(batch.size()) / 16;
-  for (int64_t image : {0, 11}) {
-    const std::vector<float> one = s1.run_profiled({tensor(1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
-    EXPECT_EQ(timings[0].kernel, "conv_transpose2d_split");
-    const std::vector<float> from_batch(batch.begin() + image * out_per, batch.begin() + (image + 1) * out_per);
-    EXPECT_LE(edgegan::testing::max_abs_diff(one, from_batch), 1e-4f) << "image " << image;
-  }
+  expect_per_run_filters_agree("built/winograd_transposed_wide", "conv_transpose2d_split_winograd", "conv_transpose2d_split",
+                               4u * 9 * 128 * 120, {0, 11}, 6);
 }
 
 // 3x3 stride-1 convolutions: the Winograd form (batch 4: 100 windows) against the direct
@@ -162,11 +147,7 @@ TEST(Session, WinogradConvolutionsAgreeWithTheDirectPath) {
   const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
   std::mt19937 rng(4);
   const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(4 * per));
-  auto tensor = [&](int64_t batch, std::vector<float> values) {
-    std::vector<int64_t> dims = in.dims;
-    dims[0] = batch;
-    return Tensor{in.name, DType::kFloat32, in.layout, dims, std::move(values), {}};
-  };
+  auto tensor = [&](int64_t batch, std::vector<float> values) { return batch_tensor(in, batch, std::move(values)); };
   auto winograd_count = [](const std::vector<OpTiming>& t) {
     return std::count_if(t.begin(), t.end(), [](const OpTiming& o) { return o.kernel == "conv2d_winograd"; });
   };

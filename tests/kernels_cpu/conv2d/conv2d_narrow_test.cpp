@@ -48,30 +48,17 @@ TEST(Conv2DNarrow, MatchesReferenceOnRandomGeometries) {
     s.batch = uniform_int(rng, 1, 2);
     s.out_channels = uniform_int(rng, 1, 4);
     const bool mapped = trial % 3 == 1;
-    InputMapAxis map_h, map_w;
-    int64_t src_h = 0, src_w = 0;
-    for (int axis = 0; axis < 2; ++axis) {
-      ConvAxis& a = axis == 0 ? s.h : s.w;
-      InputMapAxis& m = axis == 0 ? map_h : map_w;
-      int64_t& src = axis == 0 ? src_h : src_w;
-      src = uniform_int(rng, 2, 23);
-      if (mapped) {
-        m.factor = uniform_int(rng, 1, 2);
-        m.pad_begin = uniform_int(rng, 0, 1);
-        m.pad_end = uniform_int(rng, 0, 1);
-      }
-      a.in = m.length(src);
+    const RandomAxes axes = draw_random_axes(rng, s, mapped, 2, 23, [&](int axis, ConvAxis& a) {
       a.kernel = uniform_int(rng, 1, 9);
       a.stride = uniform_int(rng, 0, 3) == 0 ? uniform_int(rng, 2, 3) : 1;
       a.dilation = axis == 0 && uniform_int(rng, 0, 3) == 0 ? 2 : 1;
       a.pad_begin = uniform_int(rng, 0, 5);
       a.pad_end = uniform_int(rng, 0, 5);
-      a.out = conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
-    }
+    });
     s.in_channels = uniform_int(rng, (32 + s.w.kernel - 1) / s.w.kernel, 70);
     if (s.h.out < 1 || s.w.out < 1) continue;
     ASSERT_TRUE(conv2d_narrow_applies(s, 1)) << "trial " << trial;
-    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, src_h, src_w, map_h, map_w);
+    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, axes);
     const std::vector<float> packed = c.packed_weights();
     std::vector<float> first;
     for (int threads : {1, 2}) {

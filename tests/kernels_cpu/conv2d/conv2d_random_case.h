@@ -28,6 +28,36 @@ struct Conv2DRandomCase {
   }
 };
 
+// The two axes of a random case. Per axis: the source length from [src_lo, src_hi];
+// when mapped, a reflect map's factor (1-2) and pads (0-1), the source at least 2 (what
+// reflect needs); the length the convolution sees; then geometry(axis, a) sets the
+// kernel, stride, dilation and pads (axis 0: h), and a.out follows.
+struct RandomAxes {
+  InputMapAxis map_h, map_w;
+  int64_t src_h = 0, src_w = 0;
+};
+template <typename Geometry>
+RandomAxes draw_random_axes(std::mt19937& rng, ConvShape& s, bool mapped, int64_t src_lo, int64_t src_hi, Geometry geometry) {
+  using edgegan::testing::uniform_int;
+  RandomAxes r;
+  for (int axis = 0; axis < 2; ++axis) {
+    ConvAxis& a = axis == 0 ? s.h : s.w;
+    InputMapAxis& m = axis == 0 ? r.map_h : r.map_w;
+    int64_t& src = axis == 0 ? r.src_h : r.src_w;
+    src = uniform_int(rng, src_lo, src_hi);
+    if (mapped) {
+      m.factor = uniform_int(rng, 1, 2);
+      m.pad_begin = uniform_int(rng, 0, 1);
+      m.pad_end = uniform_int(rng, 0, 1);
+      src = std::max<int64_t>(src, 2);
+    }
+    a.in = m.length(src);
+    geometry(axis, a);
+    a.out = conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
+  }
+  return r;
+}
+
 // `s` gives the geometry the convolution sees (with a map: the mapped size); x is
 // batch x src_h x src_w x Cin, read through reflect tables for map_h and map_w when mapped.
 inline Conv2DRandomCase make_conv2d_random_case(std::mt19937& rng, const ConvShape& s, bool mapped, int64_t src_h, int64_t src_w,
@@ -65,6 +95,9 @@ inline Conv2DRandomCase make_conv2d_random_case(std::mt19937& rng, const ConvSha
   if (c.ep.residual)
     for (size_t i = 0; i < out_size; ++i) c.ref[i] += c.residual[i];
   return c;
+}
+inline Conv2DRandomCase make_conv2d_random_case(std::mt19937& rng, const ConvShape& s, bool mapped, const RandomAxes& axes) {
+  return make_conv2d_random_case(rng, s, mapped, axes.src_h, axes.src_w, axes.map_h, axes.map_w);
 }
 
 // The largest |y - ref| / max(1, |ref|).

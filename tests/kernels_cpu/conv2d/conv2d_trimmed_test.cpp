@@ -106,28 +106,15 @@ TEST(Conv2DProperty, ChannelSplitOnFewPixelsMatchesReferenceAndThreads) {
     s.in_channels = uniform_int(rng, 0, 3) == 0 ? uniform_int(rng, 257, 300) : uniform_int(rng, 16, 96);
     s.out_channels = uniform_int(rng, 64, 200);
     const bool mapped = trial % 3 == 1;
-    InputMapAxis map_h, map_w;
-    int64_t src_h = 0, src_w = 0;
-    for (int axis = 0; axis < 2; ++axis) {
-      ConvAxis& a = axis == 0 ? s.h : s.w;
-      InputMapAxis& m = axis == 0 ? map_h : map_w;
-      int64_t& src = axis == 0 ? src_h : src_w;
-      src = uniform_int(rng, 2, 12);
-      if (mapped) {
-        m.factor = uniform_int(rng, 1, 2);
-        m.pad_begin = uniform_int(rng, 0, 1);
-        m.pad_end = uniform_int(rng, 0, 1);
-      }
-      a.in = m.length(src);
+    const RandomAxes axes = draw_random_axes(rng, s, mapped, 2, 12, [&](int, ConvAxis& a) {
       a.kernel = uniform_int(rng, 1, 4);
       a.stride = uniform_int(rng, 1, 2);
       a.dilation = 1;
       a.pad_begin = uniform_int(rng, 0, 2);
       a.pad_end = uniform_int(rng, 0, 2);
-      a.out = conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
-    }
+    });
     if (s.h.out < 1 || s.w.out < 1 || s.batch * s.h.out * s.w.out > 256) continue;
-    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, src_h, src_w, map_h, map_w);
+    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, axes);
     const std::vector<float> packed = c.packed_weights();
     std::vector<float> first;
     for (int threads : {1, 2}) {

@@ -59,29 +59,15 @@ TEST(Conv2DWinograd, MatchesReferenceOnRandomGeometries) {
     s.out_channels = trial % 5 == 0 ? uniform_int(rng, 65, 140) : uniform_int(rng, 1, 48);
     // An input map on some trials: the convolution sees the mapped size.
     const bool mapped = trial % 3 == 1;
-    InputMapAxis map_h, map_w;
-    int64_t src_h = 0, src_w = 0;
-    for (int axis = 0; axis < 2; ++axis) {
-      ConvAxis& a = axis == 0 ? s.h : s.w;
-      InputMapAxis& m = axis == 0 ? map_h : map_w;
-      int64_t& src = axis == 0 ? src_h : src_w;
-      src = uniform_int(rng, 1, 19);
-      if (mapped) {
-        m.factor = uniform_int(rng, 1, 2);
-        m.pad_begin = uniform_int(rng, 0, 1);
-        m.pad_end = uniform_int(rng, 0, 1);
-        src = std::max<int64_t>(src, 2);  // reflect needs two pixels
-      }
-      a.in = m.length(src);
+    const RandomAxes axes = draw_random_axes(rng, s, mapped, 1, 19, [&](int, ConvAxis& a) {
       a.kernel = 3;
       a.stride = 1;
       a.dilation = 1;
       a.pad_begin = uniform_int(rng, 0, 2);
       a.pad_end = uniform_int(rng, 0, 2);
-      a.out = conv_output_length(a.in, a.kernel, a.stride, a.dilation, a.pad_begin, a.pad_end);
-    }
+    });
     if (s.h.out < 1 || s.w.out < 1) continue;
-    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, src_h, src_w, map_h, map_w);
+    const Conv2DRandomCase c = make_conv2d_random_case(rng, s, mapped, axes);
     const std::vector<float> packed = c.packed_weights();
     std::vector<float> y(c.ref.size(), NAN);
     std::vector<float> transformed(static_cast<size_t>(conv2d_winograd_weight_floats(s)));
