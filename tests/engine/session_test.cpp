@@ -137,6 +137,21 @@ TEST(Session, TransposedWinogradWithFiltersMadeInEveryRunAgreesWithTheSplitPath)
                                4u * 9 * 128 * 120, {0, 11}, 6);
 }
 
+// A session keeps at most 32 MiB of transformed Winograd filters, in graph order: of
+// twelve layers of 2.7 MiB each the first eleven keep theirs, the twelfth makes its own
+// in every run (in its workspace). Planning only: nothing runs.
+TEST(Session, KeptWinogradFiltersStayWithinTheSessionBudget) {
+  const auto m = edgegan::testing::test_model("built/winograd_budget");
+  const uint64_t filters = 36u * 141 * 141 * 4;
+  const MemoryReport r = memory_report(m, {.threads = 1, .batch = 1});
+  ASSERT_EQ(r.layers.size(), 12u);
+  for (const LayerMemory& l : r.layers) EXPECT_EQ(l.kernel, "conv2d_winograd") << "layer " << l.index;
+  EXPECT_EQ(r.totals.session_weight_bytes, 11 * filters);
+  EXPECT_LE(r.totals.session_weight_bytes, uint64_t{32} << 20);
+  EXPECT_LT(r.layers[10].workspace_bytes, filters);
+  EXPECT_GE(r.layers[11].workspace_bytes, filters);
+}
+
 // 3x3 stride-1 convolutions: the Winograd form (batch 4: 100 windows) against the direct
 // path (batch 1: 25), image by image; then after a trainer's steps changed the weights,
 // its own forward (its Winograd filters re-derived each step) against a fresh session on

@@ -90,6 +90,7 @@ int main(int argc, char** argv) try {
       {"winograd_block", testing::winograd_block_onnx},
       {"winograd_wide", testing::winograd_wide_onnx},
       {"winograd_transposed_wide", testing::winograd_transposed_wide_onnx},
+      {"winograd_budget", testing::winograd_budget_onnx},
   };
   for (const auto& [name, make] : built) {
     convert(make(), std::string(name) + ".onnx", out / "built" / (std::string(name) + ".egan"));

@@ -158,6 +158,23 @@ std::string winograd_wide_onnx() {
 
 std::string winograd_transposed_wide_onnx() { return stride2_generator(128, 16, {{128, 120, 4, 1, 0}}, 3); }
 
+std::string winograd_budget_onnx() {
+  std::mt19937 rng(13);
+  std::uniform_real_distribution<float> d(-0.02f, 0.02f);
+  OnnxBuilder b;
+  b.input("x", {-1, 141, 32, 32}).output("y");
+  std::string x = "x";
+  for (int i = 0; i < 12; ++i) {
+    std::vector<float> w(141 * 141 * 9);
+    for (auto& v : w) v = d(rng);
+    const std::string id = std::to_string(i), y = i == 11 ? "y" : "c" + id;
+    b.floats("W" + id, {141, 141, 3, 3}, w);
+    OnnxBuilder::attr(b.node("Conv", "conv" + id, {x, "W" + id}, {y}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+    x = y;
+  }
+  return b.bytes();
+}
+
 std::string huge2_dcgan_onnx() {
   return stride2_generator(1024, 4, {{1024, 512, 5, 2, 1}, {512, 256, 5, 2, 1}, {256, 128, 5, 2, 1}, {128, 3, 5, 2, 1}}, 1);
 }

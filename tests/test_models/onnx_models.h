@@ -32,5 +32,8 @@ std::string winograd_wide_onnx();
 // A k4 s2 transposed convolution 128 -> 120 channels, 16x16 -> 32x32: transformed
 // filters over 2 MiB, made in every run where a batch has 1024 windows (batch 16).
 std::string winograd_transposed_wide_onnx();
+// Twelve 3x3 convolutions 141 -> 141 channels on 32x32 maps: each layer's kept Winograd
+// filters take 2.7 MiB, twelve of them more than a session's 32 MiB budget.
+std::string winograd_budget_onnx();
 
 }  // namespace edgegan::testing
