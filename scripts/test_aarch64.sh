@@ -18,5 +18,6 @@ cmake -S . -B "$build" -DCMAKE_TOOLCHAIN_FILE=cmake/aarch64-linux-gnu.cmake -DCM
   -DEDGEGAN_BUILD_TESTS=ON -DEDGEGAN_BUILD_BENCHMARKS=OFF -DEDGEGAN_WITH_CUDA=OFF -DEDGEGAN_NEON_FP16_ARITH=ON \
   -DONNX_DIR="$(realpath "$build/deps/root/usr/lib/aarch64-linux-gnu/cmake/ONNX")"
 cmake --build "$build" -j"$(nproc)"
-aarch64-linux-gnu-readelf -h "$build/cli/edgegan" | grep -q "Machine:.*AArch64" || { echo "not an AArch64 binary: $build/cli/edgegan" >&2; exit 1; }
+header=$(aarch64-linux-gnu-readelf -h "$build/cli/edgegan")  # whole, not piped into grep -q (SIGPIPE under pipefail)
+grep -q "Machine:.*AArch64" <<<"$header" || { echo "not an AArch64 binary: $build/cli/edgegan" >&2; exit 1; }
 ctest --test-dir "$build" --output-on-failure --no-tests=error -j"$(nproc)" --timeout 1200

@@ -42,7 +42,10 @@ for kind in shared static; do
   cmake --build "$work/consumer-$kind" >/dev/null
   "$work/consumer-$kind/edgegan_consumer" "$cgan" "$work/consumer-$kind.png"
 done
-ldd "$work/consumer-shared/edgegan_consumer" | grep -q "$prefix/lib/libedgegan.so" || { echo "the shared consumer does not load the installed library"; exit 1; }
+# ldd's output taken whole first: piped into `grep -q`, which stops reading at the first
+# match, ldd could die of SIGPIPE and pipefail made that a failure (seen once, on a busy machine).
+consumer_libs=$(ldd "$work/consumer-shared/edgegan_consumer")
+grep -q "$prefix/lib/libedgegan.so" <<<"$consumer_libs" || { echo "the shared consumer does not load the installed library"; exit 1; }
 
 echo "-- samples/consumer/main.cpp with pkg-config"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
