@@ -53,8 +53,11 @@ struct ConvGemmShape {
 // How a problem is cut into blocks on a device: chosen once, when the kernel is built.
 struct ConvGemmLaunch {
   // kTiled*: FP32 FMA units. kTensor128Tf32: tensor cores on TF32 operands (GemmMath::kTf32
-  // only). kNarrow*: heads with 1-4 output channels.
-  enum class Kind { kTiled64, kTiled128, kTensor128Tf32, kNarrow, kNarrowGroup8, kNarrowWarp } kind = Kind::kTiled64;
+  // only); kTensor128Tf32Pipelined: the same arithmetic with its operands copied into a
+  // three-stage shared-memory ring by cp.async (problems whose channel counts and panels
+  // are multiples of 4, FP32 weights; others run kTensor128Tf32). kNarrow*: heads with
+  // 1-4 output channels.
+  enum class Kind { kTiled64, kTiled128, kTensor128Tf32, kTensor128Tf32Pipelined, kNarrow, kNarrowGroup8, kNarrowWarp } kind = Kind::kTiled64;
   int k_splits = 1;                   // > 1: partial sums in the workspace, then a reduce
   uint64_t workspace_bytes = 0;
   const char* name() const;           // "gemm_tiled128", "gemm_narrow_warp", ... (+ "_splitk")

@@ -8,6 +8,9 @@
 
 #include <cuda_runtime_api.h>
 
+#include <algorithm>
+#include <cmath>
+
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
@@ -89,6 +92,39 @@ TEST(CudaConvGemm, Tf32TensorCoresStayWithinTheirPrecision) {
   }
 }
 
+// The two TF32 tensor-core kernels on one problem. Unsplit, they multiply the same
+// TF32-rounded operands in the same order of 8-deep steps (the pipelined kernel's
+// 32-deep slices only add steps of zeros past Cin), so they must agree to the last
+// bits; split K (3 ways: slice boundaries differ between the two) against the FP32
+// reference within TF32's precision. Problems the pipelined kernel cannot copy (fp16
+// weights, channels not in fours) fall back to the register-staged kernel.
+void expect_tf32_kernels_agree(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias,
+                               cuda::ActivationParams act, const std::vector<float>& ref, const std::string& what, const float* residual) {
+  Device<cuda::ConvGemmTask> tasks(s.tasks);
+  std::vector<float> unsplit[2];
+  for (int splits : {1, 3})
+    for (int pipelined = 0; pipelined < 2; ++pipelined) {
+      cuda::ConvGemmLaunch l;
+      l.kind = pipelined ? cuda::ConvGemmLaunch::Kind::kTensor128Tf32Pipelined : cuda::ConvGemmLaunch::Kind::kTensor128Tf32;
+      l.k_splits = splits;
+      l.workspace_bytes = static_cast<uint64_t>(splits) * s.tasks.size() * s.max_task_pixels() * s.cout * 4;
+      Device<float> y(ref.size());
+      Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
+      cuda::ConvGemmArgs a;
+      a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.residual = residual;
+      a.tasks = tasks.get(), a.workspace = ws.get();
+      cuda::conv_gemm(s, l, a, nullptr);
+      cuda::check_cuda(cudaDeviceSynchronize(), "run");
+      const auto out = y.host(ref.size());
+      float scale = 1.f;
+      for (float v : ref) scale = std::max(scale, std::fabs(v));
+      ASSERT_LE(max_abs_diff(out, ref), 2e-2f * scale) << what << ", " << l.name() << " against FP32";
+      if (splits == 1) unsplit[pipelined] = out;
+    }
+  ASSERT_LE(max_abs_diff(unsplit[1], unsplit[0]), 1e-6f)
+      << what << ": the pipelined TF32 kernel against the register-staged one";
+}
+
 // Runs `s` on device x / weights with every launch; each result must match `ref`
 // (residual: a device tensor of y's shape the epilogue adds, already in `ref`).
 void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias,
@@ -104,6 +140,7 @@ void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const voi
     cuda::check_cuda(cudaDeviceSynchronize(), "run");
     ASSERT_LE(max_abs_diff(y.host(ref.size()), ref), 1e-4f) << what << ", launch " << l.name();
   }
+  if (s.cout > 4) expect_tf32_kernels_agree(s, x, weights, f16, bias, act, ref, what, residual);
 }
 
 cpu::ConvShape random_shape(std::mt19937& rng, bool transposed) {
@@ -282,6 +319,62 @@ TEST(CudaConvGemm, DenseMatchesReference) {
       }
     Device<float> dx(x), dw(w);
     expect_all_launches(cuda::dense_gemm_shape(batch, in, out), dx.get(), dw.get(), false, nullptr, {}, ref, "dense trial " + std::to_string(trial));
+  }
+}
+
+// Problems of many 128 x 128 tiles and deep reductions, where the pipelined kernel's
+// ring wraps many times: 3x3 convolutions of an image-to-image network (with partial
+// tiles at the map's and the channels' edges) and the split phases of a k4 s2
+// transposed convolution in the converter's panels. Both TF32 kernels must agree, and
+// the planner must pick the pipelined one with TF32 allowed where its rule says (Cout
+// >= 128), and not for narrower outputs on few tiles.
+TEST(CudaConvGemm, PipelinedTf32TilesOnLargeProblems) {
+  SKIP_WITHOUT_GPU();
+  std::mt19937 rng(17);
+  struct Case {
+    bool transposed;
+    int batch, side, cin, cout, kernel;
+    bool planned;
+  };
+  for (const Case& c : {Case{false, 2, 37, 64, 132, 3, true}, Case{false, 1, 64, 128, 128, 3, true}, Case{false, 3, 20, 36, 68, 3, false},
+                        Case{true, 2, 24, 128, 64, 4, false}, Case{true, 1, 16, 260, 128, 4, true}}) {
+    cpu::ConvShape s;
+    s.batch = c.batch, s.in_channels = c.cin, s.out_channels = c.cout;
+    if (c.transposed) s.h = {c.side, c.kernel, 2, 1, 1, 1, 2 * c.side};
+    else s.h = {c.side, c.kernel, 1, 1, c.kernel / 2, c.kernel / 2, c.side};
+    s.w = s.h;
+    const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
+    const auto w_onnx = random_floats(rng, static_cast<size_t>(s.out_channels * s.in_channels * s.h.kernel * s.w.kernel));
+    const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
+    const cpu::Epilogue ep = epilogue_for(c.side, bias.data());
+    auto ref = conv_output(s);
+    const std::string what = std::string(c.transposed ? "transposed " : "conv ") + std::to_string(c.side) + "x" + std::to_string(c.cin) + "->" +
+                             std::to_string(c.cout);
+    cuda::ConvGemmShape shape;
+    std::vector<float> w;
+    if (c.transposed) {
+      cpu::conv_transpose2d_reference(s, x.data(), w_onnx.data(), ref.data(), ep);
+      const auto phases_h = cpu::split_conv_transpose_axis(s.h), phases_w = cpu::split_conv_transpose_axis(s.w);
+      const int panel = static_cast<int>(cpu::kWeightPanelColumns);
+      std::vector<long long> offsets;
+      for (const auto& p : cpu::pack_conv_transpose2d_weights(s, phases_h, phases_w, w_onnx.data(), panel))
+        offsets.push_back(static_cast<long long>(w.size())), w.insert(w.end(), p.begin(), p.end());
+      shape = cuda::conv_transpose2d_split_shape(s, phases_h, phases_w, offsets, panel);
+    } else {
+      cpu::conv2d_reference(s, x.data(), w_onnx.data(), ref.data(), ep);
+      w.resize(w_onnx.size());
+      const int64_t taps = s.h.kernel * s.w.kernel;
+      for (int64_t co = 0; co < s.out_channels; ++co)
+        for (int64_t ci = 0; ci < s.in_channels; ++ci)
+          for (int64_t tap = 0; tap < taps; ++tap)
+            w[static_cast<size_t>((tap * s.in_channels + ci) * s.out_channels + co)] = w_onnx[static_cast<size_t>((co * s.in_channels + ci) * taps + tap)];
+      shape = cuda::conv2d_gemm_shape(c.batch, c.side, c.side, c.cin, c.side, c.side, c.cout, c.kernel, c.kernel, 1, 1, 1, 1, c.kernel / 2, c.kernel / 2);
+    }
+    EXPECT_EQ(cuda::plan_conv_gemm(shape, cuda::multiprocessor_count(), cuda::GemmMath::kTf32).kind == cuda::ConvGemmLaunch::Kind::kTensor128Tf32Pipelined,
+              c.planned)
+        << what;
+    Device<float> dx(x), dw(w), db(bias);
+    expect_tf32_kernels_agree(shape, dx.get(), dw.get(), false, db.get(), device_activation(ep), ref, what, nullptr);
   }
 }
 
