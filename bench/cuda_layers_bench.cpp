@@ -4,12 +4,17 @@
 // on the GPU, as PyTorch is timed by bench/cuda_peers.py), for the split implicit GEMM
 // and the two baselines it replaces: zero insertion (upsampled input materialised,
 // then a stride-1 convolution) and col2im (a GEMM into columns, then a gather).
+// Then the stride-1 3x3 convolutions of the image-to-image and super-resolution
+// generators (bench/make_image_models.py), planned for FP32 and for TF32.
 // One JSON object per (layer, batch, algorithm) on stdout:
-//   cuda_layers_bench [--repeat R] [--batches 1,64]
+//   cuda_layers_bench [--repeat R] [--batches 1,64] [--kinds] [--layer SUBSTRING]
+// --kinds adds a row per GEMM launch kind forced on each problem (unsplit): the
+// measurements the planner's rules come from.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <random>
 #include <string>
@@ -36,6 +41,16 @@ constexpr Layer kLayers[] = {
     {"huge2_dcgan_32x32x128_k5", 32, 128, 3, 5},  {"huge2_cgan_8x8x256_k4", 8, 256, 128, 4},   {"huge2_cgan_16x16x128_k4", 16, 128, 3, 4},
     {"dcgan64_4x4x512_k4", 4, 512, 256, 4},       {"dcgan64_8x8x256_k4", 8, 256, 128, 4},      {"dcgan64_16x16x128_k4", 16, 128, 64, 4},
     {"dcgan64_32x32x64_k4", 32, 64, 3, 4},        {"large_64x64x128_k4", 64, 128, 64, 4},      {"large_128x128x64_k4", 128, 64, 64, 4},
+};
+
+// Stride-1 3x3 convolutions with pads 1: name, side, Cin, Cout.
+struct ConvLayer {
+  const char* name;
+  int side, cin, cout;
+};
+constexpr ConvLayer kConvLayers[] = {
+    {"cyclegan_res_64x64x256_3x3", 64, 256, 256},  {"fast_style_res_128x128x128_3x3", 128, 128, 128}, {"realesr_compact_128x128x64_3x3", 128, 64, 64},
+    {"esrgan_rrdb_64x64x64_3x3", 64, 64, 64},      {"esrgan_dense_64x64x160_to32_3x3", 64, 160, 32},
 };
 
 struct DeviceBytes {
@@ -70,13 +85,30 @@ double median_ms(F&& call, int repeat) {
   return times[times.size() / 2];
 }
 
+// Times every big-tile launch kind, unsplit, forced on one problem.
+void time_kinds(const cuda::ConvGemmShape& shape, const cuda::ConvGemmArgs& args, int repeat,
+                const std::function<void(const char*, const char*, double)>& report) {
+  for (auto kind : {cuda::ConvGemmLaunch::Kind::kTiled64, cuda::ConvGemmLaunch::Kind::kTiled128, cuda::ConvGemmLaunch::Kind::kTensor128Tf32,
+                    cuda::ConvGemmLaunch::Kind::kTensor128Tf32Pipelined}) {
+    cuda::ConvGemmLaunch l;
+    l.kind = kind;
+    report("kind", l.name(), median_ms([&] { cuda::conv_gemm(shape, l, args, nullptr); }, repeat));
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   int repeat = 50;
   std::vector<int> batches = {1, 64};
+  bool kinds = false;
+  std::string only;  // --layer: the layers whose names contain it
+  for (int i = 1; i < argc; ++i)
+    if (!std::strcmp(argv[i], "--kinds")) kinds = true;
   for (int i = 1; i + 1 < argc; i += 2) {
+    if (!std::strcmp(argv[i], "--kinds")) --i;
     if (!std::strcmp(argv[i], "--repeat")) repeat = std::max(1, std::atoi(argv[i + 1]));
+    if (!std::strcmp(argv[i], "--layer")) only = argv[i + 1];
     if (!std::strcmp(argv[i], "--batches")) {
       batches.clear();
       for (const char* p = argv[i + 1]; *p;) {
@@ -94,6 +126,7 @@ int main(int argc, char** argv) {
     std::uniform_real_distribution<float> dist(-1.f, 1.f);
     for (const Layer& layer : kLayers)
       for (int batch : batches) {
+        if (std::string(layer.name).find(only) == std::string::npos) continue;
         cpu::ConvShape s;
         s.batch = batch, s.in_channels = layer.cin, s.out_channels = layer.cout;
         const int pad = (layer.kernel - 1) / 2, out_pad = layer.kernel % 2;
@@ -132,6 +165,8 @@ int main(int argc, char** argv) {
           cuda::ConvGemmArgs a;
           a.x = dx.f(), a.y = dy.f(), a.weights = dw.p, a.bias = db.f(), a.tasks = static_cast<cuda::ConvGemmTask*>(dt.p), a.workspace = ws.p;
           report(variant, l.name(), median_ms([&] { cuda::conv_gemm(shape, l, a, nullptr); }, repeat), useful);
+          if (kinds && !std::strcmp(variant, "split"))
+            time_kinds(shape, a, repeat, [&](const char* algo, const char* launch, double ms) { report(algo, launch, ms, useful); });
         }
         {  // zero insertion
           std::vector<float> taps_first(w.size());
@@ -168,6 +203,35 @@ int main(int argc, char** argv) {
                  }, repeat),
                  useful);
         }
+      }
+    for (const ConvLayer& layer : kConvLayers)
+      for (int batch : batches) {
+        if (std::string(layer.name).find(only) == std::string::npos) continue;
+        std::vector<float> x(static_cast<size_t>(batch) * layer.side * layer.side * layer.cin), w(static_cast<size_t>(9) * layer.cin * layer.cout),
+            bias(static_cast<size_t>(layer.cout));
+        for (auto* v : {&x, &w, &bias})
+          for (float& f : *v) f = dist(rng);
+        const size_t y_floats = static_cast<size_t>(batch) * layer.side * layer.side * layer.cout;
+        DeviceBytes dx(x.size() * 4), dy(y_floats * 4), db(bias.size() * 4), dw(w.size() * 4);
+        upload(dx.p, x), upload(db.p, bias), upload(dw.p, w);
+        const auto shape = cuda::conv2d_gemm_shape(batch, layer.side, layer.side, layer.cin, layer.side, layer.side, layer.cout, 3, 3, 1, 1, 1, 1, 1, 1);
+        DeviceBytes dt(sizeof(cuda::ConvGemmTask));
+        check_cuda(cudaMemcpy(dt.p, shape.tasks.data(), sizeof(cuda::ConvGemmTask), cudaMemcpyHostToDevice), "tasks");
+        const double macs = static_cast<double>(batch) * layer.side * layer.side * 9.0 * layer.cin * layer.cout;  // pads counted
+        auto report = [&](const char* algo, const char* launch, double ms) {
+          std::cout << "{\"layer\": \"" << layer.name << "\", \"batch\": " << batch << ", \"algo\": \"" << algo << "\", \"launch\": \"" << launch
+                    << "\", \"ms\": " << ms << ", \"gflops\": " << 2e-6 * macs / ms << ", \"device\": \"" << prop.name << "\"}" << std::endl;
+        };
+        cuda::ConvGemmArgs a;
+        a.x = dx.f(), a.y = dy.f(), a.weights = dw.p, a.bias = db.f(), a.tasks = static_cast<cuda::ConvGemmTask*>(dt.p);
+        for (const char* variant : {"conv", "conv_tf32"}) {
+          const auto l = cuda::plan_conv_gemm(shape, prop.multiProcessorCount, std::strcmp(variant, "conv_tf32") ? cuda::GemmMath::kFp32 : cuda::GemmMath::kTf32);
+          DeviceBytes ws(l.workspace_bytes);
+          a.workspace = ws.p;
+          report(variant, l.name(), median_ms([&] { cuda::conv_gemm(shape, l, a, nullptr); }, repeat));
+        }
+        a.workspace = nullptr;
+        if (kinds) time_kinds(shape, a, repeat, report);
       }
   } catch (const std::exception& e) {
     std::cerr << "cuda_layers_bench: " << e.what() << "\n";

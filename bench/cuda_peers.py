@@ -8,6 +8,7 @@ on the GPU, under torch.no_grad():
   cudnn_fp32         ConvTranspose2d on cuDNN, cudnn.benchmark = True, TF32 off (fp32, as edgegan)
   cudnn_tf32         the same with PyTorch's default TF32 convolutions (10-bit mantissa products)
   cudnn_fp32_cl      channels_last (NHWC, edgegan's layout), TF32 off
+  cudnn_tf32_cl      channels_last with TF32
   compile_fp32       torch.compile (default mode) of the fp32 module
   eager              whole generators: the module as written (TF32 off)
   eager_fp32_host    whole generators from host noise to a host image (z.cuda(), G, .cpu()),
@@ -27,6 +28,16 @@ import torch.nn as nn
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from peer_layers import LAYERS, make_layer  # noqa: E402
+
+# The stride-1 3x3 convolutions bench/cuda_layers_bench.cpp times (its kConvLayers):
+# name, side, Cin, Cout; pads 1.
+CONV3X3 = [
+    ("cyclegan_res_64x64x256_3x3", 64, 256, 256),
+    ("fast_style_res_128x128x128_3x3", 128, 128, 128),
+    ("realesr_compact_128x128x64_3x3", 128, 64, 64),
+    ("esrgan_rrdb_64x64x64_3x3", 64, 64, 64),
+    ("esrgan_dense_64x64x160_to32_3x3", 64, 160, 32),
+]
 
 
 def median_ms(fn, x, repeat):
@@ -59,7 +70,8 @@ def emit(**record):
 def time_variants(kind, name, module, x, repeat, compile_too, batch):
     module = module.cuda().eval()
     with torch.no_grad():
-        for variant, tf32, channels_last in (("cudnn_fp32", False, False), ("cudnn_tf32", True, False), ("cudnn_fp32_cl", False, True)):
+        for variant, tf32, channels_last in (("cudnn_fp32", False, False), ("cudnn_tf32", True, False), ("cudnn_fp32_cl", False, True),
+                                             ("cudnn_tf32_cl", True, True)):
             set_tf32(tf32)
             m = module.to(memory_format=torch.channels_last) if channels_last else module.to(memory_format=torch.contiguous_format)
             xi = x.to(memory_format=torch.channels_last) if channels_last and x.dim() == 4 else x
@@ -84,16 +96,22 @@ def main():
     p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--batches", type=int, nargs="+", default=[1, 64])
     p.add_argument("--no-compile", action="store_true")
-    p.add_argument("--only", choices=["layers", "generators"], default=None)
+    p.add_argument("--only", choices=["layers", "conv3x3", "generators"], default=None)
     a = p.parse_args()
     torch.backends.cudnn.benchmark = True
-    if a.only != "generators":
+    if a.only in (None, "layers"):
         for name, side, cin, cout, kernel in LAYERS:
             for batch in a.batches:
                 layer = make_layer(cin, cout, kernel)
                 x = torch.randn(batch, cin, side, side, device="cuda")
                 time_variants("layer", name, layer, x, a.repeat, not a.no_compile, batch)
-    if a.only != "layers":
+    if a.only in (None, "conv3x3"):
+        for name, side, cin, cout in CONV3X3:
+            for batch in a.batches:
+                conv = nn.Conv2d(cin, cout, 3, padding=1)
+                x = torch.randn(batch, cin, side, side, device="cuda")
+                time_variants("layer", name, conv, x, a.repeat, not a.no_compile, batch)
+    if a.only in (None, "generators"):
         import gan_models
         for name, (g_class, _, conditional, noise, _) in gan_models.MODELS.items():
             g = gan_models.fold_batchnorm(gan_models.dcgan_init(g_class(), torch.Generator().manual_seed(0))) \

@@ -11,7 +11,8 @@
 # sources where they were built: run from that checkout). The GPU machine needs
 # PyTorch with CUDA for the benchmarks. Results go to OUT_DIR (raw JSON lines, test
 # logs, and the tables as markdown). EDGEGAN_TEST_MODELS_DIR: the test models' folder
-# the binaries were built with (default build/tests/test_models).
+# the binaries were built with (default build/tests/test_models). COMPILE=0 leaves out
+# torch.compile (minutes of compiling on a short GPU lease).
 set -u
 bin=$(cd "$1" && pwd)
 out=$(mkdir -p "$2" && cd "$2" && pwd)
@@ -45,13 +46,16 @@ fi
 
 if [ "$what" != tests ]; then
   work=$(mktemp -d)
-  python3 bench/cuda_image_models.py --edgegan "$bin/edgegan" --convert "$bin/edgegan-convert" --work "$work" --compile \
+  compile=--compile no_compile=
+  [ "${COMPILE:-1}" = 0 ] && compile= no_compile=--no-compile
+  python3 bench/cuda_image_models.py --edgegan "$bin/edgegan" --convert "$bin/edgegan-convert" --work "$work" $compile \
     --table "$out/image_models_table.md" > "$out/image_models.jsonl" 2> "$out/image_models.err" || status=1
   cat "$out/image_models_table.md" 2>/dev/null
   tail -5 "$out/image_models.err"
-  "$bin/cuda_layers_bench" --repeat 50 > "$out/edgegan_layers.jsonl" 2> "$out/cuda_layers_bench.err" || status=1
-  python3 bench/cuda_peers.py --repeat 50 --no-compile --only layers > "$out/torch_layers.jsonl" 2> "$out/cuda_peers_layers.err" || status=1
-  python3 bench/cuda_peers.py --repeat 50 --only generators > "$out/torch_generators.jsonl" 2> "$out/cuda_peers_generators.err" || status=1
+  "$bin/cuda_layers_bench" --repeat 50 --kinds > "$out/edgegan_layers.jsonl" 2> "$out/cuda_layers_bench.err" || status=1
+  { python3 bench/cuda_peers.py --repeat 50 --no-compile --only layers
+    python3 bench/cuda_peers.py --repeat 50 --no-compile --only conv3x3; } > "$out/torch_layers.jsonl" 2> "$out/cuda_peers_layers.err" || status=1
+  python3 bench/cuda_peers.py --repeat 50 $no_compile --only generators > "$out/torch_generators.jsonl" 2> "$out/cuda_peers_generators.err" || status=1
   : > "$out/edgegan_generators.jsonl"
   for m in "$models/built/dcgan64_generator.egan" "$models/built/huge2_dcgan.egan" "$models/built/huge2_cgan.egan" \
            models/dcgan_digits/generator.egan models/cgan_digits/generator.egan; do
