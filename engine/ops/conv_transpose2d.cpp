@@ -122,8 +122,10 @@ class ConvTranspose2DKernel final : public OpKernel {
       // filters transformed here (9/4 of the float sub-kernels).
       // Wider filters are made in every run, in front of the workspace. (Only Conv2D's
       // filters count against the session's copy budget: these are kept at 2 MiB or less.)
+      // The widest make them a slice at a time inside the kernel (no whole filters).
       winograd_ = cpu::conv_transpose2d_winograd_pays(shape_, weights_);
-      if (winograd_) {
+      weights_.winograd_sliced = winograd_ && cpu::conv_transpose2d_winograd_sliced(shape_);
+      if (winograd_ && !weights_.winograd_sliced) {
         winograd_filters_.plan(a, cpu::conv_transpose2d_winograd_weight_floats(shape_), cpu::conv_transpose2d_winograd_keeps_filters(shape_),
                                nullptr);
         weights_.winograd = winograd_filters_.kept();
@@ -131,7 +133,8 @@ class ConvTranspose2DKernel final : public OpKernel {
       // Scratch for the heads (each thread's rows of transposed input, or the
       // transposed sub-kernels) and the Winograd form (each thread's transformed
       // windows and products), planned for the session's threads.
-      split_workspace_floats_ = winograd_ ? winograd_filters_.run_floats() + cpu::conv_transpose2d_winograd_workspace(shape_, a.threads)
+      split_workspace_floats_ = winograd_ ? winograd_filters_.run_floats() +
+                                                cpu::conv_transpose2d_winograd_workspace(shape_, a.threads, weights_.winograd_sliced)
                                           : cpu::conv_transpose2d_split_workspace(shape_, weights_, a.threads);
     } else if (a.tracker) {
       // The baselines take float: fp16 phases are widened for the one-off assembly.

@@ -76,6 +76,10 @@ struct ConvTranspose2DWeights {
   // form (conv_transpose2d_winograd.h), where it pays: the split kernel then runs that
   // form. nullptr: the sub-kernels above, as they are.
   const float* winograd = nullptr;
+  // The Winograd form with its filters made a slice at a time from the sub-kernels
+  // (conv_transpose2d_winograd_sliced), where no whole filters are: the split kernel
+  // then runs that form.
+  bool winograd_sliced = false;
   bool fp16() const { return !sub_kernels_f16.empty(); }
   PanelLayout tap_layout(const ConvShape& s) const { return {s.in_channels, s.out_channels, panel_columns}; }
 };

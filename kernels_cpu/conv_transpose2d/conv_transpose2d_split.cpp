@@ -323,13 +323,15 @@ void narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
 // The session's transformed filters are for a layer of the Winograd geometry; checked
 // anyway, so that weights prepared for another shape fall back to the sub-kernels.
 bool winograd_layer(const ConvShape& s, const ConvTranspose2DWeights& wts) {
-  return wts.winograd != nullptr && !narrow_layer(s) && conv_transpose2d_winograd_applies(s, wts);
+  return (wts.winograd != nullptr || wts.winograd_sliced) && !narrow_layer(s) && conv_transpose2d_winograd_applies(s, wts);
 }
+// The sliced form where no whole filters were given.
+bool winograd_sliced_layer(const ConvTranspose2DWeights& wts) { return wts.winograd == nullptr; }
 
 }  // namespace
 
 int64_t conv_transpose2d_split_workspace(const ConvShape& s, const ConvTranspose2DWeights& wts, int threads) {
-  if (winograd_layer(s, wts)) return conv_transpose2d_winograd_workspace(s, threads);
+  if (winograd_layer(s, wts)) return conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts));
   return narrow_layer(s) ? narrow_path(s, wts, threads).workspace_floats : 0;
 }
 
@@ -348,7 +350,7 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
   }
   if (winograd_layer(s, wts)) {
     std::vector<float> own;
-    workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_winograd_workspace(s, threads), own);
+    workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts)), own);
     conv_transpose2d_winograd(s, wts, wts.winograd, x, y, ep, threads, workspace);
     return;
   }

@@ -120,6 +120,171 @@ EDGEGAN_SIMD_CLONES bool output_transform(const float* const* m, int64_t width, 
   return false;
 }
 
+// Nine transformed filter rows u[e][0..n) from the four taps' rows h[tap][0..n) of a
+// 2x2 sub-kernel, as pack_conv_transpose2d_weights makes them (G h Gᵀ, G =
+// [[1,0],[1,1],[0,1]]): the same sums in the same order, so both give the same floats.
+EDGEGAN_SIMD_CLONES void filter_transform(const float* const* h, int64_t n, float* const* u) {
+  // Window order: tap 3 (input offsets 0, 0) is h00, tap 0 is h11.
+  const float *__restrict a00 = h[3], *__restrict a01 = h[2], *__restrict a10 = h[1], *__restrict a11 = h[0];
+  float *__restrict u0 = u[0], *__restrict u1 = u[1], *__restrict u2 = u[2], *__restrict u3 = u[3], *__restrict u4 = u[4];
+  float *__restrict u5 = u[5], *__restrict u6 = u[6], *__restrict u7 = u[7], *__restrict u8 = u[8];
+EDGEGAN_NO_ALIAS_LOOP
+  for (int64_t c = 0; c < n; ++c) {
+    const float h00 = a00[c], h01 = a01[c], h10 = a10[c], h11 = a11[c];
+    const float g10 = h00 + h10, g11 = h01 + h11;
+    u0[c] = h00, u1[c] = h00 + h01, u2[c] = h01;
+    u3[c] = g10, u4[c] = g10 + g11, u5[c] = g11;
+    u6[c] = h10, u7[c] = h10 + h11, u8[c] = h11;
+  }
+}
+
+// Sliced filters (conv_transpose2d_winograd_sliced): a task's slice holds, per element,
+// the block's columns in panels of kSlicePanel, as the sub-kernels' panels are read.
+constexpr int64_t kSlicePanel = 32;
+constexpr int64_t kSlicePanels = kColBlock / kSlicePanel;
+// Windows whose products a task holds at once: each (element, panel) of the slice is
+// read for all of them in a row, so it stays in L2 (its 9 x 2 panels together do not).
+constexpr int64_t kSliceChunk = 256;
+
+int64_t sliced_thread_floats(const ConvShape& s) {
+  return kElements * kSlicePanels * s.in_channels * kSlicePanel + kElements * kSliceChunk * kColBlock + round_up16(std::max(s.in_channels, kColBlock));
+}
+
+// Phase `phase`'s transformed filters for columns [j0, j0 + width) into `slice`
+// ([e][panel][Cin][kSlicePanel]), from the sub-kernels (float or fp16).
+void make_filter_slice(const ConvShape& s, const ConvTranspose2DWeights& wts, int64_t phase, int64_t j0, int64_t width, float* slice) {
+  const int64_t cin = s.in_channels, matrix = cin * s.out_channels;
+  const PanelLayout layout = wts.tap_layout(s);
+  float widened[4][kSlicePanel];
+  for (int64_t ci = 0; ci < cin; ++ci)
+    for (int64_t col = j0; col < j0 + width;) {
+      // A run of columns contiguous in the sub-kernels and inside one slice panel.
+      const int64_t slice_panel = (col - j0) / kSlicePanel;
+      const int64_t n = std::min({layout.panel_end(col), j0 + (slice_panel + 1) * kSlicePanel, j0 + width}) - col;
+      const int64_t at = layout.index(ci, col);
+      std::array<const float*, 4> h;
+      for (int64_t tap = 0; tap < 4; ++tap) {
+        if (wts.fp16()) {
+          const uint16_t* src = wts.sub_kernels_f16[static_cast<size_t>(phase)] + tap * matrix + at;
+          for (int64_t c = 0; c < n; ++c) widened[tap][c] = half_to_float(src[c]);
+          h[static_cast<size_t>(tap)] = widened[tap];
+        } else {
+          h[static_cast<size_t>(tap)] = wts.sub_kernels[static_cast<size_t>(phase)] + tap * matrix + at;
+        }
+      }
+      std::array<float*, kElements> u;
+      for (int64_t e = 0; e < kElements; ++e)
+        u[static_cast<size_t>(e)] = slice + ((e * kSlicePanels + slice_panel) * cin + ci) * kSlicePanel + (col - j0 - slice_panel * kSlicePanel);
+      filter_transform(h.data(), n, u.data());
+      col += n;
+    }
+}
+
+// Each window's four outputs in phase (ph, pw) for columns from j0 (nullptr: outside
+// the phase), their lines asked for now to arrive while the products run.
+void phase_outputs(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw, const WindowAxis& ah, const WindowAxis& aw, int64_t w0,
+                   int64_t count, int64_t j0, int64_t width, float* y, bool prefetch_output, std::array<std::array<float*, 4>, kWindows>& out) {
+  const int64_t per_image = ah.count * aw.count;
+  out = {};
+  for (int64_t i = 0; i < count; ++i) {
+    const int64_t w = w0 + i, img = w / per_image, jh = w % per_image / aw.count, jw = w % aw.count;
+    for (int a = 0; a < 2; ++a)
+      for (int b = 0; b < 2; ++b) {
+        const int64_t qh = ah.q0 + 2 * jh + a, qw = aw.q0 + 2 * jw + b;
+        if (qh < ph.q_begin || qh >= ph.q_end || qw < pw.q_begin || qw >= pw.q_end) continue;
+        float* o = y + ((img * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(qw, s.w)) * s.out_channels + j0;
+        out[static_cast<size_t>(i)][static_cast<size_t>(2 * a + b)] = o;
+        if (prefetch_output) prefetch_output_row(o, width);
+      }
+  }
+}
+
+// The input transform of window w (all channels) into v[e][...] (e_stride apart).
+void transform_window(const ConvShape& s, const WindowAxis& ah, const WindowAxis& aw, int64_t w, const float* x, const float* zeros, float* v,
+                      int64_t e_stride) {
+  const int64_t per_image = ah.count * aw.count, img = w / per_image, jh = w % per_image / aw.count, jw = w % aw.count;
+  std::array<const float*, 9> d;
+  for (int r = 0; r < 3; ++r)
+    for (int col = 0; col < 3; ++col) {
+      const int64_t ih = ah.q0 + 2 * jh - 1 + r, iw = aw.q0 + 2 * jw - 1 + col;
+      const bool inside = ih >= 0 && ih < s.h.in && iw >= 0 && iw < s.w.in;
+      d[static_cast<size_t>(3 * r + col)] = inside ? x + ((img * s.h.in + ih) * s.w.in + iw) * s.in_channels : zeros;
+    }
+  input_transform(d.data(), s.in_channels, v, e_stride);
+}
+
+// Output transform of a group's products (window i's element e at m + (e * e_rows + i)
+// * width) into its windows' outputs.
+void finish_windows(const float* m, int64_t e_rows, int64_t count, int64_t width, const std::array<std::array<float*, 4>, kWindows>& out,
+                    const Epilogue& ep, int64_t j0) {
+  for (int64_t i = 0; i < count; ++i) {
+    std::array<const float*, 9> mr;
+    for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * e_rows + i) * width;
+    if (!output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha, ep.beta))
+      for (float* o : out[static_cast<size_t>(i)])
+        if (o) apply_activation(o, 1, width, width, ep.activation, ep.alpha, ep.beta);
+  }
+}
+
+WindowAxis window_axis_of(const ConvAxis& a) { return window_axis(split_conv_transpose_axis(a)); }
+
+// The sliced form: every window's input transform into the workspace, then one task per
+// (phase, 64-column block) that makes its filter slice and multiplies every window by it.
+void winograd_sliced(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* x, float* y, const Epilogue& ep, int threads,
+                     float* workspace) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
+  const WindowAxis ah = window_axis(wts.phases_h), aw = window_axis(wts.phases_w);
+  const int64_t windows = s.batch * ah.count * aw.count, e_stride = windows * cin;
+  const int64_t blocks = (cout + kColBlock - 1) / kColBlock;
+  float* v = workspace;
+  float* scratch = workspace + round_up16(kElements * e_stride);
+  const int64_t per_thread = sliced_thread_floats(s);
+  const bool prefetch_output = output_misses_caches(s);
+  TaskRuns runs(phases * blocks, std::max(1, threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    float* slice = scratch + thread_index() * per_thread;
+    float* m = slice + kElements * kSlicePanels * cin * kSlicePanel;
+    float* zeros = m + kElements * kSliceChunk * kColBlock;
+    std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
+#pragma omp for schedule(static)
+    for (int64_t w = 0; w < windows; ++w) transform_window(s, ah, aw, w, x, zeros, v + w * cin, e_stride);
+    std::array<const float*, kWindows> a_rows, zero_rows;
+    std::array<float*, kWindows> c_rows;
+    std::array<std::array<float*, 4>, kWindows> out;
+    zero_rows.fill(zeros);
+    for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
+      const int64_t phase = task / blocks, j0 = task % blocks * kColBlock, width = std::min(kColBlock, cout - j0);
+      const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
+      const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
+      if (ph.q_end <= ph.q_begin || pw.q_end <= pw.q_begin) continue;
+      make_filter_slice(s, wts, phase, j0, width, slice);
+      for (int64_t c0 = 0; c0 < windows; c0 += kSliceChunk) {
+        const int64_t chunk = std::min(kSliceChunk, windows - c0);
+        // Products of the chunk's windows ([e][chunk][width]), one slice panel at a time.
+        for (int64_t e = 0; e < kElements; ++e)
+          for (int64_t p = 0; p * kSlicePanel < width; ++p) {
+            const int64_t n = std::min(kSlicePanel, width - p * kSlicePanel);
+            const float* b = slice + (e * kSlicePanels + p) * cin * kSlicePanel;
+            for (int64_t g0 = 0; g0 < chunk; g0 += kWindows) {
+              const int64_t count = std::min(kWindows, chunk - g0);
+              for (int64_t i = 0; i < count; ++i) {
+                a_rows[static_cast<size_t>(i)] = v + e * e_stride + (c0 + g0 + i) * cin;
+                c_rows[static_cast<size_t>(i)] = m + (e * chunk + g0 + i) * width + p * kSlicePanel;
+              }
+              gemm_store_rows(count, n, cin, a_rows.data(), b, kSlicePanel, zero_rows.data(), c_rows.data(), Epilogue{});
+            }
+          }
+        for (int64_t g0 = 0; g0 < chunk; g0 += kWindows) {
+          const int64_t count = std::min(kWindows, chunk - g0);
+          phase_outputs(s, ph, pw, ah, aw, c0 + g0, count, j0, width, y, prefetch_output, out);
+          finish_windows(m + g0 * width, chunk, count, width, out, ep, j0);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 bool conv_transpose2d_winograd_applies(const ConvShape& s, const ConvTranspose2DWeights& wts) {
@@ -150,14 +315,41 @@ constexpr int64_t kMinWindows = 256;
 constexpr int64_t kMaxTransformedBytes = int64_t{2} << 20;
 constexpr int64_t kMinWindowsPerRunFilters = 1024;
 constexpr int64_t kMaxPerRunBytes = int64_t{4} << 20;
+// Filters neither kept nor made whole in every run are made a slice at a time where
+// there are windows enough to share each slice. pix2pix's decoder (1 / 2 threads):
+// 32x32x512->128 (289 windows) 20.1 -> 14.4 / 10.1 -> 7.3 ms, 16x16x1024->256 (81
+// windows) 20.7 -> 17.8 / 10.3 -> 9.0 ms, a 16x16x128->120 layer (81) 1.34 -> 1.23 ms
+// at 1 thread; 8x8x1024->512 (25 windows) lost, 9.9 -> 15.3 ms. On small maps most
+// windows straddle the border, computing outputs that fall outside the image, and it
+// lost at batch 16 even with windows enough: DCGAN-64's 8x8x256->128 (64% of the
+// windows' outputs inside, 400 windows) 9.0 -> 9.7 / 4.5 -> 6.2 ms, 4x4x512->256 (44%)
+// 8.7 -> 14.9 ms. So it needs 3/4 of them inside (79% on 16x16 maps, 89% on 32x32).
+constexpr int64_t kMinWindowsSliced = 64;
+constexpr int64_t kMaxSlicedInputBytes = int64_t{16} << 20;  // every window's input transform, kept for the run
 
 bool conv_transpose2d_winograd_keeps_filters(const ConvShape& s) { return conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxTransformedBytes; }
 
+namespace {
+int64_t window_count(const ConvShape& s) {
+  return saturating_product({s.batch, window_axis_of(s.h).count, window_axis_of(s.w).count});
+}
+bool whole_filters_per_run(const ConvShape& s) {
+  return window_count(s) >= kMinWindowsPerRunFilters && conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxPerRunBytes;
+}
+}  // namespace
+
+bool conv_transpose2d_winograd_sliced(const ConvShape& s) {
+  // Outputs inside the image against the 2 x 2 per phase that each window computes.
+  const int64_t inside = saturating_product({s.batch, s.h.out, s.w.out});
+  const int64_t computed = saturating_product({window_count(s), s.h.stride, s.w.stride, 4});
+  return !conv_transpose2d_winograd_keeps_filters(s) && !whole_filters_per_run(s) && window_count(s) >= kMinWindowsSliced &&
+         4 * inside >= 3 * computed && saturating_product({kElements, window_count(s), s.in_channels, 4}) <= kMaxSlicedInputBytes;
+}
+
 bool conv_transpose2d_winograd_pays(const ConvShape& s, const ConvTranspose2DWeights& wts) {
   if (!conv_transpose2d_winograd_applies(s, wts) || s.in_channels < 16 || s.out_channels < 16) return false;
-  const int64_t windows = saturating_product({s.batch, window_axis(wts.phases_h).count, window_axis(wts.phases_w).count});
-  if (conv_transpose2d_winograd_keeps_filters(s)) return windows >= kMinWindows;
-  return windows >= kMinWindowsPerRunFilters && conv_transpose2d_winograd_weight_floats(s) * 4 <= kMaxPerRunBytes;
+  if (conv_transpose2d_winograd_keeps_filters(s)) return window_count(s) >= kMinWindows;
+  return whole_filters_per_run(s) || conv_transpose2d_winograd_sliced(s);
 }
 
 int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& s) {
@@ -189,15 +381,19 @@ void pack_conv_transpose2d_winograd_weights(const ConvShape& s, const ConvTransp
   }
 }
 
-int64_t conv_transpose2d_winograd_workspace(const ConvShape& s, int threads) {
+int64_t conv_transpose2d_winograd_workspace(const ConvShape& s, int threads, bool sliced) {
+  if (sliced)
+    return round_up16(saturating_product({kElements, window_count(s), s.in_channels})) +
+           saturating_product({std::max(1, threads), sliced_thread_floats(s)});
   return saturating_product({std::max(1, threads), thread_floats(s)});
 }
 
 void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* transformed, const float* x,
                                float* y, const Epilogue& ep, int threads, float* workspace) {
+  if (!transformed) return winograd_sliced(s, wts, x, y, ep, threads, workspace);
   const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
   const WindowAxis ah = window_axis(wts.phases_h), aw = window_axis(wts.phases_w);
-  const int64_t per_image = ah.count * aw.count, windows = s.batch * per_image;
+  const int64_t windows = s.batch * ah.count * aw.count;
   const int64_t tasks = (windows + kWindows - 1) / kWindows, matrix = cin * cout;
   const PanelLayout layout = wts.tap_layout(s);
   const int64_t per_thread = thread_floats(s);
@@ -212,24 +408,11 @@ void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights&
     const int64_t e_stride = kWindows * cin;
     std::array<const float*, kWindows> a_rows, zero_rows;
     std::array<float*, kWindows> c_rows;
+    std::array<std::array<float*, 4>, kWindows> out;
     zero_rows.fill(zeros);
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t w0 = task * kWindows, count = std::min(kWindows, windows - w0);
-      // Input transform of the task's windows.
-      std::array<int64_t, kWindows> img, jh, jw;
-      for (int64_t i = 0; i < count; ++i) {
-        const int64_t w = w0 + i;
-        img[static_cast<size_t>(i)] = w / per_image, jh[static_cast<size_t>(i)] = w % per_image / aw.count,
-        jw[static_cast<size_t>(i)] = w % aw.count;
-        std::array<const float*, 9> d;
-        for (int r = 0; r < 3; ++r)
-          for (int col = 0; col < 3; ++col) {
-            const int64_t ih = ah.q0 + 2 * jh[static_cast<size_t>(i)] - 1 + r, iw = aw.q0 + 2 * jw[static_cast<size_t>(i)] - 1 + col;
-            const bool inside = ih >= 0 && ih < s.h.in && iw >= 0 && iw < s.w.in;
-            d[static_cast<size_t>(3 * r + col)] = inside ? x + ((img[static_cast<size_t>(i)] * s.h.in + ih) * s.w.in + iw) * cin : zeros;
-          }
-        input_transform(d.data(), cin, v + i * cin, e_stride);
-      }
+      for (int64_t i = 0; i < count; ++i) transform_window(s, ah, aw, w0 + i, x, zeros, v + i * cin, e_stride);
       for (int64_t phase = 0; phase < phases; ++phase) {
         const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
         const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
@@ -237,18 +420,7 @@ void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights&
         const float* u = transformed + phase * kElements * matrix;
         for (int64_t j0 = 0; j0 < cout; j0 += kColBlock) {
           const int64_t width = std::min(kColBlock, cout - j0);
-          // Each window's four outputs in this phase (nullptr: outside it), their lines asked
-          // for now to arrive while the products run (output_prefetch.h).
-          std::array<std::array<float*, 4>, kWindows> out{};
-          for (int64_t i = 0; i < count; ++i)
-            for (int a = 0; a < 2; ++a)
-              for (int b = 0; b < 2; ++b) {
-                const int64_t qh = ah.q0 + 2 * jh[static_cast<size_t>(i)] + a, qw = aw.q0 + 2 * jw[static_cast<size_t>(i)] + b;
-                if (qh < ph.q_begin || qh >= ph.q_end || qw < pw.q_begin || qw >= pw.q_end) continue;
-                float* o = y + ((img[static_cast<size_t>(i)] * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(qw, s.w)) * cout + j0;
-                out[static_cast<size_t>(i)][static_cast<size_t>(2 * a + b)] = o;
-                if (prefetch_output) prefetch_output_row(o, width);
-              }
+          phase_outputs(s, ph, pw, ah, aw, w0, count, j0, width, y, prefetch_output, out);
           // Products into m, each started from a row of zeros: no clearing pass where the
           // family has the fused store.
           for (int64_t e = 0; e < kElements; ++e) {
@@ -263,13 +435,7 @@ void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights&
             }
           }
           // Output transform, straight to the phase's strided output pixels.
-          for (int64_t i = 0; i < count; ++i) {
-            std::array<const float*, 9> mr;
-            for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * count + i) * width;
-            if (!output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha, ep.beta))
-              for (float* o : out[static_cast<size_t>(i)])
-                if (o) apply_activation(o, 1, width, width, ep.activation, ep.alpha, ep.beta);
-          }
+          finish_windows(m, count, count, width, out, ep, j0);
         }
       }
     }

@@ -16,7 +16,13 @@
 //
 // The transformed filters (9 per phase, each Cin x Cout in the split layout's column
 // panels) are made once by the session from the sub-kernels, as the pixel-lanes heads'
-// weights are: 9/4 of the float sub-kernels.
+// weights are: 9/4 of the float sub-kernels; or, for wide layers, in every run. The
+// widest (a U-Net decoder's 512- and 1024-channel layers: 9-38 MiB of them) are made a
+// slice at a time, inside the kernel: every window's input transform is made first, then
+// each task, one (phase, 64-column block), transforms its filters' slice into its
+// thread's scratch and multiplies every window by it, so a filter element is made once
+// per run and read from cache by every window (with whole filters, each 16-window task
+// streams all of them from memory).
 #pragma once
 
 #include <cstdint>
@@ -34,8 +40,11 @@ bool conv_transpose2d_winograd_applies(const ConvShape& shape, const ConvTranspo
 bool conv_transpose2d_winograd_pays(const ConvShape& shape, const ConvTranspose2DWeights& weights);
 
 // Whether a session keeps the layer's transformed filters (at most 2 MiB); false: each
-// run makes them in the workspace, which the wider layers that pay (many windows) do.
+// run makes them, whole in the workspace where many windows share them, or sliced.
 bool conv_transpose2d_winograd_keeps_filters(const ConvShape& shape);
+// Whether the layer, where the Winograd form pays, runs it sliced (no whole filters:
+// pass transformed = nullptr to conv_transpose2d_winograd).
+bool conv_transpose2d_winograd_sliced(const ConvShape& shape);
 
 // Floats of the transformed filters: phases * 9 * Cin * Cout.
 int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& shape);
@@ -43,11 +52,13 @@ int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& shape);
 // weights.tap_layout(shape). Requires conv_transpose2d_winograd_applies.
 void pack_conv_transpose2d_winograd_weights(const ConvShape& shape, const ConvTranspose2DWeights& weights, float* out, int threads = 1);
 
-// Scratch at `threads` threads, in floats.
-int64_t conv_transpose2d_winograd_workspace(const ConvShape& shape, int threads);
+// Scratch at `threads` threads, in floats, for whole filters or the sliced form.
+int64_t conv_transpose2d_winograd_workspace(const ConvShape& shape, int threads, bool sliced = false);
 // y = convT(x) with the epilogue, NHWC, the same contract as conv_transpose2d_split.
-// `transformed` is pack_conv_transpose2d_winograd_weights' output; `workspace` holds at least
-// conv_transpose2d_winograd_workspace(shape, threads) floats.
+// `transformed` is pack_conv_transpose2d_winograd_weights' output, or nullptr: the
+// sliced form, on the sub-kernels; `workspace` holds at least
+// conv_transpose2d_winograd_workspace(shape, threads, transformed == nullptr) floats.
+// Both give the same floats.
 void conv_transpose2d_winograd(const ConvShape& shape, const ConvTranspose2DWeights& weights, const float* transformed,
                                const float* x, float* y, const Epilogue& epilogue, int threads, float* workspace);
 

@@ -6,6 +6,7 @@
 // through the split kernel's dispatch as a session calls it.
 #include <gtest/gtest.h>
 
+#include <array>
 #include <cmath>
 
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
@@ -95,6 +96,14 @@ TEST(ConvTransposeWinograd, RandomGeometriesMatchReference) {
       if (threads == 1) single = y;
       else ASSERT_EQ(y, single) << "2 threads differ from 1 bit for bit";
     }
+    // The sliced form (no whole filters: each task makes its slice from the
+    // sub-kernels) gives the same floats.
+    for (int threads : {1, 2}) {
+      std::vector<float> ws(static_cast<size_t>(conv_transpose2d_winograd_workspace(s, threads, /*sliced=*/true)), NAN);
+      std::vector<float> y(out_size, NAN);
+      conv_transpose2d_winograd(s, wts, nullptr, x.data(), y.data(), ep, threads, ws.data());
+      ASSERT_EQ(y, single) << "sliced form, threads " << threads;
+    }
 
     // Through the split kernel, as a session runs it (heads of <= 4 channels keep the
     // narrow paths there): without a workspace, and with the one it asks for.
@@ -108,6 +117,15 @@ TEST(ConvTransposeWinograd, RandomGeometriesMatchReference) {
       if (s.out_channels > 4) ASSERT_EQ(y, single) << "split dispatch, workspace " << with_workspace;
       else ASSERT_LE(max_abs_diff(y, ref), tol);
     }
+    // ... and the sliced form through it, as a session that keeps no filters runs it.
+    ConvTranspose2DWeights sliced = wts;
+    sliced.winograd = nullptr;
+    sliced.winograd_sliced = true;
+    std::vector<float> sliced_ws(static_cast<size_t>(conv_transpose2d_split_workspace(s, sliced, 2)));
+    std::vector<float> y(out_size, NAN);
+    conv_transpose2d_split(s, sliced, x.data(), y.data(), ep, 2, sliced_ws.data(), static_cast<int64_t>(sliced_ws.size()));
+    if (s.out_channels > 4) ASSERT_EQ(y, single) << "sliced through the split dispatch";
+    else ASSERT_LE(max_abs_diff(y, ref), tol);
   }
   EXPECT_GT(through_split, 200);
 }
@@ -134,6 +152,48 @@ TEST(ConvTransposeWinograd, Fp16SubKernelsTransformLikeTheirFloats) {
   pack_conv_transpose2d_winograd_weights(s, floats, a.data());
   pack_conv_transpose2d_winograd_weights(s, f16, b.data());
   EXPECT_EQ(a, b);
+  // The sliced form widens the halves it makes its slices from.
+  const auto x = random_floats(rng, static_cast<size_t>(s.h.in * s.w.in * s.in_channels));
+  std::vector<float> ws(static_cast<size_t>(conv_transpose2d_winograd_workspace(s, 2, true)));
+  std::vector<float> from_floats(static_cast<size_t>(s.h.out * s.w.out * s.out_channels)), from_halves(from_floats.size());
+  conv_transpose2d_winograd(s, floats, nullptr, x.data(), from_floats.data(), Epilogue{}, 2, ws.data());
+  conv_transpose2d_winograd(s, f16, nullptr, x.data(), from_halves.data(), Epilogue{}, 2, ws.data());
+  EXPECT_EQ(from_floats, from_halves);
+}
+
+// Whole layers of many windows with the sliced form's task geometry: Cin past the
+// 16-row GEMM groups, Cout past one 64-column block and a slice panel, more windows than
+// one 256-window chunk, batch 2; against the reference and whole filters, 1 and 2 threads.
+TEST(ConvTransposeWinograd, SlicedFormOnWideLayersMatchesWholeFilters) {
+  std::mt19937 rng(31);
+  for (const auto& [batch, in, cin, cout] : {std::array<int64_t, 4>{2, 19, 40, 100}, std::array<int64_t, 4>{1, 24, 72, 70}}) {
+    ConvShape s{batch, cin, cout, {}, {}};
+    s.h = ConvAxis{in, 4, 2, 1, 1, 1, 0};
+    s.h.out = conv_transpose_output_length(in, 4, 2, 1, 1, 1, 0);
+    s.w = s.h;
+    const auto x = random_floats(rng, static_cast<size_t>(batch * in * in * cin));
+    const auto w = random_floats(rng, static_cast<size_t>(cin * cout * 16));
+    const auto bias = random_floats(rng, static_cast<size_t>(cout));
+    Epilogue ep;
+    ep.bias = bias.data();
+    ep.activation = Activation::kRelu;
+    const auto packed = pack_conv_transpose2d_weights(s, split_conv_transpose_axis(s.h), split_conv_transpose_axis(s.w), w.data(), kWeightPanelColumns);
+    const ConvTranspose2DWeights wts = split_weights(s, packed, kWeightPanelColumns);
+    std::vector<float> transformed(static_cast<size_t>(conv_transpose2d_winograd_weight_floats(s)));
+    pack_conv_transpose2d_winograd_weights(s, wts, transformed.data());
+    const size_t out_size = static_cast<size_t>(batch * s.h.out * s.w.out * cout);
+    std::vector<float> ref(out_size), whole(out_size);
+    conv_transpose2d_reference(s, x.data(), w.data(), ref.data(), ep);
+    std::vector<float> ws(static_cast<size_t>(conv_transpose2d_winograd_workspace(s, 2)));
+    conv_transpose2d_winograd(s, wts, transformed.data(), x.data(), whole.data(), ep, 2, ws.data());
+    ASSERT_LE(max_abs_diff(whole, ref), std::max(4e-5f, 4e-7f * static_cast<float>(cin * 16)));
+    for (int threads : {1, 2}) {
+      std::vector<float> sliced_ws(static_cast<size_t>(conv_transpose2d_winograd_workspace(s, threads, true)), NAN);
+      std::vector<float> y(out_size, NAN);
+      conv_transpose2d_winograd(s, wts, nullptr, x.data(), y.data(), ep, threads, sliced_ws.data());
+      EXPECT_EQ(y, whole) << "batch " << batch << " " << in << "x" << in << "x" << cin << "->" << cout << ", threads " << threads;
+    }
+  }
 }
 
 TEST(ConvTransposeWinograd, OnlyForKernelTwiceTheStrideAndWhereItPays) {
@@ -151,8 +211,17 @@ TEST(ConvTransposeWinograd, OnlyForKernelTwiceTheStrideAndWhereItPays) {
     w.phases_w = split_conv_transpose_axis(s.w);
     return w;
   };
-  for (const ConvShape& s : {shape(1, 64, 64, 128, 4, 2, 1), shape(1, 128, 64, 64, 4, 2, 1), shape(1, 64, 32, 32, 4, 2, 1)})
+  for (const ConvShape& s : {shape(1, 64, 64, 128, 4, 2, 1), shape(1, 128, 64, 64, 4, 2, 1), shape(1, 64, 32, 32, 4, 2, 1)}) {
     EXPECT_TRUE(conv_transpose2d_winograd_pays(s, phases(s))) << s.h.in << "x" << s.in_channels;
+    EXPECT_FALSE(conv_transpose2d_winograd_sliced(s)) << s.h.in << "x" << s.in_channels;
+  }
+  // A U-Net decoder's wide layers: too wide to keep or make whole (9.4 and 38 MiB), with
+  // windows enough (289, 81) for the sliced form; 8x8x1024 (25 windows) has too few.
+  for (const ConvShape& s : {shape(1, 512, 128, 32, 4, 2, 1), shape(1, 1024, 256, 16, 4, 2, 1)}) {
+    EXPECT_TRUE(conv_transpose2d_winograd_pays(s, phases(s))) << s.h.in << "x" << s.in_channels;
+    EXPECT_TRUE(conv_transpose2d_winograd_sliced(s)) << s.h.in << "x" << s.in_channels;
+  }
+  EXPECT_FALSE(conv_transpose2d_winograd_pays(shape(1, 1024, 512, 8, 4, 2, 1), phases(shape(1, 1024, 512, 8, 4, 2, 1))));
   // k5 (3 and 2 taps per phase), k3, dilation 2: not the F(2x2, 2x2) geometry.
   for (const ConvShape& s : {shape(1, 64, 64, 32, 5, 2, 1), shape(1, 64, 64, 32, 3, 2, 1), shape(1, 64, 64, 32, 4, 2, 2)})
     EXPECT_FALSE(conv_transpose2d_winograd_applies(s, phases(s))) << "kernel " << s.h.kernel << " dilation " << s.h.dilation;
