@@ -1,0 +1,37 @@
+// The transforms of Winograd's F(2x2, 2x2): a 2x2 block of a stride-1 2x2 correlation
+// from a 3x3 input window, with 9 products per channel pair instead of 16 (Lavin &
+// Gray 2016). In 1-D, for y0 = d0 g0 + d1 g1 and y1 = d1 g0 + d2 g1:
+//   filter  u = (g0, g0 + g1, g1)        input  v = (d0 - d1, d1, d2 - d1)
+//   output  y0 = m0 + m1, y1 = m1 + m2   where m = u .* v,
+// applied along both axes (element e = 3a + b: a along h, b along w). Every
+// coefficient is 0 or +-1, so only the rounding of a few additions is added.
+// Two kernels run on them: the split transposed convolution's k = 2*stride phases
+// (conv_transpose2d_winograd.h) and the stride-2 4x4 convolution's polyphase
+// components (conv2d_winograd_s2.h). Each is an element-wise loop over channels,
+// built per ISA (simd_clones.h).
+#pragma once
+
+#include <cstdint>
+
+#include "kernels_cpu/activation/activation.h"
+
+namespace edgegan::cpu {
+
+constexpr int64_t kF2x2Elements = 9;  // a 3x3 transformed window
+
+// v[e][c] (e_stride floats apart) = (Bᵀ d B)[a][b] of the window d[3r + col] (row r
+// along h; each a row of `channels` floats), Bᵀ = [[1,-1,0],[0,1,0],[0,-1,1]].
+void f2x2_input_transform(const float* const* d, int64_t channels, float* v, int64_t e_stride);
+
+// u[e][0..n) = (G g Gᵀ)[a][b] from the 2x2 filter's rows g = {g00, g01, g10, g11}
+// (first index along h; g00 meets the window's first input on both axes), G =
+// [[1,0],[1,1],[0,1]].
+void f2x2_filter_transform(const float* const* g, int64_t n, float* const* u);
+
+// One window's 2x2 outputs out[2a + b] (nullptr: not computed) = f((Aᵀ m A)[a][b] +
+// bias), Aᵀ = [[1,1,0],[0,1,1]], from element e's products m[e][0..width). Applies
+// kNone, kRelu and kLeakyRelu itself and returns true; for other activations it
+// stores the sums plus bias and returns false (the caller activates them).
+bool f2x2_output_transform(const float* const* m, int64_t width, float* const* out, const float* bias, Activation activation, float alpha);
+
+}  // namespace edgegan::cpu
