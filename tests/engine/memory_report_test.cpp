@@ -98,6 +98,14 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndWorkspaceOnlyWhereAK
               EXPECT_TRUE(dot && cout <= 4);
               EXPECT_GT(l.workspace_bytes, 0u);
               EXPECT_LE(l.workspace_bytes, 4 * (taps_cin * static_cast<uint64_t>(cout) + 16) + static_cast<uint64_t>(threads) * (4u << 20));
+            } else if (l.kernel == "conv2d_winograd_s2") {
+              // 4x4 stride 2 in the Winograd form: every window's input transform (9 x 4
+              // Cin floats per 2x2 block of outputs), and per thread a filter slice (9 x 4
+              // Cin x 64 floats), a chunk's products (9 x 256 x 64) and a row of zeros.
+              const uint64_t windows = static_cast<uint64_t>(batch * ((l.output_shape[1] + 1) / 2) * ((l.output_shape[2] + 1) / 2));
+              const uint64_t per_thread = 4 * static_cast<uint64_t>(9 * 4 * cin * 64 + 9 * 256 * 64 + std::max<int64_t>(cin, 64) + 16);
+              EXPECT_GT(l.workspace_bytes, 0u);
+              EXPECT_LE(l.workspace_bytes, 4 * (9 * windows * 4 * static_cast<uint64_t>(cin) + 16) + static_cast<uint64_t>(threads) * per_thread);
             } else if (cin < 16) {
               EXPECT_GT(l.workspace_bytes, 0u);
               EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * 1024 * 4 * std::max<uint64_t>(taps_cin, static_cast<uint64_t>(cin) * 64));
