@@ -85,17 +85,22 @@ EDGEGAN_SIMD_CLONES bool f2x2_output_transform(const float* const* m, int64_t wi
 
 // The same sums in the same order as pack_conv_transpose2d_winograd_weights, so both
 // give the same floats.
-EDGEGAN_SIMD_CLONES void f2x2_filter_transform(const float* const* g, int64_t n, float* const* u) {
-  const float *__restrict a00 = g[0], *__restrict a01 = g[1], *__restrict a10 = g[2], *__restrict a11 = g[3];
-  float *__restrict u0 = u[0], *__restrict u1 = u[1], *__restrict u2 = u[2], *__restrict u3 = u[3], *__restrict u4 = u[4];
-  float *__restrict u5 = u[5], *__restrict u6 = u[6], *__restrict u7 = u[7], *__restrict u8 = u[8];
+EDGEGAN_SIMD_CLONES void f2x2_filter_transform(const float* const* g, int64_t g_stride, float* const* u, int64_t u_stride, int64_t rows,
+                                               int64_t n) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const float *__restrict a00 = g[0] + r * g_stride, *__restrict a01 = g[1] + r * g_stride;
+    const float *__restrict a10 = g[2] + r * g_stride, *__restrict a11 = g[3] + r * g_stride;
+    float *__restrict u0 = u[0] + r * u_stride, *__restrict u1 = u[1] + r * u_stride, *__restrict u2 = u[2] + r * u_stride;
+    float *__restrict u3 = u[3] + r * u_stride, *__restrict u4 = u[4] + r * u_stride, *__restrict u5 = u[5] + r * u_stride;
+    float *__restrict u6 = u[6] + r * u_stride, *__restrict u7 = u[7] + r * u_stride, *__restrict u8 = u[8] + r * u_stride;
 EDGEGAN_NO_ALIAS_LOOP
-  for (int64_t c = 0; c < n; ++c) {
-    const float h00 = a00[c], h01 = a01[c], h10 = a10[c], h11 = a11[c];
-    const float g10 = h00 + h10, g11 = h01 + h11;
-    u0[c] = h00, u1[c] = h00 + h01, u2[c] = h01;
-    u3[c] = g10, u4[c] = g10 + g11, u5[c] = g11;
-    u6[c] = h10, u7[c] = h10 + h11, u8[c] = h11;
+    for (int64_t c = 0; c < n; ++c) {
+      const float h00 = a00[c], h01 = a01[c], h10 = a10[c], h11 = a11[c];
+      const float g10 = h00 + h10, g11 = h01 + h11;
+      u0[c] = h00, u1[c] = h00 + h01, u2[c] = h01;
+      u3[c] = g10, u4[c] = g10 + g11, u5[c] = g11;
+      u6[c] = h10, u7[c] = h10 + h11, u8[c] = h11;
+    }
   }
 }
 

@@ -25,8 +25,8 @@ void f2x2_input_transform(const float* const* d, int64_t channels, float* v, int
 
 // u[e][0..n) = (G g Gᵀ)[a][b] from the 2x2 filter's rows g = {g00, g01, g10, g11}
 // (first index along h; g00 meets the window's first input on both axes), G =
-// [[1,0],[1,1],[0,1]].
-void f2x2_filter_transform(const float* const* g, int64_t n, float* const* u);
+// [[1,0],[1,1],[0,1]]; for `rows` rows, g's g_stride and u's u_stride floats apart.
+void f2x2_filter_transform(const float* const* g, int64_t g_stride, float* const* u, int64_t u_stride, int64_t rows, int64_t n);
 
 // One window's 2x2 outputs out[2a + b] (nullptr: not computed) = f((Aᵀ m A)[a][b] +
 // bias), Aᵀ = [[1,1,0],[0,1,1]], from element e's products m[e][0..width). Applies

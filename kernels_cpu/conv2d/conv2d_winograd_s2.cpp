@@ -66,17 +66,17 @@ void transform_window(const ConvShape& s, const Windows& wn, int64_t w, const fl
 // slice[e][panel][phase * Cin + c][kPanel].
 void make_slice(const ConvShape& s, const float* w, int64_t j0, int64_t width, float* slice) {
   const int64_t cin = s.in_channels, cout = s.out_channels, k = depth(s);
-  auto tap = [&](int64_t kh, int64_t kw, int64_t c, int64_t col) { return w + ((kh * 4 + kw) * cin + c) * cout + col; };
+  auto tap = [&](int64_t kh, int64_t kw, int64_t col) { return w + (kh * 4 + kw) * cin * cout + col; };
   for (int64_t phase = 0; phase < kPhases; ++phase) {
     const int64_t ah = phase / 2, aw = phase % 2;
-    for (int64_t c = 0; c < cin; ++c)
-      for (int64_t p = 0; p * kPanel < width; ++p) {
-        const int64_t col = j0 + p * kPanel, n = std::min(kPanel, width - p * kPanel);
-        const std::array<const float*, 4> g = {tap(ah, aw, c, col), tap(ah, 2 + aw, c, col), tap(2 + ah, aw, c, col), tap(2 + ah, 2 + aw, c, col)};
-        std::array<float*, kElements> u;
-        for (int64_t e = 0; e < kElements; ++e) u[static_cast<size_t>(e)] = slice + ((e * kPanels + p) * k + phase * cin + c) * kPanel;
-        f2x2_filter_transform(g.data(), n, u.data());
-      }
+    for (int64_t p = 0; p * kPanel < width; ++p) {
+      const int64_t col = j0 + p * kPanel, n = std::min(kPanel, width - p * kPanel);
+      // Input channel c's row of each tap is Cout floats after c - 1's.
+      const std::array<const float*, 4> g = {tap(ah, aw, col), tap(ah, 2 + aw, col), tap(2 + ah, aw, col), tap(2 + ah, 2 + aw, col)};
+      std::array<float*, kElements> u;
+      for (int64_t e = 0; e < kElements; ++e) u[static_cast<size_t>(e)] = slice + ((e * kPanels + p) * k + phase * cin) * kPanel;
+      f2x2_filter_transform(g.data(), cout, u.data(), kPanel, cin, n);
+    }
   }
 }
 
@@ -126,10 +126,12 @@ void conv2d_winograd_s2(const ConvShape& s, const float* weights, const float* x
     std::array<const float*, kRows> a_rows, zero_rows;
     std::array<float*, kRows> c_rows;
     zero_rows.fill(zeros);
+    int64_t slice_j0 = -1;  // the column block the thread's slice holds
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t j0 = task / chunks * kColBlock, width = std::min(kColBlock, cout - j0);
       const int64_t c0 = task % chunks * kChunk, chunk = std::min(kChunk, wn.count - c0);
-      make_slice(s, weights, j0, width, slice);
+      // A thread's tasks are mostly consecutive: chunks of one column block, one slice.
+      if (j0 != slice_j0) make_slice(s, weights, j0, width, slice), slice_j0 = j0;
       // Products of the chunk's windows ([e][chunk][width]), one slice panel at a time.
       for (int64_t e = 0; e < kElements; ++e)
         for (int64_t p = 0; p * kPanel < width; ++p) {

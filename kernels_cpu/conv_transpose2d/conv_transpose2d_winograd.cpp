@@ -60,30 +60,32 @@ void make_filter_slice(const ConvShape& s, const ConvTranspose2DWeights& wts, in
   const int64_t cin = s.in_channels, matrix = cin * s.out_channels;
   const PanelLayout layout = wts.tap_layout(s);
   float widened[4][kSlicePanel];
-  for (int64_t ci = 0; ci < cin; ++ci)
-    for (int64_t col = j0; col < j0 + width;) {
-      // A run of columns contiguous in the sub-kernels and inside one slice panel.
-      const int64_t slice_panel = (col - j0) / kSlicePanel;
-      const int64_t n = std::min({layout.panel_end(col), j0 + (slice_panel + 1) * kSlicePanel, j0 + width}) - col;
-      const int64_t at = layout.index(ci, col);
-      std::array<const float*, 4> h;
-      for (int64_t tap = 0; tap < 4; ++tap) {
-        if (wts.fp16()) {
-          const uint16_t* src = wts.sub_kernels_f16[static_cast<size_t>(phase)] + tap * matrix + at;
-          for (int64_t c = 0; c < n; ++c) widened[tap][c] = half_to_float(src[c]);
-          h[static_cast<size_t>(tap)] = widened[tap];
-        } else {
-          h[static_cast<size_t>(tap)] = wts.sub_kernels[static_cast<size_t>(phase)] + tap * matrix + at;
-        }
+  for (int64_t col = j0; col < j0 + width;) {
+    // A run of columns inside one panel of the sub-kernels and one of the slice: every
+    // input channel's row of it lies layout.width(col) floats after the last.
+    const int64_t slice_panel = (col - j0) / kSlicePanel;
+    const int64_t n = std::min({layout.panel_end(col), j0 + (slice_panel + 1) * kSlicePanel, j0 + width}) - col;
+    std::array<float*, kElements> u;
+    for (int64_t e = 0; e < kElements; ++e)
+      u[static_cast<size_t>(e)] = slice + (e * kSlicePanels + slice_panel) * cin * kSlicePanel + (col - j0 - slice_panel * kSlicePanel);
+    // Window order: tap 3 (input offsets 0, 0) meets the window's first input.
+    if (!wts.fp16()) {
+      const float* k = wts.sub_kernels[static_cast<size_t>(phase)] + layout.index(0, col);
+      const std::array<const float*, 4> g = {k + 3 * matrix, k + 2 * matrix, k + matrix, k};
+      f2x2_filter_transform(g.data(), layout.width(col), u.data(), kSlicePanel, cin, n);
+    } else {
+      for (int64_t ci = 0; ci < cin; ++ci) {
+        const uint16_t* k = wts.sub_kernels_f16[static_cast<size_t>(phase)] + layout.index(ci, col);
+        for (int64_t tap = 0; tap < 4; ++tap)
+          for (int64_t c = 0; c < n; ++c) widened[tap][c] = half_to_float(k[tap * matrix + c]);
+        const std::array<const float*, 4> g = {widened[3], widened[2], widened[1], widened[0]};
+        std::array<float*, kElements> row;
+        for (int64_t e = 0; e < kElements; ++e) row[static_cast<size_t>(e)] = u[static_cast<size_t>(e)] + ci * kSlicePanel;
+        f2x2_filter_transform(g.data(), 0, row.data(), 0, 1, n);
       }
-      std::array<float*, kElements> u;
-      for (int64_t e = 0; e < kElements; ++e)
-        u[static_cast<size_t>(e)] = slice + ((e * kSlicePanels + slice_panel) * cin + ci) * kSlicePanel + (col - j0 - slice_panel * kSlicePanel);
-      // Window order: tap 3 (input offsets 0, 0) meets the window's first input.
-      const std::array<const float*, 4> g = {h[3], h[2], h[1], h[0]};
-      f2x2_filter_transform(g.data(), n, u.data());
-      col += n;
     }
+    col += n;
+  }
 }
 
 // Each window's four outputs in phase (ph, pw) for columns from j0 (nullptr: outside
