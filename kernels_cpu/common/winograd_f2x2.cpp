@@ -1,6 +1,10 @@
 #include "kernels_cpu/common/winograd_f2x2.h"
 
+#include <algorithm>
+#include <array>
+
 #include "kernels_cpu/common/simd_clones.h"
+#include "kernels_cpu/gemm/gemm.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -102,6 +106,29 @@ EDGEGAN_NO_ALIAS_LOOP
       u6[c] = h10, u7[c] = h10 + h11, u8[c] = h11;
     }
   }
+}
+
+void f2x2_slice_products(const float* v, int64_t e_stride, int64_t depth, int64_t c0, int64_t chunk, const float* slice, int64_t width,
+                         const float* zeros, float* m) {
+  constexpr int64_t kRows = 16;  // two rows of the 8-row micro-kernel per call
+  constexpr int64_t kPanels = kF2x2SliceBlock / kF2x2SlicePanel;
+  std::array<const float*, kRows> a_rows, zero_rows;
+  std::array<float*, kRows> c_rows;
+  zero_rows.fill(zeros);
+  // One slice panel at a time, for all the chunk's windows: it stays in L2 meanwhile.
+  for (int64_t e = 0; e < kF2x2Elements; ++e)
+    for (int64_t p = 0; p * kF2x2SlicePanel < width; ++p) {
+      const int64_t n = std::min(kF2x2SlicePanel, width - p * kF2x2SlicePanel);
+      const float* b = slice + (e * kPanels + p) * depth * kF2x2SlicePanel;
+      for (int64_t g0 = 0; g0 < chunk; g0 += kRows) {
+        const int64_t count = std::min(kRows, chunk - g0);
+        for (int64_t i = 0; i < count; ++i) {
+          a_rows[static_cast<size_t>(i)] = v + e * e_stride + (c0 + g0 + i) * depth;
+          c_rows[static_cast<size_t>(i)] = m + (e * chunk + g0 + i) * width + p * kF2x2SlicePanel;
+        }
+        gemm_store_rows(count, n, depth, a_rows.data(), b, kF2x2SlicePanel, zero_rows.data(), c_rows.data(), Epilogue{});
+      }
+    }
 }
 
 }  // namespace edgegan::cpu

@@ -34,4 +34,15 @@ void f2x2_filter_transform(const float* const* g, int64_t g_stride, float* const
 // stores the sums plus bias and returns false (the caller activates them).
 bool f2x2_output_transform(const float* const* m, int64_t width, float* const* out, const float* bias, Activation activation, float alpha);
 
+// The sliced kernels (filters made a slice at a time, one 64-column block): the
+// transformed filters' slice is [e][panel][depth][kF2x2SlicePanel] (two 32-column
+// panels), and a chunk of windows' products are m[e][chunk][width] = the windows'
+// transformed inputs (element e's row of window w at v + e * e_stride + w * depth)
+// times the slice, for windows c0 .. c0 + chunk. `zeros`: a row of at least
+// kF2x2SlicePanel zeros (the GEMMs' starting sums).
+constexpr int64_t kF2x2SlicePanel = 32;
+constexpr int64_t kF2x2SliceBlock = 64;
+void f2x2_slice_products(const float* v, int64_t e_stride, int64_t depth, int64_t c0, int64_t chunk, const float* slice, int64_t width,
+                         const float* zeros, float* m);
+
 }  // namespace edgegan::cpu

@@ -7,16 +7,14 @@
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/common/thread_index.h"
 #include "kernels_cpu/common/winograd_f2x2.h"
-#include "kernels_cpu/gemm/gemm.h"
 
 namespace edgegan::cpu {
 namespace {
 
 constexpr int64_t kElements = kF2x2Elements;
 constexpr int64_t kPhases = 4;         // (a_h, a_w) of the input's polyphase components
-constexpr int64_t kRows = 16;          // windows per GEMM call: two rows of the 8-row micro-kernel
-constexpr int64_t kColBlock = 64;      // output channels per task
-constexpr int64_t kPanel = 32;         // the slice's column panels, as the micro-kernels read them
+constexpr int64_t kColBlock = kF2x2SliceBlock;  // output channels per task
+constexpr int64_t kPanel = kF2x2SlicePanel;      // the slice's column panels, as the micro-kernels read them
 constexpr int64_t kPanels = kColBlock / kPanel;
 constexpr int64_t kChunk = 256;        // windows per task: each slice panel stays in L2 across them
 
@@ -123,29 +121,13 @@ void conv2d_winograd_s2(const ConvShape& s, const float* weights, const float* x
     std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
 #pragma omp for schedule(static)
     for (int64_t w = 0; w < wn.count; ++w) transform_window(s, wn, w, x, map, zeros, v + w * k, e_stride);
-    std::array<const float*, kRows> a_rows, zero_rows;
-    std::array<float*, kRows> c_rows;
-    zero_rows.fill(zeros);
     int64_t slice_j0 = -1;  // the column block the thread's slice holds
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t j0 = task / chunks * kColBlock, width = std::min(kColBlock, cout - j0);
       const int64_t c0 = task % chunks * kChunk, chunk = std::min(kChunk, wn.count - c0);
       // A thread's tasks are mostly consecutive: chunks of one column block, one slice.
       if (j0 != slice_j0) make_slice(s, weights, j0, width, slice), slice_j0 = j0;
-      // Products of the chunk's windows ([e][chunk][width]), one slice panel at a time.
-      for (int64_t e = 0; e < kElements; ++e)
-        for (int64_t p = 0; p * kPanel < width; ++p) {
-          const int64_t n = std::min(kPanel, width - p * kPanel);
-          const float* b = slice + (e * kPanels + p) * k * kPanel;
-          for (int64_t g0 = 0; g0 < chunk; g0 += kRows) {
-            const int64_t count = std::min(kRows, chunk - g0);
-            for (int64_t i = 0; i < count; ++i) {
-              a_rows[static_cast<size_t>(i)] = v + e * e_stride + (c0 + g0 + i) * k;
-              c_rows[static_cast<size_t>(i)] = m + (e * chunk + g0 + i) * width + p * kPanel;
-            }
-            gemm_store_rows(count, n, k, a_rows.data(), b, kPanel, zero_rows.data(), c_rows.data(), Epilogue{});
-          }
-        }
+      f2x2_slice_products(v, e_stride, k, c0, chunk, slice, width, zeros, m);
       // Output transform, straight to each window's 2x2 output pixels.
       for (int64_t i = 0; i < chunk; ++i) {
         const int64_t w = c0 + i, img = w / wn.per_image, jh = w % wn.per_image / wn.per_row, jw = w % wn.per_row;

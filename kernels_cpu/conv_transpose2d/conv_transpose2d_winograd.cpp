@@ -44,8 +44,9 @@ int64_t thread_floats(const ConvShape& s) {
 
 // Sliced filters (conv_transpose2d_winograd_sliced): a task's slice holds, per element,
 // the block's columns in panels of kSlicePanel, as the sub-kernels' panels are read.
-constexpr int64_t kSlicePanel = 32;
+constexpr int64_t kSlicePanel = kF2x2SlicePanel;
 constexpr int64_t kSlicePanels = kColBlock / kSlicePanel;
+static_assert(kColBlock == kF2x2SliceBlock, "a task's column block is one slice");
 // Windows whose products a task holds at once: each (element, panel) of the slice is
 // read for all of them in a row, so it stays in L2 (its 9 x 2 panels together do not).
 constexpr int64_t kSliceChunk = 256;
@@ -157,10 +158,7 @@ void winograd_sliced(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
     std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
 #pragma omp for schedule(static)
     for (int64_t w = 0; w < windows; ++w) transform_window(s, ah, aw, w, x, zeros, v + w * cin, e_stride);
-    std::array<const float*, kWindows> a_rows, zero_rows;
-    std::array<float*, kWindows> c_rows;
     std::array<std::array<float*, 4>, kWindows> out;
-    zero_rows.fill(zeros);
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t phase = task / blocks, j0 = task % blocks * kColBlock, width = std::min(kColBlock, cout - j0);
       const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
@@ -169,20 +167,7 @@ void winograd_sliced(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
       make_filter_slice(s, wts, phase, j0, width, slice);
       for (int64_t c0 = 0; c0 < windows; c0 += kSliceChunk) {
         const int64_t chunk = std::min(kSliceChunk, windows - c0);
-        // Products of the chunk's windows ([e][chunk][width]), one slice panel at a time.
-        for (int64_t e = 0; e < kElements; ++e)
-          for (int64_t p = 0; p * kSlicePanel < width; ++p) {
-            const int64_t n = std::min(kSlicePanel, width - p * kSlicePanel);
-            const float* b = slice + (e * kSlicePanels + p) * cin * kSlicePanel;
-            for (int64_t g0 = 0; g0 < chunk; g0 += kWindows) {
-              const int64_t count = std::min(kWindows, chunk - g0);
-              for (int64_t i = 0; i < count; ++i) {
-                a_rows[static_cast<size_t>(i)] = v + e * e_stride + (c0 + g0 + i) * cin;
-                c_rows[static_cast<size_t>(i)] = m + (e * chunk + g0 + i) * width + p * kSlicePanel;
-              }
-              gemm_store_rows(count, n, cin, a_rows.data(), b, kSlicePanel, zero_rows.data(), c_rows.data(), Epilogue{});
-            }
-          }
+        f2x2_slice_products(v, e_stride, cin, c0, chunk, slice, width, zeros, m);
         for (int64_t g0 = 0; g0 < chunk; g0 += kWindows) {
           const int64_t count = std::min(kWindows, chunk - g0);
           phase_outputs(s, ph, pw, ah, aw, c0 + g0, count, j0, width, y, prefetch_output, out);

@@ -119,6 +119,26 @@ __device__ __forceinline__ void mma_tf32(float (&d)[4], const uint32_t (&a)[4], 
                : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]));
 }
 
+// The epilogue of a warp's 64 x 32 block of m16n8k8 accumulators (both tensor-core
+// kernels): rows wm*64 + mi*16 + {g, g+8}, columns wn*32 + ni*8 + 2*q + {0, 1}.
+__device__ __forceinline__ void store_mma_tiles(const Params& p, const ConvGemmTask& t, int task, int split, long long M, long long m0, int n0,
+                                                int wm, int wn, int g, int q, const float* acc) {
+#pragma unroll
+  for (int mi = 0; mi < 4; ++mi)
+#pragma unroll
+    for (int half = 0; half < 2; ++half) {
+      const long long m = m0 + wm * 64 + mi * 16 + g + half * 8;
+      if (m >= M) continue;
+#pragma unroll
+      for (int ni = 0; ni < 4; ++ni)
+#pragma unroll
+        for (int e = 0; e < 2; ++e) {
+          const int col = n0 + wn * 32 + ni * 8 + 2 * q + e;
+          if (col < p.cout) store_output(p, t, task, split, m, col, acc[(mi * 4 + ni) * 4 + half * 2 + e]);
+        }
+    }
+}
+
 // BM x BM output tile per block, BK deep slices of K, slices double-buffered in
 // shared memory (the next slice is fetched into registers while the current one is
 // multiplied). Each thread fetches V groups of 4 consecutive channels of A and V groups
@@ -314,20 +334,7 @@ __global__ void __launch_bounds__(kThreads, BM == 64 ? 4 : 1) conv_gemm_tiled(Pa
       }
     }
   } else {
-#pragma unroll
-    for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-      for (int half = 0; half < 2; ++half) {
-        const long long m = m0 + wm * 64 + mi * 16 + g + half * 8;
-        if (m >= M) continue;
-#pragma unroll
-        for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-          for (int e = 0; e < 2; ++e) {
-            const int col = n0 + wn * 32 + ni * 8 + 2 * q + e;
-            if (col < p.cout) store_output(p, t, task, split, m, col, acc[(mi * 4 + ni) * 4 + half * 2 + e]);
-          }
-      }
+    store_mma_tiles(p, t, task, split, M, m0, n0, wm, wn, g, q, acc);
   }
 }
 
@@ -476,21 +483,7 @@ __global__ void __launch_bounds__(kThreads, 2) conv_gemm_tensor_pipelined(Params
     }
   }
   cp_async_wait<0>();
-
-#pragma unroll
-  for (int mi = 0; mi < 4; ++mi)
-#pragma unroll
-    for (int half = 0; half < 2; ++half) {
-      const long long m = m0 + wm * 64 + mi * 16 + g + half * 8;
-      if (m >= M) continue;
-#pragma unroll
-      for (int ni = 0; ni < 4; ++ni)
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int col = n0 + wn * 32 + ni * 8 + 2 * q + e;
-          if (col < p.cout) store_output(p, t, task, split, m, col, acc[(mi * 4 + ni) * 4 + half * 2 + e]);
-        }
-    }
+  store_mma_tiles(p, t, task, split, M, m0, n0, wm, wn, g, q, acc);
 }
 
 // Heads with 1-4 output channels: a group of G lanes per output pixel, each lane

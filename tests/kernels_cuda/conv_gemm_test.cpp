@@ -92,6 +92,19 @@ TEST(CudaConvGemm, Tf32TensorCoresStayWithinTheirPrecision) {
   }
 }
 
+// One launch of `s` on device x / weights (residual may be null); y's `floats` back on the host.
+std::vector<float> run_launch(const cuda::ConvGemmShape& s, const cuda::ConvGemmLaunch& l, const Device<cuda::ConvGemmTask>& tasks, const float* x,
+                              const void* weights, bool f16, const float* bias, cuda::ActivationParams act, const float* residual, size_t floats) {
+  Device<float> y(floats);
+  Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
+  cuda::ConvGemmArgs a;
+  a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.residual = residual;
+  a.tasks = tasks.get(), a.workspace = ws.get();
+  cuda::conv_gemm(s, l, a, nullptr);
+  cuda::check_cuda(cudaDeviceSynchronize(), "run");
+  return y.host(floats);
+}
+
 // The two TF32 tensor-core kernels on one problem. Unsplit, they multiply the same
 // TF32-rounded operands in the same order of 8-deep steps (the pipelined kernel's
 // 32-deep slices only add steps of zeros past Cin), so they must agree to the last
@@ -108,14 +121,7 @@ void expect_tf32_kernels_agree(const cuda::ConvGemmShape& s, const float* x, con
       l.kind = pipelined ? cuda::ConvGemmLaunch::Kind::kTensor128Tf32Pipelined : cuda::ConvGemmLaunch::Kind::kTensor128Tf32;
       l.k_splits = splits;
       l.workspace_bytes = static_cast<uint64_t>(splits) * s.tasks.size() * s.max_task_pixels() * s.cout * 4;
-      Device<float> y(ref.size());
-      Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
-      cuda::ConvGemmArgs a;
-      a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.residual = residual;
-      a.tasks = tasks.get(), a.workspace = ws.get();
-      cuda::conv_gemm(s, l, a, nullptr);
-      cuda::check_cuda(cudaDeviceSynchronize(), "run");
-      const auto out = y.host(ref.size());
+      const auto out = run_launch(s, l, tasks, x, weights, f16, bias, act, residual, ref.size());
       float scale = 1.f;
       for (float v : ref) scale = std::max(scale, std::fabs(v));
       ASSERT_LE(max_abs_diff(out, ref), 2e-2f * scale) << what << ", " << l.name() << " against FP32";
@@ -130,16 +136,8 @@ void expect_tf32_kernels_agree(const cuda::ConvGemmShape& s, const float* x, con
 void expect_all_launches(const cuda::ConvGemmShape& s, const float* x, const void* weights, bool f16, const float* bias,
                          cuda::ActivationParams act, const std::vector<float>& ref, const std::string& what, const float* residual = nullptr) {
   Device<cuda::ConvGemmTask> tasks(s.tasks);
-  for (const cuda::ConvGemmLaunch& l : launches_for(s)) {
-    Device<float> y(ref.size());
-    Device<uint8_t> ws(static_cast<size_t>(l.workspace_bytes));
-    cuda::ConvGemmArgs a;
-    a.x = x, a.y = y.get(), a.weights = weights, a.weights_f16 = f16, a.bias = bias, a.activation = act, a.residual = residual;
-    a.tasks = tasks.get(), a.workspace = ws.get();
-    cuda::conv_gemm(s, l, a, nullptr);
-    cuda::check_cuda(cudaDeviceSynchronize(), "run");
-    ASSERT_LE(max_abs_diff(y.host(ref.size()), ref), 1e-4f) << what << ", launch " << l.name();
-  }
+  for (const cuda::ConvGemmLaunch& l : launches_for(s))
+    ASSERT_LE(max_abs_diff(run_launch(s, l, tasks, x, weights, f16, bias, act, residual, ref.size()), ref), 1e-4f) << what << ", launch " << l.name();
   if (s.cout > 4) expect_tf32_kernels_agree(s, x, weights, f16, bias, act, ref, what, residual);
 }
 
