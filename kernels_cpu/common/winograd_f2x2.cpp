@@ -4,6 +4,7 @@
 #include <array>
 
 #include "kernels_cpu/common/simd_clones.h"
+#include "kernels_cpu/common/epilogue.h"
 #include "kernels_cpu/gemm/gemm.h"
 
 namespace edgegan::cpu {
@@ -70,11 +71,12 @@ EDGEGAN_NO_ALIAS_LOOP
   }
 }
 
+namespace {
 // The same for the activations the AVX-512 clone can inline (kNone, kRelu, kLeakyRelu);
-// returns false for the others, which the caller stores without activation and then
-// activates.
-EDGEGAN_SIMD_CLONES bool f2x2_output_transform(const float* const* m, int64_t width, float* const* out, const float* bias, Activation activation,
-                                               float alpha) {
+// returns false for the others, stored without activation for f2x2_output_transform to
+// activate.
+EDGEGAN_SIMD_CLONES bool output_transform_inlined(const float* const* m, int64_t width, float* const* out, const float* bias, Activation activation,
+                                                  float alpha) {
   switch (activation) {
     case Activation::kNone: output_transform_with(m, width, out, bias, [](float v) { return v; }); return true;
     case Activation::kRelu: output_transform_with(m, width, out, bias, [](float v) { return v > 0.f ? v : 0.f; }); return true;
@@ -85,6 +87,17 @@ EDGEGAN_SIMD_CLONES bool f2x2_output_transform(const float* const* m, int64_t wi
   }
   output_transform_with(m, width, out, bias, [](float v) { return v; });
   return false;
+}
+}  // namespace
+
+void f2x2_output_transform(const float* const* m, int64_t width, float* const* out, const float* const* residual, const Epilogue& ep,
+                           int64_t column) {
+  const bool activated = output_transform_inlined(m, width, out, ep.bias ? ep.bias + column : nullptr, ep.activation, ep.alpha);
+  for (int q = 0; q < 4; ++q) {
+    if (!out[q]) continue;
+    if (!activated) apply_activation(out[q], 1, width, width, ep.activation, ep.alpha, ep.beta);
+    if (residual && residual[q]) add_residual(out[q], 1, width, width, residual[q]);
+  }
 }
 
 // The same sums in the same order as pack_conv_transpose2d_winograd_weights, so both

@@ -13,7 +13,7 @@
 
 #include <cstdint>
 
-#include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {
 
@@ -29,10 +29,12 @@ void f2x2_input_transform(const float* const* d, int64_t channels, float* v, int
 void f2x2_filter_transform(const float* const* g, int64_t g_stride, float* const* u, int64_t u_stride, int64_t rows, int64_t n);
 
 // One window's 2x2 outputs out[2a + b] (nullptr: not computed) = f((Aᵀ m A)[a][b] +
-// bias), Aᵀ = [[1,1,0],[0,1,1]], from element e's products m[e][0..width). Applies
-// kNone, kRelu and kLeakyRelu itself and returns true; for other activations it
-// stores the sums plus bias and returns false (the caller activates them).
-bool f2x2_output_transform(const float* const* m, int64_t width, float* const* out, const float* bias, Activation activation, float alpha);
+// bias) + residual, Aᵀ = [[1,1,0],[0,1,1]], from element e's products m[e][0..width):
+// the epilogue of output channels [column, column + width). kNone, kRelu and kLeakyRelu
+// are applied as the sums are stored; the others, and the residual (residual[2a + b];
+// the array or an entry may be null), right after.
+void f2x2_output_transform(const float* const* m, int64_t width, float* const* out, const float* const* residual, const Epilogue& ep,
+                           int64_t column);
 
 // The sliced kernels (filters made a slice at a time, one 64-column block): the
 // transformed filters' slice is [e][panel][depth][kF2x2SlicePanel] (two 32-column

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <array>
 
-#include "kernels_cpu/activation/activation.h"
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/common/thread_index.h"
 #include "kernels_cpu/common/winograd_f2x2.h"
@@ -143,12 +142,7 @@ void conv2d_winograd_s2(const ConvShape& s, const float* weights, const float* x
             o[static_cast<size_t>(2 * a + b)] = inside ? y + offset : nullptr;
             r[static_cast<size_t>(2 * a + b)] = inside && ep.residual ? ep.residual + offset : nullptr;
           }
-        const bool activated = f2x2_output_transform(mr.data(), width, o.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha);
-        for (size_t q = 0; q < o.size(); ++q) {
-          if (!o[q]) continue;
-          if (!activated) apply_activation(o[q], 1, width, width, ep.activation, ep.alpha, ep.beta);
-          if (r[q]) add_residual(o[q], 1, width, width, r[q]);
-        }
+        f2x2_output_transform(mr.data(), width, o.data(), r.data(), ep, j0);
       }
     }
   }

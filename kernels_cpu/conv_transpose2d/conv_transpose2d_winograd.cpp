@@ -8,7 +8,6 @@
 #include "kernels_cpu/conv_transpose2d/output_prefetch.h"
 #include "kernels_cpu/common/tap_gather.h"
 #include "kernels_cpu/common/task_runs.h"
-#include "kernels_cpu/activation/activation.h"
 #include "kernels_cpu/common/conv_geometry.h"
 #include "kernels_cpu/common/winograd_f2x2.h"
 
@@ -129,9 +128,7 @@ void finish_windows(const float* m, int64_t e_rows, int64_t count, int64_t width
   for (int64_t i = 0; i < count; ++i) {
     std::array<const float*, 9> mr;
     for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * e_rows + i) * width;
-    if (!f2x2_output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha))
-      for (float* o : out[static_cast<size_t>(i)])
-        if (o) apply_activation(o, 1, width, width, ep.activation, ep.alpha, ep.beta);
+    f2x2_output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), nullptr, ep, j0);
   }
 }
 
