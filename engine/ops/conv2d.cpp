@@ -2,7 +2,9 @@
 // then an optional residual tensor added (a fused residual/skip Add; only without activation).
 // groups = 1: conv2d_trimmed, or for 3x3 stride-1 layers where it measured faster the
 // Winograd form F(4x4, 3x3) on filters transformed once per session, or in every run
-// where a kept copy would be large (conv2d_winograd), for 4x4 stride-2 layers where it
+// where a kept copy would be large (conv2d_winograd) unless the layer is wide with windows
+// enough for F(6x6, 3x3) on filter slices made per task (conv2d_winograd_f6), for 4x4
+// stride-2 layers where it
 // measured faster the Winograd form on the input's polyphase components
 // (conv2d_winograd_s2, its filters made per task from the weights),
 // or for heads of at most 4 output channels the dot kernels (conv2d_narrow);
@@ -23,6 +25,7 @@
 #include "kernels_cpu/conv2d/conv2d_narrow.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv2d/conv2d_winograd.h"
+#include "kernels_cpu/conv2d/conv2d_winograd_f6.h"
 #include "kernels_cpu/conv2d/conv2d_winograd_s2.h"
 
 namespace edgegan {
@@ -42,11 +45,13 @@ class Conv2DKernel final : public OpKernel {
                           : path_ == Path::kGrouped ? cpu::conv2d_grouped_workspace(shape_, groups_, a.threads)
                                                     : 0) {
     // Planned even without a tracker (the memory report's kernels never run).
-    winograd_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_pays(shape_, groups_);
+    winograd_f6_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_f6_pays(shape_, groups_);
+    winograd_ = path_ == Path::kTrimmed && !winograd_f6_ && cpu::conv2d_winograd_pays(shape_, groups_);
     winograd_s2_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_s2_pays(shape_, groups_);
-    narrow_ = path_ == Path::kTrimmed && !winograd_ && !winograd_s2_ && cpu::conv2d_narrow_applies(shape_, groups_);
+    narrow_ = path_ == Path::kTrimmed && !winograd_ && !winograd_f6_ && !winograd_s2_ && cpu::conv2d_narrow_applies(shape_, groups_);
     if (narrow_) workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads);
     if (winograd_s2_) workspace_floats_ = cpu::conv2d_winograd_s2_workspace(shape_, a.threads);
+    if (winograd_f6_) workspace_floats_ = cpu::conv2d_winograd_f6_workspace(shape_, a.threads);
     if (winograd_) {
       winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
       workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
@@ -81,6 +86,7 @@ class Conv2DKernel final : public OpKernel {
   }
   const char* kernel_name() const override {
     if (winograd_) return "conv2d_winograd";
+    if (winograd_f6_) return "conv2d_winograd_f6";
     if (winograd_s2_) return "conv2d_winograd_s2";
     if (narrow_) return "conv2d_narrow";
     return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
@@ -105,6 +111,8 @@ class Conv2DKernel final : public OpKernel {
           const float* filters = winograd_filters_.kept();
           if (winograd_filters_.made_per_run()) cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads), filters = ws;
           cpu::conv2d_winograd(shape_, filters, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws + winograd_filters_.run_floats(), map);
+        } else if (winograd_f6_) {
+          cpu::conv2d_winograd_f6(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
         } else if (winograd_s2_) {
           cpu::conv2d_winograd_s2(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
         } else if (narrow_) {
@@ -183,6 +191,7 @@ class Conv2DKernel final : public OpKernel {
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   bool winograd_ = false;
   bool winograd_s2_ = false;  // 4x4 stride 2: conv2d_winograd_s2
+  bool winograd_f6_ = false;  // wide 3x3 stride 1: conv2d_winograd_f6
   bool narrow_ = false;  // at most 4 outputs: conv2d_narrow's dot kernels
   TransformedFilters winograd_filters_;  // 36 x Cin x Cout
   // Training.

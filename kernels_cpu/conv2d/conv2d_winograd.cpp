@@ -152,7 +152,7 @@ bool conv2d_winograd_applies(const ConvShape& s, int64_t groups) {
 //   128x128x64->64 2.24 / 2.08     64x64x64->64 1.72 / 2.46     64x64x128->128 2.46 / 2.90
 //   32x32x128->128 2.63 / 2.79     256x256x32->32 2.06 / 2.11   128x128x16->16 1.90 / 2.20
 //   64x64x256->256 2.3 / 2.2 with its filters transformed in every run (9 MiB: 47 -> 20
-//       ms in CycleGAN at 1 thread)
+//       ms in CycleGAN at 1 thread; conv2d_winograd_f6 now takes such layers)
 //   16x16x256->256 0.72 / 0.48 (16 windows)     8x8x512->512 1.30 / 0.85 (4 windows)
 // It needs channels deep enough for the GEMMs and enough windows to share each
 // transformed filter. Filters over 3 MiB are not kept: the copy is 4x the weights

@@ -14,9 +14,10 @@
 //
 // The transformed filters (36 matrices Cin x Cout, 4x the 3x3 weights) are made once
 // per session (and again when a trainer changes the weights) where they take at most
-// 3 MiB; wider layers (CycleGAN's 256-channel blocks: 9 MiB each) transform them at the
-// start of every run into scratch that all layers share, which costs a few percent of
-// the layer's time instead of four times its weights in memory.
+// 3 MiB. Wider layers (CycleGAN's 256-channel blocks: 9 MiB each) run in F(6x6, 3x3)
+// on filter slices made per task (conv2d_winograd_f6.h) where they have windows enough;
+// this form makes its filters at the start of every run, into scratch all layers
+// share, only for layers past the session's budget of kept copies.
 #pragma once
 
 #include <cstdint>

@@ -94,12 +94,12 @@ TEST(Session, WinogradLayersAgreeWithTheSplitSubKernels) {
 }
 
 // A one-layer model whose transformed filters a session does not keep: at batch 16 each
-// run makes them in the workspace and runs `winograd`; a second run is the same, and the
-// report counts no kept filters and a workspace that holds `filter_floats`. At batch 1
-// `direct` runs, and each of `images` agrees with its row of the batch within the
-// engine's tolerance (1e-4: 1332 terms deep, the transforms' rounding reaches 2.4e-5 on
-// the scalar family).
-void expect_per_run_filters_agree(const std::string& model, const std::string& winograd, const std::string& direct, uint64_t filter_floats,
+// run makes what it needs of them in the workspace and runs `winograd`; a second run is
+// the same, and the report counts no kept filters and a workspace of at least
+// `workspace_floats`. At batch 1 `direct` runs, and each of `images` agrees with its row
+// of the batch within the engine's tolerance (1e-4: 1332 terms deep, the transforms'
+// rounding reaches 2.4e-5 on the scalar family).
+void expect_per_run_filters_agree(const std::string& model, const std::string& winograd, const std::string& direct, uint64_t workspace_floats,
                                   std::initializer_list<int64_t> images, unsigned seed) {
   const auto m = edgegan::testing::test_model(model);
   const InputInfo& in = m->inputs()[0];
@@ -114,7 +114,7 @@ void expect_per_run_filters_agree(const std::string& model, const std::string& w
   EXPECT_EQ(s16.run({batch_tensor(in, 16, x)})[0].f32, batch) << "a second run (filters made again) differs";
   const MemoryReport r = memory_report(m, {.threads = 2, .batch = 16});
   EXPECT_EQ(r.totals.session_weight_bytes, 0u);
-  EXPECT_GE(r.layers[0].workspace_bytes, filter_floats * 4);
+  EXPECT_GE(r.layers[0].workspace_bytes, workspace_floats * 4);
   const int64_t out_per = static_cast<int64_t>(batch.size()) / 16;
   for (int64_t image : images) {
     const std::vector<float> one =
@@ -125,9 +125,11 @@ void expect_per_run_filters_agree(const std::string& model, const std::string& w
   }
 }
 
-// A 3x3 layer over 3 MiB of filters: Winograd at batch 16 (256 windows), direct at batch 1 (16).
-TEST(Session, WinogradWithFiltersMadeInEveryRunAgreesWithTheDirectPath) {
-  expect_per_run_filters_agree("built/winograd_wide", "conv2d_winograd", "conv2d_trimmed", 36u * 148 * 148, {0, 9, 15}, 5);
+// A 3x3 layer whose F(4x4, 3x3) filters (3.2 MiB) are not kept, on a 12x12 map: F(6x6,
+// 3x3) at batch 16 (64 windows; its workspace holds every window's 64 transformed
+// elements), direct at batch 1 (4).
+TEST(Session, WideWinogradLayerAgreesWithTheDirectPath) {
+  expect_per_run_filters_agree("built/winograd_wide", "conv2d_winograd_f6", "conv2d_trimmed", 64u * 64 * 148, {0, 9, 15}, 5);
 }
 
 // A k4 s2 transposed layer over 2 MiB of filters: at batch 16 (1296 windows) the
@@ -173,6 +175,28 @@ TEST(Session, KeptWinogradFiltersStayWithinTheSessionBudget) {
   EXPECT_LE(r.totals.session_weight_bytes, uint64_t{32} << 20);
   EXPECT_LT(r.layers[10].workspace_bytes, filters);
   EXPECT_GE(r.layers[11].workspace_bytes, filters);
+}
+
+// The same model run: the twelfth layer makes its filters in its workspace in every run
+// (the arena's other tensors around it). A second run gives the same floats, and so does
+// each image run alone at 1 thread against its row of a batch of 3 at 2 threads.
+TEST(Session, WinogradFiltersMadeInEveryRunPastTheBudgetGiveStableResults) {
+  const auto m = edgegan::testing::test_model("built/winograd_budget");
+  const InputInfo& in = m->inputs()[0];
+  const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
+  std::mt19937 rng(21);
+  const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(3 * per));
+  Session s3(m, {.threads = 2, .batch = 3}), s1(m, {.threads = 1, .batch = 1});
+  std::vector<OpTiming> timings;
+  const std::vector<float> batch = s3.run_profiled({batch_tensor(in, 3, x)}, timings)[0].f32;
+  ASSERT_EQ(timings.size(), 12u);
+  for (const OpTiming& t : timings) EXPECT_EQ(t.kernel, "conv2d_winograd");
+  EXPECT_EQ(s3.run({batch_tensor(in, 3, x)})[0].f32, batch) << "a second run (the last layer's filters made again) differs";
+  const int64_t out_per = static_cast<int64_t>(batch.size()) / 3;
+  for (int64_t image = 0; image < 3; ++image) {
+    const std::vector<float> one = s1.run({batch_tensor(in, 1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))})[0].f32;
+    EXPECT_EQ(one, std::vector<float>(batch.begin() + image * out_per, batch.begin() + (image + 1) * out_per)) << "image " << image;
+  }
 }
 
 // 3x3 stride-1 convolutions: the Winograd form (batch 4: 100 windows) against the direct

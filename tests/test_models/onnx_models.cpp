@@ -149,7 +149,7 @@ std::string winograd_wide_onnx() {
   for (auto& v : w) v = d(rng);
   for (auto& v : bias) v = d(rng);
   OnnxBuilder b;
-  b.input("x", {-1, 148, 16, 16}).output("y");
+  b.input("x", {-1, 148, 12, 12}).output("y");
   b.floats("W", {148, 148, 3, 3}, w).floats("B", {148}, bias);
   OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W", "B"}, {"c"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
   b.node("Relu", "act", {"c"}, {"y"});
