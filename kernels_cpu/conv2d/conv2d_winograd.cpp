@@ -7,6 +7,7 @@
 #include "kernels_cpu/common/simd_clones.h"
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/common/thread_index.h"
+#include "kernels_cpu/common/winograd_epilogue.h"
 #include "kernels_cpu/gemm/gemm.h"
 
 namespace edgegan::cpu {
@@ -73,7 +74,7 @@ EDGEGAN_SIMD_CLONES void input_transform(const float* const* d, int64_t cin, flo
 
 // One window's 4x4 outputs (out[4a + b], nullptr outside the image) from its products
 // (m[e] the row of element e, `width` channels): (Aᵀ M A)[a][b] + bias, through f, then
-// the residual's pixel (res[4a + b], nullptr: none) added. Aᵀ's rows, applied to z0..z5:
+// the residual's pixel (res[4a + b]; the array or an entry may be null: none) added. Aᵀ's rows, applied to z0..z5:
 //   z0 + z1 + z2 + z3 + z4,  z1 - z2 + 2(z3 - z4),  z1 + z2 + 4(z3 + z4),  z1 - z2 + 8(z3 - z4) + z5.
 template <typename F>
 EDGEGAN_ALWAYS_INLINE void output_transform_lanes(const float* const* m, int64_t c0, int64_t n, float* const* out, const float* const* res,
@@ -101,18 +102,8 @@ EDGEGAN_ALWAYS_INLINE void output_transform_lanes(const float* const* m, int64_t
         r[2][l] = f(p + 4.f * u + b);
         r[3][l] = f(q + 8.f * s + z5[l] + b);
       }
-      for (int b = 0; b < kTile; ++b) {
-        float* __restrict o = out[kTile * a + b];
-        if (!o) continue;
-        const float* __restrict add = res[kTile * a + b];
-        if (add) {
-EDGEGAN_NO_ALIAS_LOOP
-          for (int64_t l = 0; l < n; ++l) o[c0 + l] = r[b][l] + add[c0 + l];
-        } else {
-EDGEGAN_NO_ALIAS_LOOP
-          for (int64_t l = 0; l < n; ++l) o[c0 + l] = r[b][l];
-        }
-      }
+      for (int b = 0; b < kTile; ++b)
+        if (out[kTile * a + b]) store_window_pixel(out[kTile * a + b], res ? res[kTile * a + b] : nullptr, r[b], c0, n);
     }
   }
 }
@@ -125,19 +116,12 @@ EDGEGAN_ALWAYS_INLINE void output_transform_with(const float* const* m, int64_t 
   if (c0 < width) output_transform_lanes(m, c0, width - c0, out, res, bias, f);
 }
 
-// The activations inlined here (kNone, kRelu, kLeakyRelu); false for the others, whose
-// rows the caller activates afterwards (and then adds the residual).
-EDGEGAN_SIMD_CLONES bool output_transform(const float* const* m, int64_t width, float* const* out, const float* const* res, const float* bias,
-                                          Activation activation, float alpha) {
-  switch (activation) {
-    case Activation::kNone: output_transform_with(m, width, out, res, bias, [](float v) { return v; }); return true;
-    case Activation::kRelu: output_transform_with(m, width, out, res, bias, [](float v) { return v > 0.f ? v : 0.f; }); return true;
-    case Activation::kLeakyRelu: output_transform_with(m, width, out, res, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; }); return true;
-    default: break;
-  }
-  static const float* const kNoResidual[kTile * kTile] = {};
-  output_transform_with(m, width, out, kNoResidual, bias, [](float v) { return v; });
-  return false;
+// The window's outputs with the epilogue (its bias from output channel `column`).
+EDGEGAN_SIMD_CLONES void output_transform(const float* const* m, int64_t width, float* const* out, const float* const* res, const Epilogue& ep,
+                                          int64_t column) {
+  const float* bias = ep.bias ? ep.bias + column : nullptr;
+  winograd_epilogue(ep, width, kTile * kTile, out, res,
+                    [&](auto f, const float* const* r) EDGEGAN_ALWAYS_INLINE_LAMBDA { output_transform_with(m, width, out, r, bias, f); });
 }
 
 }  // namespace
@@ -272,12 +256,7 @@ void conv2d_winograd(const ConvShape& s, const float* transformed, const float* 
             o[p] = out[static_cast<size_t>(i)][p] ? out[static_cast<size_t>(i)][p] + j0 : nullptr;
             r[p] = res[static_cast<size_t>(i)][p] ? res[static_cast<size_t>(i)][p] + j0 : nullptr;
           }
-          if (!output_transform(mr.data(), width, o.data(), r.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha))
-            for (size_t p = 0; p < o.size(); ++p) {
-              if (!o[p]) continue;
-              apply_activation(o[p], 1, width, width, ep.activation, ep.alpha, ep.beta);
-              if (r[p]) add_residual(o[p], 1, width, width, r[p]);
-            }
+          output_transform(mr.data(), width, o.data(), r.data(), ep, j0);
         }
       }
     }

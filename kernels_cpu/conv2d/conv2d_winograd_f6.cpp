@@ -7,6 +7,7 @@
 #include "kernels_cpu/activation/activation.h"
 #include "kernels_cpu/common/simd_clones.h"
 #include "kernels_cpu/common/thread_index.h"
+#include "kernels_cpu/common/winograd_epilogue.h"
 #include "kernels_cpu/conv2d/conv2d_winograd.h"
 #include "kernels_cpu/gemm/gemm.h"
 
@@ -110,7 +111,7 @@ struct OutputRows {
 
 // One window's 6x6 outputs (out[6a + b], nullptr outside the image) from its products
 // (m[e] the row of element e, `width` channels): f((Aᵀ M A)[a][b] + bias), then the
-// residual's pixel (res[6a + b], nullptr: none) added.
+// residual's pixel (res[6a + b]; the array or an entry may be null: none) added.
 template <typename F>
 EDGEGAN_ALWAYS_INLINE void output_transform_lanes(const float* const* m, int64_t c0, int64_t n, float* const* out, const float* const* res,
                                                   const float* bias, F f) {
@@ -124,18 +125,8 @@ EDGEGAN_ALWAYS_INLINE void output_transform_lanes(const float* const* m, int64_t
       const float b = bias ? bias[c0 + l] : 0.f;
       OutputRows::apply([&](int c) { return t[a][c][l]; }, [&](int col, float x) { r[col][l] = f(x + b); });
     }
-    for (int b = 0; b < kTile; ++b) {
-      float* __restrict o = out[kTile * a + b];
-      if (!o) continue;
-      const float* __restrict add = res[kTile * a + b];
-      if (add) {
-EDGEGAN_NO_ALIAS_LOOP
-        for (int64_t l = 0; l < n; ++l) o[c0 + l] = r[b][l] + add[c0 + l];
-      } else {
-EDGEGAN_NO_ALIAS_LOOP
-        for (int64_t l = 0; l < n; ++l) o[c0 + l] = r[b][l];
-      }
-    }
+    for (int b = 0; b < kTile; ++b)
+      if (out[kTile * a + b]) store_window_pixel(out[kTile * a + b], res ? res[kTile * a + b] : nullptr, r[b], c0, n);
   }
 }
 
@@ -147,28 +138,8 @@ EDGEGAN_ALWAYS_INLINE void output_transform_with(const float* const* m, int64_t 
   if (c0 < width) output_transform_lanes(m, c0, width - c0, out, res, bias, f);
 }
 
-// The activations inlined here (kNone, kRelu, kLeakyRelu); false for the others, whose
-// rows output_transform activates afterwards (and then adds the residual).
-EDGEGAN_SIMD_CLONES bool output_transform_inlined(const float* const* m, int64_t width, float* const* out, const float* const* res,
-                                                  const float* bias, Activation activation, float alpha) {
-  switch (activation) {
-    case Activation::kNone: output_transform_with(m, width, out, res, bias, [](float v) { return v; }); return true;
-    case Activation::kRelu: output_transform_with(m, width, out, res, bias, [](float v) { return v > 0.f ? v : 0.f; }); return true;
-    case Activation::kLeakyRelu: output_transform_with(m, width, out, res, bias, [alpha](float v) { return v > 0.f ? v : v * alpha; }); return true;
-    default: break;
-  }
-  static const float* const kNoResidual[kTile * kTile] = {};
-  output_transform_with(m, width, out, kNoResidual, bias, [](float v) { return v; });
-  return false;
-}
-
-void output_transform(const float* const* m, int64_t width, float* const* out, const float* const* res, const Epilogue& ep) {
-  if (output_transform_inlined(m, width, out, res, ep.bias, ep.activation, ep.alpha)) return;
-  for (int p = 0; p < kTile * kTile; ++p) {
-    if (!out[p]) continue;
-    apply_activation(out[p], 1, width, width, ep.activation, ep.alpha, ep.beta);
-    if (res[p]) add_residual(out[p], 1, width, width, res[p]);
-  }
+EDGEGAN_SIMD_CLONES void output_transform(const float* const* m, int64_t width, float* const* out, const float* const* res, const Epilogue& ep) {
+  winograd_epilogue(ep, width, kTile * kTile, out, res, [&](auto f, const float* const* r) EDGEGAN_ALWAYS_INLINE_LAMBDA { output_transform_with(m, width, out, r, ep.bias, f); });
 }
 
 // G's rows, applied to z0..z2 (a column or a row of the 3x3 filter):
