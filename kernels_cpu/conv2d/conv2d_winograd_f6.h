@@ -9,8 +9,8 @@
 //
 // The work runs element-major, in chunks of windows:
 //   1. every window of the chunk is transformed into the workspace, V[e][window][Cin];
-//   2. one task per (row of 8 elements, 64 output channels) makes its slice of the
-//      transformed filters from the layer's weights (512 KiB at Cin = 256, held in L2)
+//   2. one task per (row of 8 elements, 32 output channels) makes its slice of the
+//      transformed filters from the layer's weights (256 KiB at Cin = 256, held in L2)
 //      and multiplies every window of the chunk by it, into M[e][window][Cout];
 //   3. every window's 6x6 outputs are made from M, with the epilogue.
 // So no transformed filter is kept or made whole (a 256-channel layer's would take

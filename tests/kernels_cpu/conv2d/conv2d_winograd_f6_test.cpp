@@ -1,6 +1,6 @@
 // Winograd F(6x6, 3x3) == the reference over random 3x3 stride-1 geometries: ragged
 // 6x6 blocks at the right and bottom edges, asymmetric pads, channel counts across the
-// 16-lane transforms and the 64-column filter slices, chunks of windows (large maps at
+// 16-lane transforms and the 32-column filter slices, chunks of windows (large maps at
 // batch 3, and input channels deep enough that a chunk holds a few dozen windows),
 // every activation, residuals, fused input maps (reflect pads, nearest upsampling); 1
 // and 2 threads give the same floats.
