@@ -5,8 +5,15 @@ its own pnnx), at 1 and 2 threads. Median time and the process's peak RSS, each 
 in its own process (measured with wait4), run one after another. Every engine's output
 is checked against PyTorch's first (max |diff| <= 1e-3 * max(1, max|y|)).
 
+Each (model, threads) row is measured in --rounds rounds, every engine once per round,
+one after another: a row's figure is the median of its rounds' medians, and the table's
+last column says how far the rounds of edgegan and of the fastest peer were apart. On a
+shared machine a few seconds of interference can slow one engine's whole measurement
+(edgegan's pix2pix at 2 threads once took 94 ms in a run where it otherwise takes 52);
+rounds spread it over all of them.
+
   /usr/bin/python3 bench/image_models_peers.py BUILD_DIR [--models a,b] [--threads 1 2]
-        [--repeat 10] [--venv VENV] [--out DIR]
+        [--repeat 10] [--rounds 3] [--venv VENV] [--out DIR]
 
 VENV (default BUILD_DIR/bench/peers_venv, as bench/peers.sh makes it) must hold
 onnxruntime, ncnn and pnnx from PyPI (pip install onnxruntime ncnn pnnx) and see the
@@ -155,12 +162,26 @@ def edgegan_record(build, out, name, threads, repeat):
     return {"status": "ok", "median_ms": j["total_ms"], "rss_mib": rss, "max_abs_diff": err, "layers": j.get("layers", [])}
 
 
+def combine_rounds(rounds):
+    """One engine's rounds as one result: the median of the rounds' medians, the largest
+    peak RSS, every round's median, and the slowest round over the fastest. A round
+    that failed (mismatch, error) makes the whole a failure."""
+    bad = [r for r in rounds if r.get("status") != "ok"]
+    if bad:
+        return bad[0]
+    times = [r["median_ms"] for r in rounds]
+    out = dict(rounds[0])
+    out.update(median_ms=statistics.median(times), rss_mib=max(r["rss_mib"] for r in rounds), rounds_ms=times, spread=max(times) / min(times))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("build", nargs="?", default=os.path.join(ROOT, "build"))
     ap.add_argument("--models", default=",".join(MODELS))
     ap.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     ap.add_argument("--repeat", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=3, help="measure every engine this many times, interleaved; report the median")
     ap.add_argument("--budget-s", type=float, default=20.0, help="stop timing a measurement after this long (at least 3 runs)")
     ap.add_argument("--venv", default=None)
     ap.add_argument("--out", default=None)
@@ -183,41 +204,45 @@ def main():
     for name in args.models.split(","):
         ncnn_problem = prepare(name, args.out, args.build, venv)
         for t in args.threads:
+            rounds = {engine: [] for engine in ["edgegan", "pytorch", "onnxruntime", "ncnn"]}
+            for _ in range(max(1, args.rounds)):
+                rounds["edgegan"].append(edgegan_record(args.build, args.out, name, t, args.repeat))
+                for peer in ["pytorch", "onnxruntime", "ncnn"]:
+                    if peer == "ncnn" and ncnn_problem:
+                        rounds[peer].append({"status": "n/a", "why": ncnn_problem})
+                        continue
+                    python = sys.executable if peer == "pytorch" else os.path.join(venv, "bin", "python")
+                    code, stdout, stderr, rss = run_child([python, os.path.abspath(__file__), args.build, "--child", peer, "--model", name,
+                                                           "--threads", str(t), "--repeat", str(args.repeat), "--budget-s", str(args.budget_s),
+                                                           "--out", args.out])
+                    if code != 0 or not stdout.strip():
+                        rounds[peer].append({"status": "error", "why": stderr.strip()[-300:]})
+                    else:
+                        rounds[peer].append(dict(json.loads(stdout.strip().splitlines()[-1]), rss_mib=rss))
             row = {"model": name, "threads": t}
-            row["edgegan"] = edgegan_record(args.build, args.out, name, t, args.repeat)
-            for peer in ["pytorch", "onnxruntime", "ncnn"]:
-                if peer == "ncnn" and ncnn_problem:
-                    row[peer] = {"status": "n/a", "why": ncnn_problem}
-                    continue
-                python = sys.executable if peer == "pytorch" else os.path.join(venv, "bin", "python")
-                code, stdout, stderr, rss = run_child([python, os.path.abspath(__file__), args.build, "--child", peer, "--model", name,
-                                                       "--threads", str(t), "--repeat", str(args.repeat), "--budget-s", str(args.budget_s),
-                                                       "--out", args.out])
-                if code != 0 or not stdout.strip():
-                    row[peer] = {"status": "error", "why": stderr.strip()[-300:]}
-                else:
-                    row[peer] = json.loads(stdout.strip().splitlines()[-1])
-                    row[peer]["rss_mib"] = rss
+            row.update({engine: combine_rounds(r) for engine, r in rounds.items()})
             results.append(row)
             print(json.dumps({k: (v if not isinstance(v, dict) else {kk: vv for kk, vv in v.items() if kk != "layers"}) for k, v in row.items()}),
                   flush=True)
     with open(os.path.join(args.out, "results.json"), "w") as f:
         json.dump(results, f, indent=1)
     # The table: median ms (peak RSS MiB); ratio = fastest peer / edgegan.
-    print("\n| model | threads | edgegan ms (RSS MiB) | PyTorch | ONNX Runtime | ncnn | fastest peer / edgegan | ORT RSS / edgegan RSS |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("\n| model | threads | edgegan ms (RSS MiB) | PyTorch | ONNX Runtime | ncnn | fastest peer / edgegan | ORT RSS / edgegan RSS | rounds max/min (edgegan, peer) |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in results:
         def cell(r):
             if r.get("status") != "ok":
                 return r.get("status", "?")
             return "%.1f (%.0f)" % (r["median_ms"], r["rss_mib"])
-        peers = [row[p]["median_ms"] for p in ["pytorch", "onnxruntime", "ncnn"] if row[p].get("status") == "ok"]
+        peers = [row[p] for p in ["pytorch", "onnxruntime", "ncnn"] if row[p].get("status") == "ok"]
+        fastest = min(peers, key=lambda r: r["median_ms"]) if peers else None
         e = row["edgegan"]
-        ratio = "%.2f" % (min(peers) / e["median_ms"]) if peers and e.get("status") == "ok" else "n/a"
+        ratio = "%.2f" % (fastest["median_ms"] / e["median_ms"]) if fastest and e.get("status") == "ok" else "n/a"
+        spread = "%.2f, %.2f" % (e["spread"], fastest["spread"]) if fastest and e.get("status") == "ok" else "-"
         ort = row["onnxruntime"]
         rss_ratio = "%.2f" % (ort["rss_mib"] / e["rss_mib"]) if ort.get("status") == "ok" and e.get("status") == "ok" else "n/a"
-        print("| %s | %d | %s | %s | %s | %s | %s | %s |" % (row["model"], row["threads"], cell(e), cell(row["pytorch"]), cell(row["onnxruntime"]),
-                                                         cell(row["ncnn"]), ratio, rss_ratio))
+        print("| %s | %d | %s | %s | %s | %s | %s | %s | %s |" % (row["model"], row["threads"], cell(e), cell(row["pytorch"]), cell(row["onnxruntime"]),
+                                                              cell(row["ncnn"]), ratio, rss_ratio, spread))
 
 
 if __name__ == "__main__":
