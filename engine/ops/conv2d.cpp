@@ -45,17 +45,17 @@ class Conv2DKernel final : public OpKernel {
                           : path_ == Path::kGrouped ? cpu::conv2d_grouped_workspace(shape_, groups_, a.threads)
                                                     : 0) {
     // Planned even without a tracker (the memory report's kernels never run).
-    winograd_f6_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_f6_pays(shape_, groups_);
-    winograd_ = path_ == Path::kTrimmed && !winograd_f6_ && cpu::conv2d_winograd_pays(shape_, groups_);
-    winograd_s2_ = path_ == Path::kTrimmed && cpu::conv2d_winograd_s2_pays(shape_, groups_);
-    narrow_ = path_ == Path::kTrimmed && !winograd_ && !winograd_f6_ && !winograd_s2_ && cpu::conv2d_narrow_applies(shape_, groups_);
-    if (narrow_) workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads);
-    if (winograd_s2_) workspace_floats_ = cpu::conv2d_winograd_s2_workspace(shape_, a.threads);
-    if (winograd_f6_) workspace_floats_ = cpu::conv2d_winograd_f6_workspace(shape_, a.threads);
-    if (winograd_) {
-      winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
-      workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
-      weights_changed();
+    if (path_ == Path::kTrimmed) dense_ = dense_kernel(shape_, groups_);
+    switch (dense_) {
+      case Dense::kTrimmed: break;
+      case Dense::kWinograd:
+        winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
+        workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
+        weights_changed();
+        break;
+      case Dense::kWinogradF6: workspace_floats_ = cpu::conv2d_winograd_f6_workspace(shape_, a.threads); break;
+      case Dense::kWinogradS2: workspace_floats_ = cpu::conv2d_winograd_s2_workspace(shape_, a.threads); break;
+      case Dense::kNarrow: workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads); break;
     }
     if (has_input_map(op)) {  // its tables for this input's size, built once
       const TensorDesc& x = a.tensor(op.input());
@@ -85,14 +85,18 @@ class Conv2DKernel final : public OpKernel {
     }
   }
   const char* kernel_name() const override {
-    if (winograd_) return "conv2d_winograd";
-    if (winograd_f6_) return "conv2d_winograd_f6";
-    if (winograd_s2_) return "conv2d_winograd_s2";
-    if (narrow_) return "conv2d_narrow";
-    return path_ == Path::kTrimmed ? "conv2d_trimmed" : path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
+    if (path_ != Path::kTrimmed) return path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
+    switch (dense_) {
+      case Dense::kWinograd: return "conv2d_winograd";
+      case Dense::kWinogradF6: return "conv2d_winograd_f6";
+      case Dense::kWinogradS2: return "conv2d_winograd_s2";
+      case Dense::kNarrow: return "conv2d_narrow";
+      case Dense::kTrimmed: break;
+    }
+    return "conv2d_trimmed";
   }
   uint64_t repacked_weight_bytes() const override {
-    return winograd_ ? winograd_filters_.kept_bytes() : 0;
+    return dense_ == Dense::kWinograd ? winograd_filters_.kept_bytes() : 0;
   }
   // The transformed filters follow the weights (a trainer's step changes them).
   void weights_changed() override {
@@ -106,23 +110,24 @@ class Conv2DKernel final : public OpKernel {
     cpu::Epilogue ep = epilogue_;
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
     switch (path_) {
-      case Path::kTrimmed:
-        if (winograd_) {
-          const float* filters = winograd_filters_.kept();
-          if (winograd_filters_.made_per_run()) cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads), filters = ws;
-          cpu::conv2d_winograd(shape_, filters, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws + winograd_filters_.run_floats(), map);
-        } else if (winograd_f6_) {
-          cpu::conv2d_winograd_f6(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
-        } else if (winograd_s2_) {
-          cpu::conv2d_winograd_s2(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
-        } else if (narrow_) {
-          cpu::conv2d_narrow(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
-        } else {
-          cpu::conv2d_trimmed(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map);
-        }
-        break;
+      case Path::kTrimmed: run_dense(ctx, ep, ws, map); break;
       case Path::kDepthwise: cpu::conv2d_depthwise(shape_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, map); break;
       case Path::kGrouped: cpu::conv2d_grouped(shape_, groups_, weights_, ctx.f32(input_), ctx.f32(output_), ep, ctx.threads, ws, map); break;
+    }
+  }
+  void run_dense(const RunContext& ctx, const cpu::Epilogue& ep, float* ws, const cpu::ConvInputMap* map) const {
+    const float* x = ctx.f32(input_);
+    float* y = ctx.f32(output_);
+    switch (dense_) {
+      case Dense::kWinograd: {
+        const float* filters = winograd_filters_.kept();
+        if (winograd_filters_.made_per_run()) cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads), filters = ws;
+        return cpu::conv2d_winograd(shape_, filters, x, y, ep, ctx.threads, ws + winograd_filters_.run_floats(), map);
+      }
+      case Dense::kWinogradF6: return cpu::conv2d_winograd_f6(shape_, weights_, x, y, ep, ctx.threads, ws, map);
+      case Dense::kWinogradS2: return cpu::conv2d_winograd_s2(shape_, weights_, x, y, ep, ctx.threads, ws, map);
+      case Dense::kNarrow: return cpu::conv2d_narrow(shape_, weights_, x, y, ep, ctx.threads, ws, map);
+      case Dense::kTrimmed: return cpu::conv2d_trimmed(shape_, weights_, x, y, ep, ctx.threads, ws, map);
     }
   }
   uint64_t backward_workspace_bytes() const override { return scratch_.bytes(); }
@@ -178,6 +183,17 @@ class Conv2DKernel final : public OpKernel {
 
  private:
   enum class Path { kTrimmed, kDepthwise, kGrouped };
+  // groups = 1: which forward kernel runs (the backward is conv2d_backward's for all).
+  enum class Dense { kTrimmed, kWinograd, kWinogradF6, kWinogradS2, kNarrow };
+  // The form that measured faster for the layer; each *_pays / *_applies rule is the
+  // kernel's own, and no two of the Winograd rules take the same layer.
+  static Dense dense_kernel(const cpu::ConvShape& s, int64_t groups) {
+    if (cpu::conv2d_winograd_pays(s, groups)) return Dense::kWinograd;        // 3x3 s1, filters of the kept size
+    if (cpu::conv2d_winograd_f6_pays(s, groups)) return Dense::kWinogradF6;   // 3x3 s1, wider filters
+    if (cpu::conv2d_winograd_s2_pays(s, groups)) return Dense::kWinogradS2;   // 4x4 s2
+    if (cpu::conv2d_narrow_applies(s, groups)) return Dense::kNarrow;         // at most 4 outputs
+    return Dense::kTrimmed;
+  }
   bool mapped() const { return !map_rows_.empty(); }
   // The map the convolution sees (with a fused input map: its gathered size).
   int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
@@ -189,10 +205,7 @@ class Conv2DKernel final : public OpKernel {
   cpu::Epilogue epilogue_;
   Path path_;
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
-  bool winograd_ = false;
-  bool winograd_s2_ = false;  // 4x4 stride 2: conv2d_winograd_s2
-  bool winograd_f6_ = false;  // wide 3x3 stride 1: conv2d_winograd_f6
-  bool narrow_ = false;  // at most 4 outputs: conv2d_narrow's dot kernels
+  Dense dense_ = Dense::kTrimmed;  // the groups = 1 forward kernel
   TransformedFilters winograd_filters_;  // 36 x Cin x Cout
   // Training.
   cpu::ConvInputGradient input_gradient_;

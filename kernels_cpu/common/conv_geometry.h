@@ -61,6 +61,13 @@ inline int64_t saturating_product(std::initializer_list<int64_t> factors) {
   }
   return static_cast<int64_t>(p);
 }
+// Sum of such sizes, saturating the same way.
+inline int64_t saturating_sum(std::initializer_list<int64_t> terms) {
+  constexpr int64_t kCap = int64_t{1} << 62;
+  __int128 sum = 0;
+  for (int64_t t : terms) sum += t < 0 ? 0 : t;
+  return sum > kCap ? kCap : static_cast<int64_t>(sum);
+}
 
 // Floor division / modulo for possibly negative numerators (positive divisor).
 inline int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }

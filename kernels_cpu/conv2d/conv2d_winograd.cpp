@@ -141,19 +141,19 @@ bool conv2d_winograd_applies(const ConvShape& s, int64_t groups) {
 // It needs channels deep enough for the GEMMs and enough windows to share each
 // transformed filter. Filters over 3 MiB are not kept: the copy is 4x the weights
 // (CycleGAN's eighteen 256-channel convolutions would hold 170 MiB, its peak RSS 237 MiB
-// against ONNX Runtime's 363, a poor trade on an edge device); each run transforms them,
-// which needs enough windows to pay back (256: a 64x64 map).
+// against ONNX Runtime's 363, a poor trade on an edge device). Those layers are
+// conv2d_winograd_f6's, which makes its filters a slice at a time and measured faster
+// than this form making them whole in each run; so this form takes only layers whose
+// filters fit the kept size (made in each run only past the session's copy budget).
 constexpr int64_t kMinChannels = 16;
 constexpr int64_t kMinWindows = 64;
 constexpr int64_t kMaxKeptBytes = int64_t{3} << 20;
-constexpr int64_t kMinWindowsPerRunFilters = 256;
 
 bool conv2d_winograd_keeps_filters(const ConvShape& s) { return conv2d_winograd_weight_floats(s) * 4 <= kMaxKeptBytes; }
 
 bool conv2d_winograd_pays(const ConvShape& s, int64_t groups) {
   if (!conv2d_winograd_applies(s, groups) || s.in_channels < kMinChannels || s.out_channels < kMinChannels) return false;
-  const int64_t windows = saturating_product({s.batch, tiles(s.h.out), tiles(s.w.out)});
-  return windows >= (conv2d_winograd_keeps_filters(s) ? kMinWindows : kMinWindowsPerRunFilters);
+  return conv2d_winograd_keeps_filters(s) && saturating_product({s.batch, tiles(s.h.out), tiles(s.w.out)}) >= kMinWindows;
 }
 
 int64_t conv2d_winograd_weight_floats(const ConvShape& s) { return saturating_product({kElements, s.in_channels, s.out_channels}); }

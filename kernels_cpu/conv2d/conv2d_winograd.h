@@ -30,12 +30,14 @@ namespace edgegan::cpu {
 
 // A 3x3 kernel, stride 1, dilation 1, no groups.
 bool conv2d_winograd_applies(const ConvShape& shape, int64_t groups);
-// ... and the Winograd form is the faster one for this layer (the .cpp has the measurements).
+// ... and the Winograd form is the faster one for this layer (the .cpp has the
+// measurements): filters of the kept size only; wider ones are conv2d_winograd_f6_pays'.
 bool conv2d_winograd_pays(const ConvShape& shape, int64_t groups);
 
 // Floats of the transformed filters: 36 * Cin * Cout.
 int64_t conv2d_winograd_weight_floats(const ConvShape& shape);
-// Whether a session keeps the layer's transformed filters (false: each run makes them).
+// Whether the layer's transformed filters are of the size a session keeps (it still
+// makes them in each run past its copy budget).
 bool conv2d_winograd_keeps_filters(const ConvShape& shape);
 // From weights [3][3][Cin][Cout] (pack_conv2d_weights' layout) into `out`: 36 matrices
 // [Cin][Cout], element e = 6a + b of U = G g Gᵀ (computed in double, rounded once: the

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <array>
-#include <initializer_list>
 
 #include "kernels_cpu/activation/activation.h"
 #include "kernels_cpu/common/simd_clones.h"
@@ -25,12 +24,6 @@ constexpr int64_t kMaxChunk = 256;      // windows per chunk at most (the GEMMs'
 constexpr int64_t kMaxChunkInputBytes = int64_t{8} << 20;
 
 int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
-// Sum of saturated sizes, saturating as saturating_product does.
-int64_t saturating_sum(std::initializer_list<int64_t> terms) {
-  __int128 sum = 0;
-  for (int64_t t : terms) sum += t;
-  return static_cast<int64_t>(std::min<__int128>(sum, int64_t{1} << 62));
-}
 int64_t tiles(int64_t length) { return (length + kTile - 1) / kTile; }
 
 struct Windows {
@@ -162,17 +155,14 @@ struct FilterRows {
     o(5, e3 + o3), o(6, e3 - o3);
     o(7, z(2));
   }
-  // Row I alone.
+  // Row I alone: apply's other rows are dropped once it is inlined with I fixed.
   template <int I, typename Load>
   EDGEGAN_ALWAYS_INLINE static float row(Load z) {
-    if constexpr (I == 0) return z(0);
-    if constexpr (I == 1) return -2.f / 9 * (z(0) + z(2)) - 2.f / 9 * z(1);
-    if constexpr (I == 2) return -2.f / 9 * (z(0) + z(2)) + 2.f / 9 * z(1);
-    if constexpr (I == 3) return 1.f / 90 * z(0) + 2.f / 45 * z(2) + 1.f / 45 * z(1);
-    if constexpr (I == 4) return 1.f / 90 * z(0) + 2.f / 45 * z(2) - 1.f / 45 * z(1);
-    if constexpr (I == 5) return 32.f / 45 * z(0) + 8.f / 45 * z(2) + 16.f / 45 * z(1);
-    if constexpr (I == 6) return 32.f / 45 * z(0) + 8.f / 45 * z(2) - 16.f / 45 * z(1);
-    if constexpr (I == 7) return z(2);
+    float r = 0.f;
+    apply(z, [&](int k, float x) {
+      if (k == I) r = x;
+    });
+    return r;
   }
 };
 
@@ -254,6 +244,7 @@ void conv2d_winograd_f6(const ConvShape& s, const float* weights, const float* x
   const Windows wn = windows_of(s);
   const int64_t e_in = wn.chunk * cin, e_out = wn.chunk * cout;  // element strides of V and M
   const int64_t panels = (cout + kPanel - 1) / kPanel, tasks = kWindow * panels;
+  const int64_t plane = slice_plane_floats(s), per_thread_slice = round_up16(slice_floats(s));
   float* v = workspace;
   float* m = v + round_up16(kElements * e_in);
   float* zeros = m + round_up16(kElements * e_out);
@@ -286,18 +277,18 @@ void conv2d_winograd_f6(const ConvShape& s, const float* weights, const float* x
     for (int64_t task = 0; task < tasks; ++task) {
       const int row = static_cast<int>(task / panels);
       const int64_t j0 = task % panels * kPanel, width = std::min(kPanel, cout - j0);
-      float* slice = slices + static_cast<int64_t>(thread_index()) * round_up16(slice_floats(s));
+      float* slice = slices + static_cast<int64_t>(thread_index()) * per_thread_slice;
       make_filter_row(s, weights, row, j0, width, slice);
       std::array<const float*, kMaxChunk> a_rows, zero_rows;
       std::array<float*, kMaxChunk> c_rows;
+      std::fill(zero_rows.begin(), zero_rows.begin() + chunk, zeros);  // the products start from 0
       for (int64_t j = 0; j < kWindow; ++j) {
         const int64_t e = kWindow * row + j;
         for (int64_t i = 0; i < chunk; ++i) {
           a_rows[static_cast<size_t>(i)] = v + e * e_in + i * cin;
-          zero_rows[static_cast<size_t>(i)] = zeros;
           c_rows[static_cast<size_t>(i)] = m + e * e_out + i * cout + j0;
         }
-        gemm_store_rows(chunk, width, cin, a_rows.data(), slice + j * slice_plane_floats(s), kPanel, zero_rows.data(), c_rows.data(), Epilogue{});
+        gemm_store_rows(chunk, width, cin, a_rows.data(), slice + j * plane, kPanel, zero_rows.data(), c_rows.data(), Epilogue{});
       }
     }
     // 3. Each window's outputs, with the epilogue.

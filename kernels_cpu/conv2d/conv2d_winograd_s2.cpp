@@ -99,7 +99,7 @@ bool conv2d_winograd_s2_pays(const ConvShape& s, int64_t groups) {
 }
 
 int64_t conv2d_winograd_s2_workspace(const ConvShape& s, int threads) {
-  return round_up16(saturating_product({kElements, windows_of(s).count, depth(s)})) + saturating_product({std::max(1, threads), thread_floats(s)});
+  return saturating_sum({round_up16(saturating_product({kElements, windows_of(s).count, depth(s)})), saturating_product({std::max(1, threads), thread_floats(s)})});
 }
 
 void conv2d_winograd_s2(const ConvShape& s, const float* weights, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,

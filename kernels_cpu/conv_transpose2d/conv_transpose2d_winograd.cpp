@@ -273,8 +273,8 @@ void pack_conv_transpose2d_winograd_weights(const ConvShape& s, const ConvTransp
 
 int64_t conv_transpose2d_winograd_workspace(const ConvShape& s, int threads, bool sliced) {
   if (sliced)
-    return round_up16(saturating_product({kElements, window_count(s), s.in_channels})) +
-           saturating_product({std::max(1, threads), sliced_thread_floats(s)});
+    return saturating_sum({round_up16(saturating_product({kElements, window_count(s), s.in_channels})),
+                           saturating_product({std::max(1, threads), sliced_thread_floats(s)})});
   return saturating_product({std::max(1, threads), thread_floats(s)});
 }
 
