@@ -42,7 +42,7 @@ int bench(const BenchArgs& a) {
   edgegan::SessionOptions options;
   options.threads = a.threads;
   options.batch = a.batch;
-  options.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(a.algo);
+  options.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(a.algo);
   options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
   options.allow_tf32 = a.tf32;
   edgegan::Session session(model, options);

@@ -41,7 +41,7 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   o.allow_tf32 = allow_tf32;
   o.threads = threads;
   o.batch = batch;
-  o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);
+  o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);
   if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
   return o;
 }
@@ -284,7 +284,7 @@ int main(int argc, char** argv) {
   std::string report_model, report_algo = "split", report_backend = "cpu", chart;
   int report_batch = 1, report_threads = 0;
   bool json = false;
-  auto* rep = app.add_subcommand("report", "memory the model needs: per layer, totals, and each deconvolution algorithm side by side");
+  auto* rep = app.add_subcommand("report", "memory the model needs: per layer, totals, and each transposed-convolution algorithm side by side");
   rep->add_option("model", report_model, ".egan model")->required()->check(CLI::ExistingFile);
   rep->add_option("--batch", report_batch, "batch size")->check(CLI::Range(1, 65536));
   rep->add_option("--threads", report_threads, "threads the session would run on (0 = all cores): the heads' workspace is per thread")

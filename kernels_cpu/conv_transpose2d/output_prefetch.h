@@ -1,4 +1,4 @@
-// Output lines asked for ahead of the stores, for the split deconvolution's paths.
+// Output lines asked for ahead of the stores, for the split transposed convolution's paths.
 //
 // An output larger than the caches is written to lines that are in none of them: a
 // tile that asks for its output lines before it computes has them when it stores,

@@ -38,11 +38,11 @@ cpu::ConvTranspose2DWeights phase_weights(const KernelArgs& a, const schema::Con
 class ConvTranspose2DCuda final : public OpKernel {
  public:
   ConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
-      : upload_(a), algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
+      : upload_(a), algo_(a.conv_transpose2d_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
     const auto* ep = op.epilogue();
     activation_ = activation_params(ep);
     const auto phases_h = cpu::split_conv_transpose_axis(shape_.h), phases_w = cpu::split_conv_transpose_axis(shape_.w);
-    projection_ = algo_ == ConvTransposeAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
+    projection_ = algo_ == ConvTranspose2DAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
     // (A projection uploads its bias expanded to every output position instead.)
     if (!projection_) bias_ = upload_.weights(ep ? ep->bias() : 0);
     if (projection_) {
@@ -67,7 +67,7 @@ class ConvTranspose2DCuda final : public OpKernel {
       }
       gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch), static_cast<int>(shape_.in_channels), static_cast<int>(row));
       first_ = upload_.bytes(full_.data(), full_.size() * 4);
-    } else if (algo_ == ConvTransposeAlgo::kSplit) {
+    } else if (algo_ == ConvTranspose2DAlgo::kSplit) {
       // Each phase's sub-kernel is its own buffer: the tasks address them from the
       // first one present (all sit in one allocation, or all in the mapped file).
       std::vector<int> slots;
@@ -83,7 +83,7 @@ class ConvTranspose2DCuda final : public OpKernel {
       gemm_.shape = conv_transpose2d_split_shape(shape_, phases_h, phases_w, offsets, static_cast<int>(op.weight_panel_columns()));
     } else {
       // The baselines read the whole kernel, assembled here from the phases.
-      if (algo_ == ConvTransposeAlgo::kZeroInsert) {
+      if (algo_ == ConvTranspose2DAlgo::kZeroInsert) {
         full_ = conv_transpose2d_flipped_kernel(shape_, full_kernel(a, op, cpu::FullKernelLayout::kTapsFirst).data());
         gemm_.shape = conv_transpose2d_zero_insert_shape(shape_);
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_upsampled_floats(shape_)) * 4;
@@ -104,9 +104,9 @@ class ConvTranspose2DCuda final : public OpKernel {
 
   const char* kernel_name() const override {
     switch (algo_) {
-      case ConvTransposeAlgo::kZeroInsert: return "cuda_conv_transpose2d_zero_insert";
-      case ConvTransposeAlgo::kCol2im: return "cuda_conv_transpose2d_col2im";
-      case ConvTransposeAlgo::kSplit: break;
+      case ConvTranspose2DAlgo::kZeroInsert: return "cuda_conv_transpose2d_zero_insert";
+      case ConvTranspose2DAlgo::kCol2im: return "cuda_conv_transpose2d_col2im";
+      case ConvTranspose2DAlgo::kSplit: break;
     }
     return projection_ ? "cuda_conv_transpose2d_split_1x1_input" : "cuda_conv_transpose2d_split";
   }
@@ -120,14 +120,14 @@ class ConvTranspose2DCuda final : public OpKernel {
     const float* bias = upload_.as<float>(bias_);
     uint8_t* gemm_ws = ctx.workspace + staging_bytes_;
     switch (algo_) {
-      case ConvTransposeAlgo::kSplit:
+      case ConvTranspose2DAlgo::kSplit:
         return gemm_.run(upload_, x, y, upload_.at(first_), f16_ && !projection_, bias, activation_, nullptr, gemm_ws, stream_of(ctx));
-      case ConvTransposeAlgo::kZeroInsert: {
+      case ConvTranspose2DAlgo::kZeroInsert: {
         float* x_up = reinterpret_cast<float*>(ctx.workspace);
         conv_transpose2d_zero_insert_upsample(shape_, x, x_up, stream_of(ctx));
         return gemm_.run(upload_, x_up, y, upload_.at(first_), false, bias, activation_, nullptr, gemm_ws, stream_of(ctx));
       }
-      case ConvTransposeAlgo::kCol2im: {
+      case ConvTranspose2DAlgo::kCol2im: {
         float* columns = reinterpret_cast<float*>(ctx.workspace);
         gemm_.run(upload_, x, columns, upload_.at(first_), false, nullptr, ActivationParams{}, nullptr, gemm_ws, stream_of(ctx));
         return conv_transpose2d_col2im_gather(shape_, columns, bias, activation_, y, stream_of(ctx));
@@ -147,7 +147,7 @@ class ConvTranspose2DCuda final : public OpKernel {
   }
 
   KernelUpload upload_;
-  ConvTransposeAlgo algo_;
+  ConvTranspose2DAlgo algo_;
   int input_, output_;
   cpu::ConvShape shape_;
   PreparedGemm gemm_;
@@ -173,7 +173,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
   }
   const char* kernel_name() const override { return "cuda_conv_transpose2d_grouped_direct"; }
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTransposeAlgo::kSplit) / static_cast<uint64_t>(groups_); }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTranspose2DAlgo::kSplit) / static_cast<uint64_t>(groups_); }
   void run(const RunContext& ctx) override {
     conv_transpose2d_grouped_direct(shape_, groups_, ctx.f32(input_), upload_.as<float>(weights_), upload_.as<float>(bias_), activation_,
                                     ctx.f32(output_), stream_of(ctx));
