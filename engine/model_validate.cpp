@@ -17,7 +17,7 @@
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan {
 namespace {

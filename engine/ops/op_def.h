@@ -18,7 +18,7 @@
 #include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
 #include "kernels_cpu/activation/activation.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan {

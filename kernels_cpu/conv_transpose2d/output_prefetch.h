@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan::cpu {
 

@@ -18,7 +18,7 @@
 #include "kernels_cpu/common/task_runs.h"
 #include "tests/test_util.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace edgegan::cpu {

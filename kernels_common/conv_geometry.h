@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 
-namespace edgegan::cpu {
+namespace edgegan::kernels {
 
 struct ConvAxis {
   int64_t in = 0;         // input length
@@ -73,4 +73,9 @@ inline int64_t saturating_sum(std::initializer_list<int64_t> terms) {
 inline int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
 inline int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
 
+}  // namespace edgegan::kernels
+
+// The CPU kernels name these unqualified, and callers as cpu::; one definition.
+namespace edgegan::cpu {
+using namespace kernels;
 }  // namespace edgegan::cpu

@@ -1,8 +1,8 @@
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 #include <algorithm>
 
-namespace edgegan::cpu {
+namespace edgegan::kernels {
 
 int64_t conv_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end) {
   const int64_t span = in + pad_begin + pad_end - dilation * (kernel - 1) - 1;
@@ -27,4 +27,4 @@ uint64_t count_tap_pairs(int64_t positions, int64_t stride, int64_t pad_begin, i
   return pairs;
 }
 
-}  // namespace edgegan::cpu
+}  // namespace edgegan::kernels
