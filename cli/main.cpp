@@ -292,7 +292,7 @@ int main(int argc, char** argv) {
   rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   rep->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
-  rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
+  rep->add_flag("--json", json, "JSON instead of a table (field names documented in docs/memory-planner.md)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
   std::string report_input_size;
   rep->add_option("--input-size", report_input_size, "image models: plan for this input size, HEIGHTxWIDTH (e.g. a tile: 256x256)");

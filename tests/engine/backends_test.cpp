@@ -184,7 +184,7 @@ TEST_P(OtherBackend, Fp16WeightsAgreeWithTheCpu) {
 }
 
 // --tf32: operands rounded to 10-bit mantissas on the tensor cores. The figure below
-// is the accuracy the README states for it.
+// is the accuracy docs/cuda.md states for it.
 TEST_P(OtherBackend, Tf32StaysWithinOneHundredthOfTheCpu) {
   // winograd_wide: a 3x3 convolution of 148 channels, on the pipelined TF32 kernel.
   for (const char* name : {"built/dcgan64_generator", "built/huge2_dcgan", "golden/dcgan_digits_generator", "built/winograd_wide"}) {

@@ -42,7 +42,7 @@ struct LayerMemory {
   uint64_t output_buffer_bytes = 0;    // size of that buffer
   bool output_shares_input = false;    // aliased or computed in place: no new memory
   int64_t workspace_offset = -1;       // arena offset of the scratch, -1 for none
-  uint64_t traffic_bytes = 0;          // estimated bytes read + written (traffic model, README)
+  uint64_t traffic_bytes = 0;          // estimated bytes read + written (traffic model, docs/memory-planner.md)
   std::vector<LayerAlgorithmCost> by_algorithm;  // split, zero-insert, col2im
   uint64_t unmaterialised_bytes = 0;   // what the composed form's intermediate would take (OpInfo), 0: none
 };
