@@ -14,6 +14,7 @@
 
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
+#include "cli/video/video_path.h"
 #include "edgegan/image.h"
 #include "edgegan/image_to_image.h"
 #include "edgegan/io.h"
@@ -94,6 +95,12 @@ uint64_t parse_byte_size(const std::string& text) {
   return static_cast<uint64_t>(value * factor);
 }
 
+void check_model_fits_command(const edgegan::ImageToImage& runner, const ImageCommandArgs& a) {
+  if (a.upscale && runner.scale() == 1) throw edgegan::Error("'" + a.model + "' keeps the image's size; use 'edgegan translate'");
+  if (!a.upscale && runner.scale() > 1)
+    throw edgegan::Error("'" + a.model + "' enlarges images " + std::to_string(runner.scale()) + "x; use 'edgegan upscale'");
+}
+
 int run_image_command(const ImageCommandArgs& a) {
   const char* command = a.upscale ? "upscale" : "translate";
   edgegan::ImageToImageOptions options;
@@ -108,6 +115,8 @@ int run_image_command(const ImageCommandArgs& a) {
   }
   if (!a.output_range.empty()) options.output = edgegan::PixelNormalisation::parse_range(a.output_range);
 
+  if (a.inputs.size() == 1 && video::is_video_path(a.inputs[0])) return run_video_command(a, options);
+  if (!a.codec.empty() || a.crf >= 0) throw edgegan::Error("--codec and --crf are for a video output");
   const std::vector<fs::path> files = expand_inputs(a.inputs);
   // One input may go to a named .png; several go into a folder, one <name>.png each.
   std::error_code ec;
@@ -125,9 +134,7 @@ int run_image_command(const ImageCommandArgs& a) {
 
   auto model = load_model(a.model);
   const edgegan::ImageToImage runner(model, options);
-  if (a.upscale && runner.scale() == 1) throw edgegan::Error("'" + a.model + "' keeps the image's size; use 'edgegan translate'");
-  if (!a.upscale && runner.scale() > 1)
-    throw edgegan::Error("'" + a.model + "' enlarges images " + std::to_string(runner.scale()) + "x; use 'edgegan upscale'");
+  check_model_fits_command(runner, a);
   if (to_folder) {
     fs::create_directories(a.output, ec);
     if (ec) throw edgegan::Error("cannot create the folder '" + a.output + "': " + ec.message());

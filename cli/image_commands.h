@@ -1,11 +1,14 @@
 // `edgegan translate` (image-to-image: CycleGAN, pix2pix, style transfer, AnimeGAN)
 // and `edgegan upscale` (super-resolution): PNG or JPEG files, or folders of them, in;
-// PNG out; whole or in blended tiles (edgegan::ImageToImage).
+// PNG out; whole or in blended tiles (edgegan::ImageToImage). A video in goes to a video
+// out, frame by frame (cli/video/).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "edgegan/image_to_image.h"
 
 namespace edgegan_cli {
 
@@ -19,9 +22,18 @@ struct ImageCommandArgs {
   std::string memory_limit;           // "256M", "1G", bytes; empty: none
   std::string input_range, mean, std, output_range;
   bool quiet = false;
+  std::string codec;                  // video output: an FFmpeg encoder name ("" = the container's usual)
+  int crf = -1;                       // video output: the encoder's quality (< 0: its default)
 };
 
 int run_image_command(const ImageCommandArgs& args);
+
+// Throws edgegan::Error when the model does not do what the command says: `upscale`
+// with a model that keeps the size, `translate` with one that enlarges.
+void check_model_fits_command(const edgegan::ImageToImage& runner, const ImageCommandArgs& args);
+
+// A video in, a video out (cli/video/): the same model options, every frame.
+int run_video_command(const ImageCommandArgs& args, const edgegan::ImageToImageOptions& options);
 
 // "256M", "1.5G", "512MiB", "1000000" -> bytes. Throws edgegan::Error.
 uint64_t parse_byte_size(const std::string& text);

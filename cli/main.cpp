@@ -347,8 +347,8 @@ int main(int argc, char** argv) {
   auto add_image_command = [&](const char* name, const char* help, edgegan_cli::ImageCommandArgs& a) {
     auto* c = app.add_subcommand(name, help);
     c->add_option("model", a.model, ".egan model")->required()->check(CLI::ExistingFile);
-    c->add_option("images", a.inputs, "PNG or JPEG files, or folders of them")->required();
-    c->add_option("-o,--output", a.output, "the .png to write (one image), or a folder (one <name>.png per image)")->required();
+    c->add_option("images", a.inputs, "PNG or JPEG files, or folders of them; or one video (.mp4, .mkv, .mov, .webm, .avi)")->required();
+    c->add_option("-o,--output", a.output, "the .png to write (one image), a folder (one <name>.png per image), or a video for a video")->required();
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
@@ -361,6 +361,8 @@ int main(int argc, char** argv) {
     mean->needs(stdv);
     stdv->needs(mean);
     c->add_flag("-q,--quiet", a.quiet, "no progress and no summary");
+    c->add_option("--codec", a.codec, "video output: the FFmpeg encoder (default libx264 where the container takes it; ffv1 for lossless .mkv)");
+    c->add_option("--crf", a.crf, "video output: the encoder's constant-rate-factor quality (x264: 0-51, lower is better)")->check(CLI::Range(0, 63));
     return c;
   };
   auto* translate = add_image_command("translate", "image-to-image (CycleGAN, pix2pix, style transfer, AnimeGAN): PNG/JPEG in, PNG out", translate_args);
