@@ -39,6 +39,7 @@ std::vector<edgegan::Tensor> bench_inputs(const edgegan::Model& model, int batch
 
 int bench(const BenchArgs& a) {
   auto model = edgegan_cli::load_model(a.model);
+  if (a.input_height > 0) model = edgegan::Model::at_input_size(model, a.input_height, a.input_width);
   edgegan::SessionOptions options;
   options.threads = a.threads;
   options.batch = a.batch;

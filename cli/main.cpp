@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <tuple>
 
 #include "cli/bench.h"
 #include "cli/finetune.h"
@@ -340,6 +341,8 @@ int main(int argc, char** argv) {
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");
+  std::string bench_input_size;
+  bch->add_option("--input-size", bench_input_size, "an image model at another input size, HEIGHTxWIDTH (as translate/upscale run it)");
 
   // translate and upscale: the same options, one command per model family.
   edgegan_cli::ImageCommandArgs translate_args, upscale_args;
@@ -383,7 +386,10 @@ int main(int argc, char** argv) {
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);
     if (*fin) return edgegan_cli::finetune(ft);
-    if (*bch) return edgegan_cli::bench(bn);
+    if (*bch) {
+      if (!bench_input_size.empty()) std::tie(bn.input_height, bn.input_width) = parse_input_size(bench_input_size);
+      return edgegan_cli::bench(bn);
+    }
     if (*rep && training) {
       if (!chart.empty() || report_backend != "cpu" || !report_input_size.empty())
         throw edgegan::Error("--training takes neither --chart, --backend nor --input-size");
