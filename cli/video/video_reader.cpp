@@ -6,6 +6,7 @@ extern "C" {
 }
 
 #include <cmath>
+#include <cstring>
 #include <iomanip>
 #include <sstream>
 
@@ -73,14 +74,24 @@ DecodedFrame VideoReader::convert(const AVFrame& f) {
   // The stream's own matrix and range in, full-range RGB out.
   const int source_full = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0;
   sws_setColorspaceDetails(scaler_.get(), colour_matrix(f.colorspace), source_full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+  // libswscale reads and writes whole vectors past a row's end: it converts into an
+  // FFmpeg frame (aligned, padded rows), copied row by row into the picture.
+  if (!converted_) {
+    converted_ = make_frame();
+    converted_->format = to;
+    converted_->width = f.width;
+    converted_->height = f.height;
+    check_av(av_frame_get_buffer(converted_.get(), 0), "a video frame");
+  }
+  sws_scale(scaler_.get(), f.data, f.linesize, 0, f.height, converted_->data, converted_->linesize);
   DecodedFrame out;
   out.image.width = f.width;
   out.image.height = f.height;
   out.image.channels = channels_;
-  out.image.pixels.resize(static_cast<size_t>(f.width) * static_cast<size_t>(f.height) * static_cast<size_t>(channels_));
-  uint8_t* planes[4] = {out.image.pixels.data(), nullptr, nullptr, nullptr};
-  const int strides[4] = {f.width * channels_, 0, 0, 0};
-  sws_scale(scaler_.get(), f.data, f.linesize, 0, f.height, planes, strides);
+  const size_t row = static_cast<size_t>(f.width) * static_cast<size_t>(channels_);
+  out.image.pixels.resize(row * static_cast<size_t>(f.height));
+  for (int y = 0; y < f.height; ++y)
+    std::memcpy(out.image.pixels.data() + row * static_cast<size_t>(y), converted_->data[0] + static_cast<ptrdiff_t>(y) * converted_->linesize[0], row);
   out.pts = f.best_effort_timestamp;
   // Frames without a timestamp follow the last one at the stream's frame rate.
   if (out.pts == AV_NOPTS_VALUE)

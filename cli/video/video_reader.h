@@ -65,6 +65,7 @@ class VideoReader {
   Frame frame_ = make_frame();
   Packet packet_ = make_packet();
   Scaler scaler_;
+  Frame converted_;  // the RGB / grey frame libswscale writes (its rows padded)
   bool draining_ = false, finished_ = false;
   int64_t decoded_ = 0;
   int64_t last_pts_ = AV_NOPTS_VALUE;

@@ -9,6 +9,7 @@ extern "C" {
 #include <unistd.h>
 
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 
 #include "cli/video/video_reader.h"
@@ -170,6 +171,19 @@ void VideoWriter::write_frame(const edgegan::Image& image, int64_t pts) {
     const bool full = e->color_range != AVCOL_RANGE_MPEG;
     sws_setColorspaceDetails(scaler_.get(), sws_getCoefficients(SWS_CS_DEFAULT), 1, colour_matrix(e->colorspace), full ? 1 : 0, 0, 1 << 16, 1 << 16);
   }
+  // The picture into an FFmpeg frame first: libswscale reads whole vectors past a row's
+  // end, which a frame's aligned, padded rows allow and a plain picture does not.
+  if (!source_) {
+    source_ = make_frame();
+    source_->format = from;
+    source_->width = e->width;
+    source_->height = e->height;
+    check_av(av_frame_get_buffer(source_.get(), 0), "a video frame");
+  }
+  const size_t row = static_cast<size_t>(image.width) * static_cast<size_t>(channels_);
+  for (int64_t y = 0; y < image.height; ++y)
+    std::memcpy(source_->data[0] + y * source_->linesize[0], image.pixels.data() + row * static_cast<size_t>(y), row);
+  // A new buffer per frame: the encoder may still hold the previous one (reference-counted).
   av_frame_unref(frame_.get());
   frame_->format = e->pix_fmt;
   frame_->width = e->width;
@@ -177,9 +191,7 @@ void VideoWriter::write_frame(const edgegan::Image& image, int64_t pts) {
   frame_->colorspace = e->colorspace;
   frame_->color_range = e->color_range;
   check_av(av_frame_get_buffer(frame_.get(), 0), "a video frame");
-  const uint8_t* planes[4] = {image.pixels.data(), nullptr, nullptr, nullptr};
-  const int strides[4] = {static_cast<int>(image.width) * channels_, 0, 0, 0};
-  sws_scale(scaler_.get(), planes, strides, 0, e->height, frame_->data, frame_->linesize);
+  sws_scale(scaler_.get(), source_->data, source_->linesize, 0, e->height, frame_->data, frame_->linesize);
   frame_->pts = pts;
   check_av(avcodec_send_frame(e, frame_.get()), "'" + path_ + "': encoding");
   drain_encoder();

@@ -65,6 +65,7 @@ class VideoWriter {
   std::map<int, std::pair<AVStream*, AVRational>> copied_;  // input index -> output stream, input time base
   std::vector<std::string> skipped_;
   Scaler scaler_;
+  Frame source_;  // the picture in an FFmpeg frame (padded rows), what libswscale reads
   Frame frame_ = make_frame();
   Packet packet_ = make_packet();
   int channels_ = 3;
