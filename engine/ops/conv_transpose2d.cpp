@@ -1,6 +1,7 @@
 // ConvTranspose2D, stored split into stride_h*stride_w phases. The product runs the
 // split kernel on the sub-kernels mapped from the file (in the Winograd form or, for
 // 1-3 channel heads, the pixel-lanes path where they pay, on filters transformed
+// once here; thin layers of 1-8 channels the phase-lanes path, on weights packed
 // once here); the zero-insertion and col2im baselines reassemble the full kernel
 // once here (never per run) and need a workspace. Backward: dX as the strided
 // convolution of dY with the sub-kernels, dW per phase tap (or the zero-insertion
@@ -17,6 +18,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_col2im.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_phase_lanes.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_pixel_lanes.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_winograd.h"
@@ -118,12 +120,24 @@ class ConvTranspose2DKernel final : public OpKernel {
         lanes_weights_ = TrackedBuffer(*a.tracker, static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4);
         weights_.pixel_lanes = lanes_weights_.floats();
       }
+      // Thin layers (1-8 output channels) where the phase-lanes path pays read their
+      // weights in that kernel's order: planned and packed here (a few KiB to 100 KiB).
+      phase_lanes_plan_ = cpu::plan_phase_lanes(shape_, weights_.phases_h, weights_.phases_w);
+      weights_.phase_lanes_plan = &phase_lanes_plan_;
+      phase_lanes_ = cpu::conv_transpose2d_split_phase_lanes(shape_, weights_);
+      if (!phase_lanes_) {
+        phase_lanes_plan_ = {};
+        weights_.phase_lanes_plan = nullptr;
+      } else if (a.tracker) {
+        phase_lanes_weights_ = TrackedBuffer(*a.tracker, static_cast<uint64_t>(phase_lanes_plan_.weight_floats()) * 4);
+        weights_.phase_lanes = phase_lanes_weights_.floats();
+      }
       // k = 2*stride layers with enough output for it run in the Winograd form, on
       // filters transformed here (9/4 of the float sub-kernels).
       // Wider filters are made in every run, in front of the workspace. (Only Conv2D's
       // filters count against the session's copy budget: these are kept at 2 MiB or less.)
       // The widest make them a slice at a time inside the kernel (no whole filters).
-      winograd_ = cpu::conv_transpose2d_winograd_pays(shape_, weights_);
+      winograd_ = !phase_lanes_ && cpu::conv_transpose2d_winograd_pays(shape_, weights_);
       weights_.winograd_sliced = winograd_ && cpu::conv_transpose2d_winograd_sliced(shape_);
       if (winograd_ && !weights_.winograd_sliced) {
         winograd_filters_.plan(a, cpu::conv_transpose2d_winograd_weight_floats(shape_), cpu::conv_transpose2d_winograd_keeps_filters(shape_),
@@ -150,6 +164,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   // the baselines' full kernel.
   void weights_changed() override {
     if (lanes_weights_.data()) cpu::pack_pixel_lanes_weights(shape_, weights_, lanes_plan_, lanes_weights_.floats());
+    if (phase_lanes_weights_.data()) cpu::pack_phase_lanes_weights(shape_, weights_, phase_lanes_plan_, phase_lanes_weights_.floats());
     if (winograd_filters_.kept()) cpu::pack_conv_transpose2d_winograd_weights(shape_, weights_, winograd_filters_.kept());
     if (full_kernel_.data()) {
       cpu::ConvTranspose2DWeights source = weights_;
@@ -170,7 +185,7 @@ class ConvTranspose2DKernel final : public OpKernel {
       case ConvTranspose2DAlgo::kCol2im: return "conv_transpose2d_col2im";
       case ConvTranspose2DAlgo::kSplit: break;
     }
-    return winograd_ ? "conv_transpose2d_split_winograd" : "conv_transpose2d_split";
+    return winograd_ ? "conv_transpose2d_split_winograd" : phase_lanes_ ? "conv_transpose2d_split_phase_lanes" : "conv_transpose2d_split";
   }
 
   uint64_t workspace_bytes() const override {
@@ -188,6 +203,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   uint64_t repacked_weight_bytes() const override {
     if (algo_ == ConvTranspose2DAlgo::kSplit)
       return (lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0) +
+             (phase_lanes_ ? static_cast<uint64_t>(phase_lanes_plan_.weight_floats()) * 4 : 0) +
              (winograd_ ? winograd_filters_.kept_bytes() : 0);
     return static_cast<uint64_t>(full_kernel_floats()) * 4;
   }
@@ -269,6 +285,9 @@ class ConvTranspose2DKernel final : public OpKernel {
   TrackedBuffer full_kernel_;              // baselines only
   cpu::PixelLanesPlan lanes_plan_;         // ok: a head on the pixel-lanes path
   TrackedBuffer lanes_weights_;
+  bool phase_lanes_ = false;               // a thin layer on the phase-lanes path
+  cpu::PhaseLanesPlan phase_lanes_plan_;
+  TrackedBuffer phase_lanes_weights_;
   bool winograd_ = false;                  // split in the Winograd form (planned even without a tracker)
   TransformedFilters winograd_filters_;    // its transformed filters
   int64_t split_workspace_floats_ = 0;

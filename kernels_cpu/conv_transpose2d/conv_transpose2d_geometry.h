@@ -12,6 +12,7 @@
 namespace edgegan::cpu {
 
 struct PixelLanesPlan;  // conv_transpose2d_pixel_lanes.h
+struct PhaseLanesPlan;  // conv_transpose2d_phase_lanes.h
 
 // The split weights as the CPU kernels take them: the sub-kernels (above) and what a
 // session prepared for the faster forms.
@@ -21,6 +22,14 @@ struct ConvTranspose2DWeights : ConvTranspose2DSubKernels {
   // packed in that kernel's order. nullptr: the split kernel plans, or packs, per call.
   const PixelLanesPlan* pixel_lanes_plan = nullptr;
   const float* pixel_lanes = nullptr;
+  // A thin layer prepared once by the session for the phase-lanes kernel
+  // (conv_transpose2d_phase_lanes.h): its plan and its weights in that kernel's order.
+  // nullptr: the split kernel plans, or packs, per call.
+  const PhaseLanesPlan* phase_lanes_plan = nullptr;
+  const float* phase_lanes = nullptr;
+  // false: thin layers take the paths they took before the phase-lanes one (the
+  // benchmarks' baseline, and tests of those paths).
+  bool allow_phase_lanes = true;
   // A k = 2*stride layer's filters transformed once by the session for the Winograd
   // form (conv_transpose2d_winograd.h), where it pays: the split kernel then runs that
   // form. nullptr: the sub-kernels above, as they are.

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_phase_lanes.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_pixel_lanes.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_winograd.h"
 #include "kernels_cpu/gemm/gemm.h"
@@ -320,6 +321,52 @@ void narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
   }
 }
 
+// Thin layers (a few output channels, conv_transpose2d_phase_lanes.h) where that path
+// pays: with the session's plan when it was made for the active ISA, else planned here.
+// Measured against the other paths on an AMD EPYC (Zen 5), 1 thread, interleaved
+// (bench/thin_layers_bench.cpp):
+// - AVX-512: every layer the GEMM tiles would take, 1.05x (64x64x64 -> 8, k3 s2) to 17x
+//   (FSRCNN's 360x640x56 -> 1 k9 s3 head, 398 -> 23 ms). Of the dot path's layers only
+//   those with more than 2x2 phases or 16 taps (k5 s3 -> 1: 2.0x, k6 s3 -> 2: 1.24x,
+//   k7 s2 -> 3: 1.05x); at k4 s2 the dot kernel stays ahead (0.73-0.93x here). The
+//   pixel-lanes heads stay on their path (0.63-0.88x here).
+// - AVX2 (16 registers: at most 12 outputs and one block per call), and the scalar and
+//   NEON families, which were not measured against the others: only GEMM-path layers with
+//   more than 2x2 taps per phase (k6 s2 -> 8: 2.4x, k9 s3: 6.4-8.9x; k3 and k4 s2 -> 8
+//   lost, 0.56-0.94x on AVX2).
+struct ThinPath {
+  PhaseLanesPlan plan;
+  bool taken = false;
+};
+
+ThinPath thin_path(const ConvShape& s, const ConvTranspose2DWeights& wts) {
+  ThinPath p;
+  if (!wts.allow_phase_lanes || s.out_channels > kPhaseLanesMaxChannels) return p;
+  const bool narrow = narrow_layer(s);
+  if (narrow && narrow_path(s, wts, 1).pixel_lanes) return p;
+  p.plan = wts.phase_lanes_plan && wts.phase_lanes_plan->isa == active_isa() ? *wts.phase_lanes_plan
+                                                                            : plan_phase_lanes(s, wts.phases_h, wts.phases_w);
+  if (!p.plan.ok) return p;
+  if (p.plan.isa == Isa::kAvx512)
+    p.taken = !narrow || s.h.stride * s.w.stride > 4 || s.h.kernel * s.w.kernel > 16;
+  else
+    p.taken = !narrow && p.plan.span_h * p.plan.span_w > 4;
+  return p;
+}
+
+// A thin layer on the phase-lanes path, with the session's packed weights when they
+// were packed for this plan, or packed here (the trainer, kernel tests).
+void phase_lanes_layer(const ConvShape& s, const ConvTranspose2DWeights& wts, const PhaseLanesPlan& plan, const float* x, float* y,
+                       const Epilogue& ep, int threads, float* workspace) {
+  if (wts.phase_lanes && wts.phase_lanes_plan && wts.phase_lanes_plan->isa == plan.isa) {
+    conv_transpose2d_phase_lanes(s, wts, plan, wts.phase_lanes, x, y, ep, threads, workspace);
+    return;
+  }
+  std::vector<float> packed(static_cast<size_t>(plan.weight_floats()));
+  pack_phase_lanes_weights(s, wts, plan, packed.data());
+  conv_transpose2d_phase_lanes(s, wts, plan, packed.data(), x, y, ep, threads, workspace);
+}
+
 // The session's transformed filters are for a layer of the Winograd geometry; checked
 // anyway, so that weights prepared for another shape fall back to the sub-kernels.
 bool winograd_layer(const ConvShape& s, const ConvTranspose2DWeights& wts) {
@@ -330,8 +377,13 @@ bool winograd_sliced_layer(const ConvTranspose2DWeights& wts) { return wts.winog
 
 }  // namespace
 
+bool conv_transpose2d_split_phase_lanes(const ConvShape& s, const ConvTranspose2DWeights& wts) {
+  return !winograd_layer(s, wts) && thin_path(s, wts).taken;
+}
+
 int64_t conv_transpose2d_split_workspace(const ConvShape& s, const ConvTranspose2DWeights& wts, int threads) {
   if (winograd_layer(s, wts)) return conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts));
+  if (const ThinPath thin = thin_path(s, wts); thin.taken) return phase_lanes_workspace_floats(thin.plan, threads);
   return narrow_layer(s) ? narrow_path(s, wts, threads).workspace_floats : 0;
 }
 
@@ -340,18 +392,24 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
   const GemmUkernel& uk = gemm_ukernel();
   const int64_t cout = s.out_channels;
   const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
+  if (winograd_layer(s, wts)) {
+    std::vector<float> own;
+    workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts)), own);
+    conv_transpose2d_winograd(s, wts, wts.winograd, x, y, ep, threads, workspace);
+    return;
+  }
+  if (const ThinPath thin = thin_path(s, wts); thin.taken) {
+    std::vector<float> own;
+    workspace = workspace_or_own(workspace, workspace_floats, phase_lanes_workspace_floats(thin.plan, threads), own);
+    phase_lanes_layer(s, wts, thin.plan, x, y, ep, threads, workspace);
+    return;
+  }
   if (narrow_layer(s)) {
     const NarrowPath path = narrow_path(s, wts, threads);
     std::vector<float> own;
     workspace = workspace_or_own(workspace, workspace_floats, path.workspace_floats, own);
     if (path.pixel_lanes) pixel_lanes_head(s, wts, path.lanes, x, y, ep, threads, workspace);
     else narrow_dot_rows(s, wts, dot_ukernel(), x, y, ep, threads, workspace);
-    return;
-  }
-  if (winograd_layer(s, wts)) {
-    std::vector<float> own;
-    workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts)), own);
-    conv_transpose2d_winograd(s, wts, wts.winograd, x, y, ep, threads, workspace);
     return;
   }
 

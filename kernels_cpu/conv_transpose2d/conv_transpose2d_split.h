@@ -22,6 +22,9 @@ namespace edgegan::cpu {
 // (conv_transpose2d_winograd.h); 0 for every other layer, whose tiles accumulate in
 // a few KiB of stack and go straight to their strided outputs.
 int64_t conv_transpose2d_split_workspace(const ConvShape& shape, const ConvTranspose2DWeights& weights, int threads);
+// Whether the call takes the phase-lanes path (conv_transpose2d_phase_lanes.h) for this
+// layer on the active ISA: thin layers where it was measured to pay.
+bool conv_transpose2d_split_phase_lanes(const ConvShape& shape, const ConvTranspose2DWeights& weights);
 // `workspace` holds workspace_floats floats (contents ignored); without one as large as
 // conv_transpose2d_split_workspace says, the call allocates its own.
 void conv_transpose2d_split(const ConvShape& shape, const ConvTranspose2DWeights& weights,
