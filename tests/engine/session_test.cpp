@@ -162,6 +162,33 @@ TEST(Session, TransposedWinogradWholeAndSlicedFiltersGiveTheSameFloats) {
   }
 }
 
+// FSRCNN x3's 9x9 stride-3 head to one channel runs on the phase-lanes path, its
+// weights packed once by the session (56 x 81 floats, counted in the report); every
+// image of a batch of 3 is the same bits as that image alone, at 1 and at 2 threads.
+TEST(Session, ThinTransposedHeadRunsOnPhaseLanesBatchAndThreadIndependent) {
+  const auto m = edgegan::testing::test_model("golden/zoo_fsrcnn_x3");
+  const InputInfo& in = m->inputs()[0];
+  const int64_t per = in.dims[1] * in.dims[2] * in.dims[3];
+  std::mt19937 rng(8);
+  const std::vector<float> x = edgegan::testing::random_floats(rng, static_cast<size_t>(3 * per));
+  std::vector<OpTiming> timings;
+  Session s3(m, {.threads = 2, .batch = 3});
+  const std::vector<float> batch = s3.run_profiled({batch_tensor(in, 3, x)}, timings)[0].f32;
+  ASSERT_FALSE(timings.empty());
+  EXPECT_EQ(timings.back().kernel, "conv_transpose2d_split_phase_lanes");
+  const MemoryReport r = memory_report(m, {.threads = 1, .batch = 1});
+  EXPECT_GE(r.totals.session_weight_bytes, 56u * 81 * 4);
+  const int64_t out_per = static_cast<int64_t>(batch.size()) / 3;
+  for (int threads : {1, 2}) {
+    Session s1(m, {.threads = threads, .batch = 1});
+    for (int64_t image : {0, 2}) {
+      const std::vector<float> one = s1.run({batch_tensor(in, 1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))})[0].f32;
+      EXPECT_EQ(one, std::vector<float>(batch.begin() + image * out_per, batch.begin() + (image + 1) * out_per))
+          << "image " << image << ", threads " << threads;
+    }
+  }
+}
+
 // A session keeps at most 32 MiB of transformed Winograd filters, in graph order: of
 // twelve layers of 2.7 MiB each the first eleven keep theirs, the twelfth makes its own
 // in every run (in its workspace). Planning only: nothing runs.

@@ -257,6 +257,32 @@ class MelGenerator(nn.Module):
         self.model = nn.Sequential(*model)
     def forward(self, x): return self.model(x)
 
+# ---- FSRCNN (Dong, Loy and Tang, "Accelerating the Super-Resolution Convolutional Neural Network", 2016)
+# Feature extraction 5x5 1->d, shrinking 1x1 d->s, m mapping 3x3 s->s, expanding 1x1 s->d,
+# each followed by a PReLU (one slope per channel), then a 9x9 transposed convolution to
+# one channel at stride `scale` (pads 4, output_padding scale - 1: exactly scale x the input).
+class FSRCNN(nn.Module):
+    def __init__(self, scale=3, d=56, s=12, m=4):
+        super().__init__()
+        self.feature = nn.Sequential(nn.Conv2d(1, d, 5, padding=2), nn.PReLU(d))
+        layers = [nn.Conv2d(d, s, 1), nn.PReLU(s)]
+        for _ in range(m): layers += [nn.Conv2d(s, s, 3, padding=1), nn.PReLU(s)]
+        layers += [nn.Conv2d(s, d, 1), nn.PReLU(d)]
+        self.mid = nn.Sequential(*layers)
+        self.last = nn.ConvTranspose2d(d, 1, 9, stride=scale, padding=4, output_padding=scale - 1)
+    def forward(self, x): return self.last(self.mid(self.feature(x)))
+
+# ---- ESPCN (Shi et al., "Real-Time Single Image and Video Super-Resolution Using an Efficient
+# Sub-Pixel Convolutional Neural Network", 2016): 5x5 1->64, 3x3 64->32 (tanh in the paper),
+# 3x3 32->r^2, pixel shuffle.
+class ESPCN(nn.Module):
+    def __init__(self, scale=3, f1=64, f2=32):
+        super().__init__()
+        self.body = nn.Sequential(nn.Conv2d(1, f1, 5, padding=2), nn.Tanh(), nn.Conv2d(f1, f2, 3, padding=1), nn.Tanh(),
+                                  nn.Conv2d(f2, scale * scale, 3, padding=1))
+        self.shuffle = nn.PixelShuffle(scale)
+    def forward(self, x): return self.shuffle(self.body(x))
+
 MODELS = {
     "cyclegan": (ResnetGenerator, (2, 3, 64, 64)),
     "pix2pix": (UnetGenerator, (2, 3, 64, 64)),
@@ -268,4 +294,6 @@ MODELS = {
     "patchgan": (NLayerDiscriminator, (2, 3, 64, 64)),
     "hifigan": (HiFiGAN, (2, 16, 20)),
     "melgan": (MelGenerator, (2, 16, 20)),
+    "fsrcnn": (FSRCNN, (2, 1, 17, 23)),
+    "espcn": (ESPCN, (2, 1, 17, 23)),
 }
