@@ -1,6 +1,7 @@
-// Thin transposed convolutions (1-8 output channels): the phase-lanes path against
-// the path the split kernel takes without it (GEMM tiles, the dot kernel or pixel
-// lanes), interleaved round by round on the same data; medians of the rounds.
+// Thin layers, interleaved round by round on the same data, medians of the rounds:
+// transposed convolutions with 1-8 output channels on the phase-lanes path against the
+// path the split kernel takes without it (GEMM tiles, the dot kernel or pixel lanes),
+// and convolutions from 1-4 input channels on conv2d_thin_input against conv2d_trimmed.
 //   build/bench/thin_layers_bench [rounds] [threads]
 // Prints per layer: both medians, their spread (min-max over rounds) and the useful
 // GMAC/s (the split's multiply-adds: input pixels x taps x Cin x Cout).
@@ -13,6 +14,10 @@
 
 #include "kernels_cpu/common/conv_geometry.h"
 #include "kernels_cpu/common/cpu_isa.h"
+#include "kernels_cpu/conv2d/conv2d_input_map.h"
+#include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "kernels_cpu/conv2d/conv2d_thin_input.h"
+#include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_phase_lanes.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
@@ -43,6 +48,20 @@ const Layer kLayers[] = {
     {"dot_k4s2_128x128x16_c4", 128, 128, 16, 4, 4, 2, 1, 0},
     {"dot_k3s2_128x128x32_c1", 128, 128, 32, 1, 3, 2, 1, 1},
     {"dot_k6s3_64x64x64_c2", 64, 64, 64, 2, 6, 3, 1, 0},
+};
+
+// Stride-1 convolutions from a few channels; reflect: the pad is a fused reflect input map.
+struct ConvLayer {
+  const char* name;
+  int64_t h, w, cin, cout, kernel;
+  bool reflect;
+};
+const ConvLayer kConvLayers[] = {
+    {"espcn_360x640_k5_1to64", 360, 640, 1, 64, 5, false},
+    {"fsrcnn_360x640_k5_1to56", 360, 640, 1, 56, 5, false},
+    {"style_thin_256_k9_3to8_reflect", 256, 256, 3, 8, 9, true},
+    {"style_256_k9_3to32_reflect", 256, 256, 3, 32, 9, true},
+    {"rgb_256_k3_3to16", 256, 256, 3, 16, 3, false},
 };
 
 double median(std::vector<double> v) {
@@ -114,6 +133,56 @@ int main(int argc, char** argv) {
     std::snprintf(ns, sizeof ns, "%.3f-%.3f", *std::min_element(new_ms.begin(), new_ms.end()), *std::max_element(new_ms.begin(), new_ms.end()));
     std::printf("%-34s %-10s %10.3f %16s %10.3f %16s %8.1f %8.2fx%s\n", l.name, "split", om, os, nm, ns, macs / nm * 1e-6, om / nm,
                 forced ? "  (rule: not taken)" : "");
+  }
+  std::printf("\n%-34s %-10s %10s %16s %10s %16s %8s %9s\n", "conv layer", "old path", "old ms", "spread", "new ms", "spread", "GMAC/s", "new/old");
+  for (const ConvLayer& l : kConvLayers) {
+    ConvShape s;
+    s.in_channels = l.cin;
+    s.out_channels = l.cout;
+    const int64_t pad = l.kernel / 2;
+    // With a reflect map the convolution sees the padded map and pads nothing itself.
+    s.h = {l.h + (l.reflect ? 2 * pad : 0), l.kernel, 1, 1, l.reflect ? 0 : pad, l.reflect ? 0 : pad, l.h};
+    s.w = {l.w + (l.reflect ? 2 * pad : 0), l.kernel, 1, 1, l.reflect ? 0 : pad, l.reflect ? 0 : pad, l.w};
+    std::vector<float> x(static_cast<size_t>(l.h * l.w * l.cin)), wt(static_cast<size_t>(l.cin * l.cout * l.kernel * l.kernel)),
+        packed(wt.size()), y(static_cast<size_t>(l.h * l.w * l.cout));
+    for (float& v : x) v = u(rng);
+    for (float& v : wt) v = u(rng);
+    pack_conv2d_weights(s, wt.data(), packed.data());
+    std::vector<int32_t> rows(static_cast<size_t>(s.h.in)), cols(static_cast<size_t>(s.w.in));
+    ConvInputMap map{};
+    if (l.reflect) {
+      InputMapAxis a;
+      a.pad_begin = a.pad_end = pad;
+      conv_input_map_table(l.h, a, PadMode::kReflect, rows.data());
+      conv_input_map_table(l.w, a, PadMode::kReflect, cols.data());
+      map = {rows.data(), cols.data(), l.h, l.w};
+    }
+    const ConvInputMap* m = l.reflect ? &map : nullptr;
+    if (!conv2d_thin_input_applies(s, 1)) {
+      std::printf("%-34s not applicable\n", l.name);
+      continue;
+    }
+    std::vector<float> ws_old(static_cast<size_t>(conv2d_trimmed_workspace(s, threads))), ws_new(static_cast<size_t>(conv2d_thin_input_workspace(s, threads)));
+    Epilogue ep;
+    auto time_once = [&](bool thin) {
+      const auto t0 = std::chrono::steady_clock::now();
+      if (thin) conv2d_thin_input(s, packed.data(), x.data(), y.data(), ep, threads, ws_new.data(), m);
+      else conv2d_trimmed(s, packed.data(), x.data(), y.data(), ep, threads, ws_old.data(), m);
+      return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    };
+    std::vector<double> old_ms, new_ms;
+    time_once(false), time_once(true);
+    for (int r = 0; r < rounds; ++r) {
+      double o = 1e30, n = 1e30;
+      for (int i = 0; i < 3; ++i) o = std::min(o, time_once(false)), n = std::min(n, time_once(true));
+      old_ms.push_back(o), new_ms.push_back(n);
+    }
+    const double macs = static_cast<double>(l.h * l.w) * l.kernel * l.kernel * l.cin * l.cout;
+    const double om = median(old_ms), nm = median(new_ms);
+    char os[40], ns[40];
+    std::snprintf(os, sizeof os, "%.3f-%.3f", *std::min_element(old_ms.begin(), old_ms.end()), *std::max_element(old_ms.begin(), old_ms.end()));
+    std::snprintf(ns, sizeof ns, "%.3f-%.3f", *std::min_element(new_ms.begin(), new_ms.end()), *std::max_element(new_ms.begin(), new_ms.end()));
+    std::printf("%-34s %-10s %10.3f %16s %10.3f %16s %8.1f %8.2fx\n", l.name, "trimmed", om, os, nm, ns, macs / nm * 1e-6, om / nm);
   }
   return 0;
 }

@@ -307,7 +307,10 @@ TEST(Session, SplitArenaIsSmallerThanTheBaselines) {
   Session split(m, {.batch = 4});
   Session zero(m, {.batch = 4, .conv_transpose2d_algo = ConvTranspose2DAlgo::kZeroInsert});
   Session col(m, {.batch = 4, .conv_transpose2d_algo = ConvTranspose2DAlgo::kCol2im});
-  EXPECT_EQ(split.session_weight_bytes(), 0u);
+  // The split path copies no weights but those of its thin layers on the phase-lanes path,
+  // packed (144 bytes here), far below the baselines' full kernels.
+  EXPECT_LE(split.session_weight_bytes(), 1024u);
+  EXPECT_LT(split.session_weight_bytes(), zero.session_weight_bytes());
   EXPECT_GT(zero.arena_bytes(), split.arena_bytes());
   EXPECT_GT(col.arena_bytes(), split.arena_bytes());
 }

@@ -1,0 +1,178 @@
+#include "kernels_cpu/conv2d/conv2d_thin_input.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include "kernels_cpu/common/task_runs.h"
+#include "kernels_cpu/common/thread_index.h"
+#include "kernels_cpu/phase_lanes/phase_lanes_ukernel.h"
+#include "kernels_cpu/pixel_lanes/pixel_lanes_ukernel.h"
+
+namespace edgegan::cpu {
+namespace {
+
+constexpr int64_t kMaxInputChannels = 4;
+constexpr int64_t kMaxRingFloats = int64_t{1} << 20;  // 4 MiB per thread
+
+constexpr int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
+
+struct Layout {
+  const PhaseLanesUkernel* uk = nullptr;
+  int64_t passes = 0;
+  std::array<int64_t, 65> pass_begin{};  // Cout <= 64 * max_outputs in any family: at most 64 passes
+  int64_t left = 0, plane_stride = 0, weight_floats = 0;
+  int64_t ring_floats(const ConvShape& s) const { return s.h.kernel * s.in_channels * plane_stride; }
+};
+
+Layout layout_of(const ConvShape& s) {
+  Layout l;
+  l.uk = &phase_lanes_ukernel();
+  const int64_t cout = s.out_channels;
+  l.passes = (cout + l.uk->max_outputs - 1) / l.uk->max_outputs;
+  int64_t group = 0;
+  // Full passes first (16 channels go out through a 16x16 transpose), the rest last.
+  for (int64_t i = 0; i <= l.passes; ++i) l.pass_begin[static_cast<size_t>(i)] = std::min<int64_t>(cout, i * l.uk->max_outputs);
+  for (int64_t i = 0; i < l.passes; ++i) {
+    const int64_t n = l.pass_begin[static_cast<size_t>(i) + 1] - l.pass_begin[static_cast<size_t>(i)];
+    group = std::max(group, int64_t{l.uk->blocks[n - 1]} * l.uk->width);
+  }
+  // Lane j of a call at output column c0 reads plane column c0 + j + (kw - 1) - u - pad_left
+  // of the map, u in [0, kw): from -pad_left to the last call's end + kw - 2 - pad_left.
+  l.left = std::max<int64_t>(0, s.w.pad_begin);
+  const int64_t right = std::max(round_up(s.w.out, group) + s.w.kernel - 1 - s.w.pad_begin, round_up(s.w.in, 16));
+  l.plane_stride = round_up(l.left + right, 16);
+  l.weight_floats = s.in_channels * s.h.kernel * s.w.kernel * cout;
+  return l;
+}
+
+int64_t ring_slot_floats(const Layout& l, const ConvShape& s) { return round_up(l.ring_floats(s), 16); }
+
+// [pass][ci][kh][u][o] with u = kw - 1 - (kernel column): the micro-kernel's lane j
+// reads column j - u, so column tap kw lands at plane offset kw - (kw_n - 1).
+void pack_weights(const ConvShape& s, const Layout& l, const float* w, float* out) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, kh = s.h.kernel, kw = s.w.kernel;
+  for (int64_t pass = 0; pass < l.passes; ++pass) {
+    const int64_t o0 = l.pass_begin[static_cast<size_t>(pass)], n = l.pass_begin[static_cast<size_t>(pass) + 1] - o0;
+    for (int64_t ci = 0; ci < cin; ++ci)
+      for (int64_t r = 0; r < kh; ++r)
+        for (int64_t u = 0; u < kw; ++u)
+          for (int64_t i = 0; i < n; ++i) *out++ = w[((r * kw + (kw - 1 - u)) * cin + ci) * cout + o0 + i];
+  }
+}
+
+// The planes of map rows one thread holds: row ih in slot ih mod kh.
+class PlaneRing {
+ public:
+  PlaneRing(const ConvShape& s, const Layout& l, const float* x, const ConvInputMap* map, float* storage)
+      : s_(s), l_(l), x_(x), map_(map), storage_(storage) {
+    tags_.fill(-1);
+    std::fill(storage, storage + l.ring_floats(s), 0.f);  // the zero columns, once
+  }
+  const float* row(int64_t img, int64_t ih) {
+    if (ih < 0 || ih >= s_.h.in) return nullptr;
+    const int64_t key = img * s_.h.in + ih, cin = s_.in_channels;
+    const size_t slot = static_cast<size_t>(key % s_.h.kernel);
+    float* planes = storage_ + static_cast<int64_t>(slot) * cin * l_.plane_stride + l_.left;
+    if (tags_[slot] != key) {
+      for (int64_t p = 0; p < s_.w.in; ++p) {
+        const float* px = conv_input_pixel(x_, map_, s_.h.in, s_.w.in, cin, img, ih, p);
+        for (int64_t c = 0; c < cin; ++c) planes[c * l_.plane_stride + p] = px[c];
+      }
+      tags_[slot] = key;
+    }
+    return planes;
+  }
+
+ private:
+  const ConvShape& s_;
+  const Layout& l_;
+  const float* x_;
+  const ConvInputMap* map_;
+  float* storage_;
+  std::array<int64_t, kPhaseLanesMaxSpan> tags_;
+};
+
+void output_row(const ConvShape& s, const Layout& l, const float* packed, PlaneRing& ring, float* y, const Epilogue& ep, int64_t img,
+                int64_t oh) {
+  const int64_t cout = s.out_channels, cin = s.in_channels;
+  PhaseLanesArgs args;
+  args.cin = cin;
+  args.plane_stride = l.plane_stride;
+  args.span_h = static_cast<int>(s.h.kernel);
+  args.span_w = static_cast<int>(s.w.kernel);
+  const float* planes[kPhaseLanesMaxSpan];
+  for (int64_t r = 0; r < s.h.kernel; ++r) planes[r] = ring.row(img, oh - s.h.pad_begin + r);
+  float* row = y + (img * s.h.out + oh) * s.w.out * cout;
+  alignas(64) float acc[kPhaseLanesMaxOutputs * 8 * 16];
+  args.acc = acc;
+  // Sums of 16 channels for 16 pixels go out through the AVX-512 16x16 transpose.
+  const PixelLanesUkernel& lanes = pixel_lanes_ukernel(Isa::kAvx512);
+  const PlanesFromPixelsFn transpose = l.uk->isa == Isa::kAvx512 && l.uk->width == 16 ? lanes.transpose : nullptr;
+  const float* weights = packed;
+  for (int64_t pass = 0; pass < l.passes; ++pass) {
+    const int64_t o0 = l.pass_begin[static_cast<size_t>(pass)], n = l.pass_begin[static_cast<size_t>(pass) + 1] - o0;
+    const int64_t group = int64_t{l.uk->blocks[n - 1]} * l.uk->width;
+    const PhaseLanesFn run = l.uk->run[n - 1];
+    args.weights = weights;
+    for (int64_t c0 = 0; c0 < s.w.out; c0 += group) {
+      // Lane j, u = kw - 1: plane column c0 + j - pad_left (the kernel's first column).
+      for (int64_t r = 0; r < s.h.kernel; ++r) args.rows[r] = planes[r] ? planes[r] + c0 - s.w.pad_begin + s.w.kernel - 1 : nullptr;
+      run(args);
+      const int64_t valid = std::min(group, s.w.out - c0);
+      float* out = row + c0 * cout + o0;
+      if (transpose && n == 16 && group == 16 && valid == 16) {
+        transpose(acc, 16, 16, out, cout, 16);  // out[j * cout + i] = acc[i * 16 + j]
+      } else {
+        for (int64_t i = 0; i < n; ++i)
+          for (int64_t j = 0; j < valid; ++j) out[j * cout + i] = acc[i * group + j];
+      }
+    }
+    weights += cin * s.h.kernel * s.w.kernel * n;
+  }
+  if (ep.bias)
+    for (int64_t p = 0; p < s.w.out; ++p)
+      for (int64_t c = 0; c < cout; ++c) row[p * cout + c] += ep.bias[c];
+  finish_epilogue(row, (img * s.h.out + oh) * s.w.out, s.w.out, cout, ep);
+}
+
+}  // namespace
+
+bool conv2d_thin_input_applies(const ConvShape& s, int64_t groups) {
+  if (groups != 1 || s.in_channels < 1 || s.in_channels > kMaxInputChannels || s.out_channels < 8) return false;
+  if (s.h.stride != 1 || s.w.stride != 1 || s.h.dilation != 1 || s.w.dilation != 1) return false;
+  if (s.h.kernel < 3 || s.w.kernel < 3 || s.h.kernel > kPhaseLanesMaxSpan || s.w.kernel > kPhaseLanesMaxSpan) return false;
+  if (s.h.out < 1 || s.w.out < 1 || s.w.out < 16) return false;
+  // Measured against conv2d_trimmed on an AMD EPYC (Zen 5), 1 thread
+  // (bench/thin_layers_bench.cpp): on AVX-512 2.4-5.8x (ESPCN's 360x640 1 -> 64 k5 14.5 ->
+  // 5.3 ms, the thin style net's 256x256 3 -> 8 k9 7.9 -> 1.35 ms); on AVX2, whose passes
+  // hold 12 channels and store them one float at a time, 1.15-3.0x up to 32 outputs but
+  // 0.69-0.75x at 56-64. The families not measured (NEON, scalar) take AVX2's rule.
+  if (phase_lanes_ukernel().isa != Isa::kAvx512 && s.out_channels > 32) return false;
+  const Layout l = layout_of(s);
+  return l.passes <= 64 && l.ring_floats(s) <= kMaxRingFloats;
+}
+
+int64_t conv2d_thin_input_workspace(const ConvShape& s, int threads) {
+  const Layout l = layout_of(s);
+  return round_up(l.weight_floats, 16) + std::max(1, threads) * ring_slot_floats(l, s) + 16;  // + alignment slack
+}
+
+void conv2d_thin_input(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
+                       const ConvInputMap* map) {
+  const Layout l = layout_of(s);
+  const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;
+  float* packed = workspace + (misalign ? (64 - misalign) / sizeof(float) : 0);
+  pack_weights(s, l, w, packed);
+  float* rings = packed + round_up(l.weight_floats, 16);
+  const int64_t tasks = s.batch * s.h.out;
+  // Each thread walks a contiguous run of output rows, reusing its ring's planes.
+  TaskRuns runs(tasks, std::max(1, threads));
+#pragma omp parallel num_threads(threads) if (threads > 1)
+  {
+    PlaneRing ring(s, l, x, map, rings + thread_index() * ring_slot_floats(l, s));
+    for (int64_t task; (task = runs.next(thread_index())) >= 0;) output_row(s, l, packed, ring, y, ep, task / s.h.out, task % s.h.out);
+  }
+}
+
+}  // namespace edgegan::cpu
