@@ -31,7 +31,7 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 
-# name: (constructor source, input side)
+# name: (constructor source, input side or (channels, height, width))
 MODELS = {
     "cyclegan_resnet9_256": ("ResnetGenerator(ngf=64, n_blocks=9)", 256),
     "pix2pix_unet_256": ("UnetGenerator(num_downs=8, ngf=64)", 256),
@@ -39,6 +39,10 @@ MODELS = {
     "realesr_compact_x4_128": ("SRVGGNetCompact(num_feat=64, num_conv=16, upscale=4)", 128),
     "esrgan_rrdb6_x4_64": ("RRDBNet(nf=64, nb=6, gc=32)", 64),
     "animeganv2_256": ("AnimeGenerator(w=16)", 256),
+    # Thin networks (few channels, large kernels: issue 44). The SR nets take a luma plane.
+    "fsrcnn_x3_360x640": ("FSRCNN(scale=3)", (1, 360, 640)),
+    "espcn_x3_360x640": ("ESPCN(scale=3)", (1, 360, 640)),
+    "fast_style_thin_256": ("TransformerNet(w=8)", 256),
 }
 
 
@@ -51,14 +55,32 @@ def build_torch_model(name):
     return model
 
 
+def input_shape(name):
+    """(channels, height, width) of the model's input."""
+    spec = MODELS[name][1]
+    return spec if isinstance(spec, tuple) else (3, spec, spec)
+
+
+def export_onnx(model, x, path):
+    """One .onnx file with its weights inside (edgegan-convert reads no external data), by
+    the TorchScript exporter where torch has both (from 2.9 the dynamo one is the default
+    and writes the weights beside the file)."""
+    import torch
+    kwargs = dict(opset_version=17, input_names=["x"], output_names=["y"])
+    try:
+        torch.onnx.export(model, x, path, dynamo=False, **kwargs)
+    except TypeError:  # a torch without the dynamo exporter
+        torch.onnx.export(model, x, path, **kwargs)
+
+
 def prepare(name, out, build, venv):
     """Writes NAME.onnx, NAME.egan, NAME.pth (weights), NAME.in.npy and NAME.torch.npy, and
     NAME.ncnn.param/.bin; returns why ncnn failed, or None."""
     import numpy as np
     import torch
-    side = MODELS[name][1]
+    c, h, w = input_shape(name)
     model = build_torch_model(name)
-    x = torch.randn(1, 3, side, side, generator=torch.Generator().manual_seed(1))
+    x = torch.randn(1, c, h, w, generator=torch.Generator().manual_seed(1))
     base = os.path.join(out, name)
     with torch.no_grad():
         y = model(x)
@@ -66,13 +88,13 @@ def prepare(name, out, build, venv):
     np.save(base + ".torch.npy", y.numpy())
     torch.save(model.state_dict(), base + ".pth")
     if not os.path.exists(base + ".onnx"):
-        torch.onnx.export(model, x, base + ".onnx", opset_version=17, input_names=["x"], output_names=["y"])
+        export_onnx(model, x, base + ".onnx")
     subprocess.run([os.path.join(build, "converter", "edgegan-convert"), "-q", base + ".onnx", "-o", base + ".egan"], check=True)
     if os.path.exists(base + ".ncnn.param"):
         return None
     traced = torch.jit.trace(model, x)
     traced.save(base + ".pt")
-    r = subprocess.run([os.path.join(venv, "bin", "pnnx"), base + ".pt", "inputshape=[1,3,%d,%d]" % (side, side)],
+    r = subprocess.run([os.path.join(venv, "bin", "pnnx"), base + ".pt", "inputshape=[1,%d,%d,%d]" % (c, h, w)],
                        cwd=out, capture_output=True, text=True)
     if r.returncode != 0 or not os.path.exists(base + ".ncnn.param"):
         return "pnnx failed: " + (r.stderr or r.stdout)[-300:]
