@@ -1,7 +1,7 @@
 // Thin layers, interleaved round by round on the same data, medians of the rounds:
 // transposed convolutions with 1-8 output channels on the phase-lanes path against the
 // path the split kernel takes without it (GEMM tiles, the dot kernel or pixel lanes),
-// and convolutions from 1-4 input channels on conv2d_thin_input against conv2d_trimmed.
+// and convolutions from 1-4 input channels on conv2d_thin against conv2d_trimmed.
 //   build/bench/thin_layers_bench [rounds] [threads]
 // Prints per layer: both medians, their spread (min-max over rounds) and the useful
 // GMAC/s (the split's multiply-adds: input pixels x taps x Cin x Cout).
@@ -16,7 +16,7 @@
 #include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
-#include "kernels_cpu/conv2d/conv2d_thin_input.h"
+#include "kernels_cpu/conv2d/conv2d_thin.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_phase_lanes.h"
@@ -62,6 +62,9 @@ const ConvLayer kConvLayers[] = {
     {"style_thin_256_k9_3to8_reflect", 256, 256, 3, 8, 9, true},
     {"style_256_k9_3to32_reflect", 256, 256, 3, 32, 9, true},
     {"rgb_256_k3_3to16", 256, 256, 3, 16, 3, false},
+    {"espcn_360x640_k3_32to9", 360, 640, 32, 9, 3, false},
+    {"fsrcnn_360x640_k3_12to12", 360, 640, 12, 12, 3, false},
+    {"k3_256_16to8", 256, 256, 16, 8, 3, false},
 };
 
 double median(std::vector<double> v) {
@@ -158,15 +161,12 @@ int main(int argc, char** argv) {
       map = {rows.data(), cols.data(), l.h, l.w};
     }
     const ConvInputMap* m = l.reflect ? &map : nullptr;
-    if (!conv2d_thin_input_applies(s, 1)) {
-      std::printf("%-34s not applicable\n", l.name);
-      continue;
-    }
-    std::vector<float> ws_old(static_cast<size_t>(conv2d_trimmed_workspace(s, threads))), ws_new(static_cast<size_t>(conv2d_thin_input_workspace(s, threads)));
+    const bool applies = conv2d_thin_applies(s, 1);
+    std::vector<float> ws_old(static_cast<size_t>(conv2d_trimmed_workspace(s, threads))), ws_new(static_cast<size_t>(conv2d_thin_workspace(s, threads)));
     Epilogue ep;
     auto time_once = [&](bool thin) {
       const auto t0 = std::chrono::steady_clock::now();
-      if (thin) conv2d_thin_input(s, packed.data(), x.data(), y.data(), ep, threads, ws_new.data(), m);
+      if (thin) conv2d_thin(s, packed.data(), x.data(), y.data(), ep, threads, ws_new.data(), m);
       else conv2d_trimmed(s, packed.data(), x.data(), y.data(), ep, threads, ws_old.data(), m);
       return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     };
@@ -182,7 +182,8 @@ int main(int argc, char** argv) {
     char os[40], ns[40];
     std::snprintf(os, sizeof os, "%.3f-%.3f", *std::min_element(old_ms.begin(), old_ms.end()), *std::max_element(old_ms.begin(), old_ms.end()));
     std::snprintf(ns, sizeof ns, "%.3f-%.3f", *std::min_element(new_ms.begin(), new_ms.end()), *std::max_element(new_ms.begin(), new_ms.end()));
-    std::printf("%-34s %-10s %10.3f %16s %10.3f %16s %8.1f %8.2fx\n", l.name, "trimmed", om, os, nm, ns, macs / nm * 1e-6, om / nm);
+    std::printf("%-34s %-10s %10.3f %16s %10.3f %16s %8.1f %8.2fx%s\n", l.name, "trimmed", om, os, nm, ns, macs / nm * 1e-6, om / nm,
+                applies ? "" : "  (rule: not taken)");
   }
   return 0;
 }

@@ -7,9 +7,9 @@
 // stride-2 layers where it
 // measured faster the Winograd form on the input's polyphase components
 // (conv2d_winograd_s2, its filters made per task from the weights),
-// for heads of at most 4 output channels the dot kernels (conv2d_narrow), or for
-// stride-1 layers from 1-4 input channels to 8 or more the output-pixel lanes
-// (conv2d_thin_input);
+// for heads of at most 4 output channels the dot kernels (conv2d_narrow), or for thin
+// stride-1 layers (1-4 input channels to 8 or more, or up to 64 to 8-16) the
+// output-pixel lanes (conv2d_thin);
 // groups = Cin: conv2d_depthwise; otherwise conv2d_grouped.
 // A fused input map (a nearest Resize and a reflect/edge/wrap Pad folded in by the
 // converter) becomes per-axis index tables for the input's size, which every forward
@@ -25,7 +25,7 @@
 #include "kernels_cpu/conv2d/conv2d_grouped.h"
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_narrow.h"
-#include "kernels_cpu/conv2d/conv2d_thin_input.h"
+#include "kernels_cpu/conv2d/conv2d_thin.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv2d/conv2d_winograd.h"
 #include "kernels_cpu/conv2d/conv2d_winograd_f6.h"
@@ -59,7 +59,7 @@ class Conv2DKernel final : public OpKernel {
       case Dense::kWinogradF6: workspace_floats_ = cpu::conv2d_winograd_f6_workspace(shape_, a.threads); break;
       case Dense::kWinogradS2: workspace_floats_ = cpu::conv2d_winograd_s2_workspace(shape_, a.threads); break;
       case Dense::kNarrow: workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads); break;
-      case Dense::kThinInput: workspace_floats_ = cpu::conv2d_thin_input_workspace(shape_, a.threads); break;
+      case Dense::kThin: workspace_floats_ = cpu::conv2d_thin_workspace(shape_, a.threads); break;
     }
     if (has_input_map(op)) {  // its tables for this input's size, built once
       const TensorDesc& x = a.tensor(op.input());
@@ -95,7 +95,7 @@ class Conv2DKernel final : public OpKernel {
       case Dense::kWinogradF6: return "conv2d_winograd_f6";
       case Dense::kWinogradS2: return "conv2d_winograd_s2";
       case Dense::kNarrow: return "conv2d_narrow";
-      case Dense::kThinInput: return "conv2d_thin_input";
+      case Dense::kThin: return "conv2d_thin";
       case Dense::kTrimmed: break;
     }
     return "conv2d_trimmed";
@@ -132,7 +132,7 @@ class Conv2DKernel final : public OpKernel {
       case Dense::kWinogradF6: return cpu::conv2d_winograd_f6(shape_, weights_, x, y, ep, ctx.threads, ws, map);
       case Dense::kWinogradS2: return cpu::conv2d_winograd_s2(shape_, weights_, x, y, ep, ctx.threads, ws, map);
       case Dense::kNarrow: return cpu::conv2d_narrow(shape_, weights_, x, y, ep, ctx.threads, ws, map);
-      case Dense::kThinInput: return cpu::conv2d_thin_input(shape_, weights_, x, y, ep, ctx.threads, ws, map);
+      case Dense::kThin: return cpu::conv2d_thin(shape_, weights_, x, y, ep, ctx.threads, ws, map);
       case Dense::kTrimmed: return cpu::conv2d_trimmed(shape_, weights_, x, y, ep, ctx.threads, ws, map);
     }
   }
@@ -190,15 +190,16 @@ class Conv2DKernel final : public OpKernel {
  private:
   enum class Path { kTrimmed, kDepthwise, kGrouped };
   // groups = 1: which forward kernel runs (the backward is conv2d_backward's for all).
-  enum class Dense { kTrimmed, kWinograd, kWinogradF6, kWinogradS2, kNarrow, kThinInput };
+  enum class Dense { kTrimmed, kWinograd, kWinogradF6, kWinogradS2, kNarrow, kThin };
   // The form that measured faster for the layer; each *_pays / *_applies rule is the
   // kernel's own, and no two of the Winograd rules take the same layer.
   static Dense dense_kernel(const cpu::ConvShape& s, int64_t groups) {
-    if (cpu::conv2d_thin_input_applies(s, groups)) return Dense::kThinInput;  // 1-4 inputs, 8+ outputs, k3-9 s1
     if (cpu::conv2d_winograd_pays(s, groups)) return Dense::kWinograd;        // 3x3 s1, filters of the kept size
     if (cpu::conv2d_winograd_f6_pays(s, groups)) return Dense::kWinogradF6;   // 3x3 s1, wider filters
     if (cpu::conv2d_winograd_s2_pays(s, groups)) return Dense::kWinogradS2;   // 4x4 s2
     if (cpu::conv2d_narrow_applies(s, groups)) return Dense::kNarrow;         // at most 4 outputs
+    // Thin layers where the Winograd forms do not pay (measured against conv2d_trimmed only).
+    if (cpu::conv2d_thin_applies(s, groups)) return Dense::kThin;             // k3-9 s1: 1-4 inputs to 8+, or 8-16 outputs
     return Dense::kTrimmed;
   }
   bool mapped() const { return !map_rows_.empty(); }

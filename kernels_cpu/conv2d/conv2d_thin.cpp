@@ -1,4 +1,4 @@
-#include "kernels_cpu/conv2d/conv2d_thin_input.h"
+#include "kernels_cpu/conv2d/conv2d_thin.h"
 
 #include <algorithm>
 #include <array>
@@ -12,7 +12,8 @@
 namespace edgegan::cpu {
 namespace {
 
-constexpr int64_t kMaxInputChannels = 4;
+constexpr int64_t kMaxInputChannels = 4;      // thin inputs: any number of outputs
+constexpr int64_t kMaxThinOutputInputs = 64;  // thin outputs (8-16 channels): inputs measured up to here
 constexpr int64_t kMaxRingFloats = int64_t{1} << 20;  // 4 MiB per thread
 
 constexpr int64_t round_up(int64_t v, int64_t m) { return (v + m - 1) / m * m; }
@@ -138,27 +139,32 @@ void output_row(const ConvShape& s, const Layout& l, const float* packed, PlaneR
 
 }  // namespace
 
-bool conv2d_thin_input_applies(const ConvShape& s, int64_t groups) {
-  if (groups != 1 || s.in_channels < 1 || s.in_channels > kMaxInputChannels || s.out_channels < 8) return false;
+bool conv2d_thin_applies(const ConvShape& s, int64_t groups) {
+  if (groups != 1 || s.in_channels < 1 || s.out_channels < 8) return false;
   if (s.h.stride != 1 || s.w.stride != 1 || s.h.dilation != 1 || s.w.dilation != 1) return false;
   if (s.h.kernel < 3 || s.w.kernel < 3 || s.h.kernel > kPhaseLanesMaxSpan || s.w.kernel > kPhaseLanesMaxSpan) return false;
-  if (s.h.out < 1 || s.w.out < 1 || s.w.out < 16) return false;
-  // Measured against conv2d_trimmed on an AMD EPYC (Zen 5), 1 thread
-  // (bench/thin_layers_bench.cpp): on AVX-512 2.4-5.8x (ESPCN's 360x640 1 -> 64 k5 14.5 ->
-  // 5.3 ms, the thin style net's 256x256 3 -> 8 k9 7.9 -> 1.35 ms); on AVX2, whose passes
-  // hold 12 channels and store them one float at a time, 1.15-3.0x up to 32 outputs but
-  // 0.69-0.75x at 56-64. The families not measured (NEON, scalar) take AVX2's rule.
-  if (phase_lanes_ukernel().isa != Isa::kAvx512 && s.out_channels > 32) return false;
+  if (s.h.out < 1 || s.w.out < 16) return false;
+  // Measured against conv2d_trimmed on an AMD EPYC (Zen 5), 1 thread, interleaved
+  // (bench/thin_layers_bench.cpp). Thin inputs: on AVX-512 2.4-5.8x (ESPCN's 360x640
+  // 1 -> 64 k5 14.5 -> 5.3 ms, the thin style net's 256x256 3 -> 8 k9 7.9 -> 1.35 ms); on
+  // AVX2, whose passes hold 12 channels and store them one float at a time, 1.15-3.0x up
+  // to 32 outputs but 0.69-0.75x at 56-64. Thin outputs (8-16 channels from up to 64):
+  // 1.7-4.2x on AVX-512 (ESPCN's 32 -> 9 k3 29.8 -> 9.9 ms, FSRCNN's 12 -> 12 k3 9.5 ->
+  // 5.7 ms), 1.5-1.75x on AVX2. The families not measured (NEON, scalar) take AVX2's rule.
+  const bool wide = phase_lanes_ukernel().isa == Isa::kAvx512;
+  const bool thin_input = s.in_channels <= kMaxInputChannels && (wide || s.out_channels <= 32);
+  const bool thin_output = s.in_channels <= kMaxThinOutputInputs && s.out_channels <= 16;
+  if (!thin_input && !thin_output) return false;
   const Layout l = layout_of(s);
   return l.passes <= 64 && l.ring_floats(s) <= kMaxRingFloats;
 }
 
-int64_t conv2d_thin_input_workspace(const ConvShape& s, int threads) {
+int64_t conv2d_thin_workspace(const ConvShape& s, int threads) {
   const Layout l = layout_of(s);
   return round_up(l.weight_floats, 16) + std::max(1, threads) * ring_slot_floats(l, s) + 16;  // + alignment slack
 }
 
-void conv2d_thin_input(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
+void conv2d_thin(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
                        const ConvInputMap* map) {
   const Layout l = layout_of(s);
   const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;

@@ -1,8 +1,9 @@
-// 2-D convolution from a few input channels (1-4) to many outputs (8-64), stride 1,
-// large kernels on large maps: ESPCN's 5x5 1 -> 64 first layer, a fast-style network's
-// 9x9 3 -> 8 one (its reflect pad fused as an input map). A GEMM over Cin*k*k = 25-243
-// deep rows keeps too little in registers per loaded input, and the per-tap GEMMs of
-// conv2d_trimmed are 1-3 deep. Here the vector lanes hold consecutive output pixels of
+// Thin 2-D convolutions, stride 1, kernels 3-9, on large maps: from a few input channels
+// (1-4) to many outputs (ESPCN's 5x5 1 -> 64 first layer, a fast-style network's 9x9
+// 3 -> 8 one, its reflect pad fused as an input map), or to 8-16 outputs from up to 64
+// (ESPCN's 3x3 32 -> 9 last layer, FSRCNN's 12 -> 12 mapping layers). The per-tap GEMMs
+// of conv2d_trimmed are 1-3 deep for the first kind and half a register tile wide for
+// the second. Here the vector lanes hold consecutive output pixels of
 // one row instead, on the phase-lanes micro-kernels (phase_lanes_ukernel.h, a stride-1
 // correlation is their one-phase case with the kernel's columns reversed):
 //   1. each input row is transposed once, when first needed, into per-channel planes
@@ -22,18 +23,18 @@
 
 namespace edgegan::cpu {
 
-// Groups 1, stride 1, dilation 1, 1-4 input channels, at least 8 output channels (at
-// most 32 outside AVX-512), kernels of 3 to 9 taps per axis, rows of 16 pixels or more:
-// where it measured ahead of conv2d_trimmed.
-bool conv2d_thin_input_applies(const ConvShape& shape, int64_t groups);
+// Groups 1, stride 1, dilation 1, kernels of 3 to 9 taps per axis, rows of 16 pixels or
+// more; 1-4 input channels to at least 8 outputs (at most 32 outside AVX-512), or up to
+// 64 inputs to 8-16 outputs: where it measured ahead of conv2d_trimmed.
+bool conv2d_thin_applies(const ConvShape& shape, int64_t groups);
 
 // Scratch floats: the repacked weights, then each thread's ring of planes.
-int64_t conv2d_thin_input_workspace(const ConvShape& shape, int threads);
+int64_t conv2d_thin_workspace(const ConvShape& shape, int threads);
 
 // y = epilogue(conv(x)); x read through `map` when given (shape describes the map). Each
 // output row is summed by one thread in a fixed order: the same bits at any thread count.
-// `workspace` holds conv2d_thin_input_workspace(shape, threads) floats (contents ignored).
-void conv2d_thin_input(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue, int threads,
+// `workspace` holds conv2d_thin_workspace(shape, threads) floats (contents ignored).
+void conv2d_thin(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue, int threads,
                        float* workspace, const ConvInputMap* map = nullptr);
 
 }  // namespace edgegan::cpu
