@@ -12,7 +12,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"

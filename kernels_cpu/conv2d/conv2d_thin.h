@@ -17,7 +17,7 @@
 // workspace in the micro-kernel's order (a few thousand floats).
 #pragma once
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
 

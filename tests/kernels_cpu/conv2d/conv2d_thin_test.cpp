@@ -6,7 +6,7 @@
 // and 2 threads.
 #include <gtest/gtest.h>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/conv2d/conv2d_thin.h"
 #include "kernels_cpu/phase_lanes/phase_lanes_ukernel.h"

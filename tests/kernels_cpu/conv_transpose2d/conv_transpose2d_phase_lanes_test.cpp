@@ -11,7 +11,7 @@
 #include <cstring>
 #include <sstream>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
