@@ -1,6 +1,8 @@
 // The memory report against the plan it describes and the allocations the
 // session really makes, on the shipped models and the HUGE² benchmark shapes.
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <unistd.h>
 
 #include <filesystem>
@@ -75,6 +77,18 @@ TEST(MemoryReport, ArenaIsWithinTenPercentOfTheLowerBoundAndWorkspaceOnlyWhereAK
               const uint64_t per_thread = 4 * static_cast<uint64_t>(9 * 16 * cin + 9 * 16 * 64 + std::max<int64_t>(cin, 64) + 16);
               EXPECT_GT(l.workspace_bytes, 0u);
               EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * per_thread);
+            } else if (l.kernel == "conv_transpose2d_split_phase_lanes") {
+              // Thin layers on the phase-lanes path (where the ISA family has no pixel-lanes
+              // or dot kernels for them): their weights packed once more with the taps a phase
+              // lacks as zeros (every phase spans ceil(k / stride) taps per axis), and per
+              // thread a ring of span transposed input rows, each Cin planes a little wider
+              // than the row (zero columns around it, the last block of positions past it).
+              const int64_t stride = l.output_shape[1] / l.input_shapes[0][1];
+              const int64_t k = static_cast<int64_t>(std::lround(std::sqrt(static_cast<double>(kernel_bytes / 4 / static_cast<uint64_t>(cin * cout)))));
+              const int64_t span = (k + stride - 1) / stride;
+              session_weight_bytes += 4 * static_cast<uint64_t>(cin * cout * stride * stride * span * span);
+              EXPECT_GT(l.workspace_bytes, 0u);
+              EXPECT_LE(l.workspace_bytes, static_cast<uint64_t>(threads) * 4 * static_cast<uint64_t>(span * cin * (in_w + span + 160)) + 128);
             } else if (lanes && cout <= 3 && in_w >= 16) {
               session_weight_bytes += kernel_bytes;
               EXPECT_GT(l.workspace_bytes, 0u);
