@@ -131,7 +131,7 @@ void phase_lanes_row(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
 PhaseLanesPlan plan_phase_lanes(const ConvShape& s, const std::vector<AxisPhase>& phases_h, const std::vector<AxisPhase>& phases_w) {
   PhaseLanesPlan plan;
   if (s.out_channels < 1 || s.out_channels > kPhaseLanesMaxChannels || s.in_channels < 1) return plan;
-  if (phases_h.size() > 16 || phases_w.size() > 16) return plan;
+  if (s.h.stride > kPhaseLanesMaxStride || s.w.stride > kPhaseLanesMaxStride) return plan;
   if (!axis_extent(phases_h, plan.qh_lo, plan.qh_hi, plan.span_h) || !axis_extent(phases_w, plan.qw_lo, plan.qw_hi, plan.span_w)) return plan;
   if (plan.qh_hi <= plan.qh_lo || plan.qw_hi <= plan.qw_lo) return plan;
   const PhaseLanesUkernel& uk = phase_lanes_ukernel();
@@ -141,7 +141,9 @@ PhaseLanesPlan plan_phase_lanes(const ConvShape& s, const std::vector<AxisPhase>
   plan.outputs = static_cast<int64_t>(phases_h.size() * phases_w.size()) * plan.cout;
   // Passes of equal size (a stride-3 RGB head's 27 outputs: 14 + 13, not 16 + 11).
   const int64_t passes = (plan.outputs + uk.max_outputs - 1) / uk.max_outputs;
-  for (int64_t i = 0; i <= passes; ++i) plan.pass_begin.push_back(plan.outputs * i / passes);
+  if (passes > kPhaseLanesMaxPasses) return plan;  // (never with these limits and a family of 8+ outputs)
+  plan.pass_count = passes;
+  for (int64_t i = 0; i <= passes; ++i) plan.pass_begin[static_cast<size_t>(i)] = plan.outputs * i / passes;
   // Lane l of a call at q0 reads plane column q0 + l - u: from qw_lo - (span_w - 1)
   // to the last call's end, which may pass qw_hi.
   plan.left = std::max<int64_t>(0, plan.span_w - 1 - plan.qw_lo);

@@ -26,6 +26,7 @@
 // in one order).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -36,6 +37,9 @@
 namespace edgegan::cpu {
 
 constexpr int64_t kPhaseLanesMaxChannels = 8;
+constexpr int64_t kPhaseLanesMaxStride = 4;  // per axis
+// 4x4 phases x 8 channels in passes of at least 8 outputs (the scalar family's maximum).
+constexpr int64_t kPhaseLanesMaxPasses = 16;
 
 struct PhaseLanesPlan {
   bool ok = false;
@@ -47,15 +51,18 @@ struct PhaseLanesPlan {
   int64_t plane_stride = 0;  // floats per channel plane
   int64_t outputs = 0;       // stride_h * stride_w * cout
   // Passes: outputs [pass_begin[i], pass_begin[i + 1]), each at most the family's max.
-  std::vector<int64_t> pass_begin;
-  int64_t passes() const { return static_cast<int64_t>(pass_begin.size()) - 1; }
+  // Held inline: the split kernel plans a thin layer in every call where the session
+  // gave no plan, and a training step must not allocate.
+  int64_t pass_count = 0;
+  std::array<int64_t, kPhaseLanesMaxPasses + 1> pass_begin{};
+  int64_t passes() const { return pass_count; }
   int64_t ring_floats() const { return span_h * cin * plane_stride; }
   int64_t weight_floats() const { return cin * span_h * span_w * outputs; }
 };
 
 // The plan for the active ISA's family; ok == false where the layer is not thin (more
-// than 8 output channels, more than 9 taps per phase on an axis, more than 16 phases
-// per axis pair... ) or its ring of rows would pass 4 MiB per thread.
+// than 8 output channels, a stride past 4, taps of a phase reaching past 9 inputs on an
+// axis) or its ring of rows would pass 4 MiB per thread. Allocates nothing.
 PhaseLanesPlan plan_phase_lanes(const ConvShape& shape, const std::vector<AxisPhase>& phases_h, const std::vector<AxisPhase>& phases_w);
 
 // Which thin layers take this path is the split kernel's choice
