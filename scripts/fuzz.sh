@@ -10,13 +10,13 @@ seconds=${FUZZ_SECONDS:-60}
 cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
   -DEDGEGAN_FUZZ=ON -DEDGEGAN_WITH_OPENMP=OFF -DEDGEGAN_WITH_CUDA=OFF -DEDGEGAN_BUILD_TESTS=OFF -DEDGEGAN_BUILD_BENCHMARKS=OFF >/dev/null
-cmake --build "$build" -j"$(nproc)" --target egan_model_fuzzer onnx_converter_fuzzer npy_reader_fuzzer
+cmake --build "$build" -j"$(nproc)" --target egan_model_fuzzer onnx_converter_fuzzer npy_reader_fuzzer image_reader_fuzzer
 
 work=$(mktemp -d)
 artifacts=${FUZZ_ARTIFACTS:-$work/artifacts}
 mkdir -p "$artifacts"
 failed=0
-for pair in egan:egan_model_fuzzer onnx:onnx_converter_fuzzer npy:npy_reader_fuzzer; do
+for pair in egan:egan_model_fuzzer onnx:onnx_converter_fuzzer npy:npy_reader_fuzzer image:image_reader_fuzzer; do
   corpus=${pair%%:*} target=${pair##*:}
   mkdir -p "$work/$corpus"  # new inputs go here; the committed seeds are only read
   if "$build/fuzz/$target" "$work/$corpus" "fuzz/corpus/$corpus" -max_total_time="$seconds" -timeout=10 \
