@@ -243,6 +243,7 @@ TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile
   p.tiles_x = static_cast<int64_t>(tile_origins(wp, p.tile_width, p.overlap).size());
   SessionOptions so;
   so.threads = options_.threads;
+  so.backend = options_.backend;
   const MemoryReport r = memory_report(Model::at_input_size(model_, p.tile_height, p.tile_width), so);
   p.session_bytes = r.totals.session_bytes;
   p.arena_bytes = r.totals.arena_bytes;
@@ -338,6 +339,7 @@ Image ImageToImage::run_model(const Image& image, const TilePlan& p, const std::
 
   SessionOptions so;
   so.threads = options_.threads;
+  so.backend = options_.backend;
   const auto tile_model = Model::at_input_size(model_, th, tw);
   Session session(tile_model, so);
   Tensor x;

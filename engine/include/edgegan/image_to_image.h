@@ -41,6 +41,7 @@ struct PixelNormalisation {
 
 struct ImageToImageOptions {
   int threads = 0;                   // 0: all cores
+  Backend backend = Backend::kCpu;   // where the tiles run (the plan's memory figures are the CPU's)
   int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
   int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
   uint64_t memory_limit_bytes = 0;   // > 0: the largest tile whose plan fits this (tile is then a ceiling, if set)
