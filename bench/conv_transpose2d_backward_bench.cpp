@@ -14,7 +14,7 @@
 #include "kernels_cpu/conv2d/conv2d_backward.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace {

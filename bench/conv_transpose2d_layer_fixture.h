@@ -16,7 +16,7 @@
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_zero_insert.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_col2im.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace edgegan::bench {

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's GPU tables from one run's results (bench/results/cuda_h100/):
+"""The GPU tables of docs/cuda.md from one run's results (bench/results/h100/):
 
     python3 bench/cuda_table.py DIR
 
@@ -101,4 +101,4 @@ def main(d):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "cuda_h100"))
+    main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "h100"))

@@ -39,10 +39,11 @@ std::vector<edgegan::Tensor> bench_inputs(const edgegan::Model& model, int batch
 
 int bench(const BenchArgs& a) {
   auto model = edgegan_cli::load_model(a.model);
+  if (a.input_height > 0) model = edgegan::Model::at_input_size(model, a.input_height, a.input_width);
   edgegan::SessionOptions options;
   options.threads = a.threads;
   options.batch = a.batch;
-  options.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(a.algo);
+  options.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(a.algo);
   options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
   options.allow_tf32 = a.tf32;
   edgegan::Session session(model, options);

@@ -2,6 +2,7 @@
 // model is measured the same way (and peers' figures can sit beside it).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace edgegan_cli {
@@ -16,6 +17,7 @@ struct BenchArgs {
   int repeat = 30;
   int warmup = 3;
   bool json = false;
+  int64_t input_height = 0, input_width = 0;  // > 0: an image model run at this input size (as translate/upscale would)
 };
 
 int bench(const BenchArgs& args);

@@ -15,6 +15,7 @@
 #include "cli/image_jobs.h"
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
+#include "cli/video/video_path.h"
 #include "edgegan/image.h"
 #include "edgegan/image_to_image.h"
 #include "edgegan/io.h"
@@ -67,18 +68,17 @@ uint64_t parse_byte_size(const std::string& text) {
   return static_cast<uint64_t>(value * factor);
 }
 
+void check_model_fits_command(const edgegan::ImageToImage& runner, const ImageCommandArgs& a) {
+  if (a.upscale && runner.scale() == 1) throw edgegan::Error("'" + a.model + "' keeps the image's size; use 'edgegan translate'");
+  if (!a.upscale && runner.scale() > 1)
+    throw edgegan::Error("'" + a.model + "' enlarges images " + std::to_string(runner.scale()) + "x; use 'edgegan upscale'");
+}
+
 namespace {
 
-// What a run will do, worked out (and every argument checked) before a model is loaded.
-struct ImageRun {
+// The model's options from the command line (pictures and videos alike).
+edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   edgegan::ImageToImageOptions options;
-  edgegan::EncodeOptions encode;
-  std::vector<ImageJob> all_jobs, jobs;  // jobs: this shard's
-};
-
-ImageRun plan_run(const ImageCommandArgs& a) {
-  ImageRun run;
-  edgegan::ImageToImageOptions& options = run.options;
   options.threads = a.threads;
   options.tile = a.tile;
   options.overlap = a.overlap;
@@ -90,7 +90,20 @@ ImageRun plan_run(const ImageCommandArgs& a) {
     options.input = edgegan::PixelNormalisation::mean_std(a.mean, a.std);
   }
   if (!a.output_range.empty()) options.output = edgegan::PixelNormalisation::parse_range(a.output_range);
+  return options;
+}
 
+// What a picture run will do, worked out (and every argument checked) before a model is loaded.
+struct ImageRun {
+  edgegan::ImageToImageOptions options;
+  edgegan::EncodeOptions encode;
+  std::vector<ImageJob> all_jobs, jobs;  // jobs: this shard's
+};
+
+ImageRun plan_run(const ImageCommandArgs& a, const edgegan::ImageToImageOptions& options) {
+  ImageRun run;
+  run.options = options;
+  if (!a.codec.empty() || a.crf >= 0) throw edgegan::Error("--codec and --crf are for a video output");
   std::vector<std::string> inputs = a.inputs;
   if (!a.list.empty()) {
     const std::vector<std::string> listed = read_list_file(a.list);
@@ -127,14 +140,17 @@ int run_image_command(const ImageCommandArgs& a) {
   ImageRun setup;
   std::shared_ptr<const edgegan::Model> model;
   std::unique_ptr<edgegan::ImageToImage> runner_holder;
+  // A video goes its own way (cli/video/); its failures reach main as before.
+  if (a.inputs.size() == 1 && a.list.empty() && a.shard.empty() && video::is_video_path(a.inputs[0])) {
+    if (!a.format.empty() || a.quality >= 0) throw edgegan::Error("-f and --quality are for pictures; a video's container is -o's extension (--codec, --crf)");
+    return run_video_command(a, model_options(a));
+  }
   // Anything wrong before the first picture (arguments, list, model) exits 2 with nothing written.
   try {
-    setup = plan_run(a);
+    setup = plan_run(a, model_options(a));
     model = load_model(a.model);
     runner_holder = std::make_unique<edgegan::ImageToImage>(model, setup.options);
-    if (a.upscale && runner_holder->scale() == 1) throw edgegan::Error("'" + a.model + "' keeps the image's size; use 'edgegan translate'");
-    if (!a.upscale && runner_holder->scale() > 1)
-      throw edgegan::Error("'" + a.model + "' enlarges images " + std::to_string(runner_holder->scale()) + "x; use 'edgegan upscale'");
+    check_model_fits_command(*runner_holder, a);
   } catch (const std::exception& e) {
     std::cerr << "edgegan: error: " << e.what() << "\n";
     return kExitNothingRun;

@@ -1,12 +1,15 @@
 // `edgegan translate` (image-to-image: CycleGAN, pix2pix, style transfer, AnimeGAN)
 // and `edgegan upscale` (super-resolution): PNG, JPEG or WebP files, folders of them
 // (recursive) or a list, in; PNG, JPEG or WebP out; whole or in blended tiles
-// (edgegan::ImageToImage), optionally resized to --outscale, split by --shard.
+// (edgegan::ImageToImage), optionally resized to --outscale, split by --shard. A video
+// in goes to a video out, frame by frame (cli/video/).
 #pragma once
 
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "edgegan/image_to_image.h"
 
 namespace edgegan_cli {
 
@@ -25,6 +28,8 @@ struct ImageCommandArgs {
   std::string memory_limit;           // "256M", "1G", bytes; empty: none
   std::string input_range, mean, std, output_range;
   bool quiet = false;
+  std::string codec;                  // video output: an FFmpeg encoder name ("" = the container's usual)
+  int crf = -1;                       // video output: the encoder's quality (< 0: its default)
 };
 
 // Exit codes: 0 every picture written; 1 (kExitSomeFailed) some pictures failed, the
@@ -33,6 +38,13 @@ struct ImageCommandArgs {
 constexpr int kExitSomeFailed = 1;
 constexpr int kExitNothingRun = 2;
 int run_image_command(const ImageCommandArgs& args);
+
+// Throws edgegan::Error when the model does not do what the command says: `upscale`
+// with a model that keeps the size, `translate` with one that enlarges.
+void check_model_fits_command(const edgegan::ImageToImage& runner, const ImageCommandArgs& args);
+
+// A video in, a video out (cli/video/): the same model options, every frame.
+int run_video_command(const ImageCommandArgs& args, const edgegan::ImageToImageOptions& options);
 
 // "256M", "1.5G", "512MiB", "1000000" -> bytes. Throws edgegan::Error.
 uint64_t parse_byte_size(const std::string& text);

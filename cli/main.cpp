@@ -17,6 +17,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <tuple>
 
 #include "cli/bench.h"
 #include "cli/finetune.h"
@@ -42,7 +43,7 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   o.allow_tf32 = allow_tf32;
   o.threads = threads;
   o.batch = batch;
-  o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);
+  o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);
   if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
   return o;
 }
@@ -285,7 +286,7 @@ int main(int argc, char** argv) {
   std::string report_model, report_algo = "split", report_backend = "cpu", chart;
   int report_batch = 1, report_threads = 0;
   bool json = false;
-  auto* rep = app.add_subcommand("report", "memory the model needs: per layer, totals, and each deconvolution algorithm side by side");
+  auto* rep = app.add_subcommand("report", "memory the model needs: per layer, totals, and each transposed-convolution algorithm side by side");
   rep->add_option("model", report_model, ".egan model")->required()->check(CLI::ExistingFile);
   rep->add_option("--batch", report_batch, "batch size")->check(CLI::Range(1, 65536));
   rep->add_option("--threads", report_threads, "threads the session would run on (0 = all cores): the heads' workspace is per thread")
@@ -293,7 +294,7 @@ int main(int argc, char** argv) {
   rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
   rep->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
-  rep->add_flag("--json", json, "JSON instead of a table (field names documented in the README)");
+  rep->add_flag("--json", json, "JSON instead of a table (field names documented in docs/memory-planner.md)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
   std::string report_input_size;
   rep->add_option("--input-size", report_input_size, "image models: plan for this input size, HEIGHTxWIDTH (e.g. a tile: 256x256)");
@@ -341,6 +342,8 @@ int main(int argc, char** argv) {
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");
+  std::string bench_input_size;
+  bch->add_option("--input-size", bench_input_size, "an image model at another input size, HEIGHTxWIDTH (as translate/upscale run it)");
 
   // translate and upscale: the same options, one command per model family.
   edgegan_cli::ImageCommandArgs translate_args, upscale_args;
@@ -348,9 +351,9 @@ int main(int argc, char** argv) {
   auto add_image_command = [&](const char* name, const char* help, edgegan_cli::ImageCommandArgs& a) {
     auto* c = app.add_subcommand(name, help);
     c->add_option("model", a.model, ".egan model")->required()->check(CLI::ExistingFile);
-    c->add_option("images", a.inputs, "PNG, JPEG or WebP files, or folders of them (walked recursively; subfolders are kept in the output folder)");
+    c->add_option("images", a.inputs, "PNG, JPEG or WebP files, or folders of them (walked recursively; subfolders are kept in the output folder); or one video (.mp4, .mkv, .mov, .webm, .avi)");
     c->add_option("--list", a.list, "a text file naming more pictures or folders, one per line")->check(CLI::ExistingFile);
-    c->add_option("-o,--output", a.output, "the picture to write (one input; its extension picks the format), or a folder")->required();
+    c->add_option("-o,--output", a.output, "the picture to write (one input; its extension picks the format), a folder, or a video for a video")->required();
     c->add_option("-f,--format", a.format, "png, jpg or webp (default: -o's extension; png into a folder)");
     c->add_option("--quality", a.quality, "jpg/webp quality 1-100 (default 95; webp at 100 is lossless)")->check(CLI::Range(1, 100));
     c->add_option("-s,--outscale", a.outscale, "final size = input size x this, by a Lanczos resize after the model's own scale (default: the model's scale)")
@@ -368,11 +371,13 @@ int main(int argc, char** argv) {
     mean->needs(stdv);
     stdv->needs(mean);
     c->add_flag("-q,--quiet", a.quiet, "no progress and no summary");
+    c->add_option("--codec", a.codec, "video output: the FFmpeg encoder (default libx264 where the container takes it; ffv1 for lossless .mkv)");
+    c->add_option("--crf", a.crf, "video output: the encoder's constant-rate-factor quality (x264: 0-51, lower is better)")->check(CLI::Range(0, 63));
     return c;
   };
-  auto* translate = add_image_command("translate", "image-to-image (CycleGAN, pix2pix, style transfer, AnimeGAN): PNG/JPEG/WebP in and out", translate_args);
-  auto* upscale = add_image_command("upscale", "super-resolution: PNG/JPEG/WebP in and out, tiled to fit --memory-limit", upscale_args);
-  const char* image_exit_codes = "exit codes: 0 every picture written; 1 some pictures failed (the others were written); 2 nothing run (bad arguments, list, --shard, output or model)\n";
+  auto* translate = add_image_command("translate", "image-to-image (CycleGAN, pix2pix, style transfer, AnimeGAN): PNG/JPEG/WebP in and out, or a video", translate_args);
+  auto* upscale = add_image_command("upscale", "super-resolution: PNG/JPEG/WebP in and out, or a video; tiled to fit --memory-limit", upscale_args);
+  const char* image_exit_codes = "exit codes: 0 every picture written; 1 some pictures failed (the others were written); 2 nothing run (bad arguments, list, --shard, output or model); a video: 0 written, 1 not\n";
   translate->footer(image_exit_codes);
   upscale->footer(image_exit_codes);
 
@@ -401,7 +406,10 @@ int main(int argc, char** argv) {
     if (*runc) return run(run_model, inputs, run_out, nhwc, run_threads, run_algo, run_backend);
     if (*insp) return inspect(inspect_model);
     if (*fin) return edgegan_cli::finetune(ft);
-    if (*bch) return edgegan_cli::bench(bn);
+    if (*bch) {
+      if (!bench_input_size.empty()) std::tie(bn.input_height, bn.input_width) = parse_input_size(bench_input_size);
+      return edgegan_cli::bench(bn);
+    }
     if (*rep && training) {
       if (!chart.empty() || report_backend != "cpu" || !report_input_size.empty())
         throw edgegan::Error("--training takes neither --chart, --backend nor --input-size");

@@ -98,7 +98,7 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
   ir.metadata = {{"source_file", source_name},
                  {"onnx_opset", std::to_string(graph.opset())},
                  {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())},
-                 {"deconv_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32"}};
+                 {"conv_transpose2d_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32"}};
   for (const auto& kv : options.metadata) ir.metadata.push_back(kv);
   ConvertResult result;
   result.egan = write_egan(ir, kProducer, options.weights == WeightPrecision::kFp16);

@@ -208,14 +208,24 @@ int Lowering::storage_axis(int tensor, size_t rank, int64_t axis) const {
   return is_nhwc(tensor) ? spatial_storage_axis(rank, axis) : static_cast<int>(axis);
 }
 
-IrOp* Lowering::fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds, size_t input) {
+IrOp* Lowering::sole_producer(const Node& n, size_t input) {
   const std::string src = resolve(n.inputs[input]);
   const int t = tensor(n, input);
   const auto it = producer_.find(t);
   if (it == producer_.end() || consumers_[src] != 1) return nullptr;
   IrOp& op = ir_.ops[static_cast<size_t>(it->second)];
-  if (std::find(kinds.begin(), kinds.end(), op.kind) == kinds.end() || op.activation != schema::Activation_None || residual_of(op) >= 0) return nullptr;
+  if (op.activation != schema::Activation_None || residual_of(op) >= 0) return nullptr;
   return &op;
+}
+
+IrOp* Lowering::fusable_producer(const Node& n, Fusion fusion, size_t input) {
+  IrOp* op = sole_producer(n, input);
+  return op && op_lowering(op->kind).epilogue_fusions().takes(fusion) ? op : nullptr;
+}
+
+IrOp* Lowering::producer_of_kind(const Node& n, schema::OpKind kind, size_t input) {
+  IrOp* op = sole_producer(n, input);
+  return op && op->kind == kind ? op : nullptr;
 }
 
 int Lowering::producer_index(int t) const {

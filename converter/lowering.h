@@ -12,6 +12,7 @@
 
 #include "converter/egan_ir.h"
 #include "converter/onnx_graph.h"
+#include "converter/ops/op_lowering.h"
 
 namespace edgegan::converter {
 
@@ -52,10 +53,14 @@ class Lowering {
   // The storage axis of ONNX axis `axis` (non-negative) of IR tensor `tensor`, whose ONNX
   // rank is `rank`: NHWC maps (rank 4, and rank 3 stored [N, 1, L, C]) keep channels last.
   int storage_axis(int tensor, size_t rank, int64_t axis) const;
-  // The op that produced n's input `input` (0 unless told), if n is its only reader, it
-  // is of one of `kinds`, it has no activation yet and no fused residual (after which
-  // nothing may fold into it: its epilogue ends with the residual), else nullptr.
-  IrOp* fusable_producer(const Node& n, std::initializer_list<schema::OpKind> kinds, size_t input = 0);
+  // The op that produced n's input `input` (0 unless told), if n is its only reader, its
+  // kind's epilogue takes `fusion` (OpLowering::epilogue_fusions), it has no activation
+  // yet and no fused residual (after which nothing may fold into it: its epilogue ends
+  // with the residual), else nullptr.
+  IrOp* fusable_producer(const Node& n, Fusion fusion, size_t input = 0);
+  // The same op when it is of `kind` instead (a pattern the reader absorbs: a Pad folded
+  // into a Conv's pads, the Reshapes around a pixel shuffle or a torch GroupNorm).
+  IrOp* producer_of_kind(const Node& n, schema::OpKind kind, size_t input = 0);
   // The index in model().ops of the op that writes IR tensor t (the order ops run in),
   // or -1 for a graph input.
   int producer_index(int t) const;
@@ -84,6 +89,8 @@ class Lowering {
   IrModel& model() { return ir_; }
 
  private:
+  // n's input `input`'s producer when n is its only reader and nothing ends its epilogue yet.
+  IrOp* sole_producer(const Node& n, size_t input);
   int new_tensor(const std::string& name, const Value& v, bool nhwc_map = false);
   // The IR tensor a value of that name and shape becomes (nhwc_map: a rank-3 map stored NHWC).
   static IrTensor ir_tensor(const std::string& name, const Value& v, bool nhwc_map = false);

@@ -18,11 +18,11 @@ int64_t Tensor::elements() const {
   return std::accumulate(shape.begin(), shape.end(), int64_t{1}, std::multiplies<>());
 }
 
-const char* to_string(ConvTransposeAlgo algo) {
+const char* to_string(ConvTranspose2DAlgo algo) {
   switch (algo) {
-    case ConvTransposeAlgo::kSplit: return "split";
-    case ConvTransposeAlgo::kZeroInsert: return "zero-insert";
-    case ConvTransposeAlgo::kCol2im: return "col2im";
+    case ConvTranspose2DAlgo::kSplit: return "split";
+    case ConvTranspose2DAlgo::kZeroInsert: return "zero-insert";
+    case ConvTranspose2DAlgo::kCol2im: return "col2im";
   }
   return "unknown";
 }
@@ -40,11 +40,11 @@ std::string cpu_gemm_ukernel() {
   return cpu::gemm_ukernel().name;
 }
 
-ConvTransposeAlgo conv_transpose_algo_from_string(const std::string& name) {
-  if (name == "split") return ConvTransposeAlgo::kSplit;
-  if (name == "zero-insert") return ConvTransposeAlgo::kZeroInsert;
-  if (name == "col2im") return ConvTransposeAlgo::kCol2im;
-  throw Error("unknown deconvolution algorithm '" + name + "' (expected split, zero-insert or col2im)");
+ConvTranspose2DAlgo conv_transpose2d_algo_from_string(const std::string& name) {
+  if (name == "split") return ConvTranspose2DAlgo::kSplit;
+  if (name == "zero-insert") return ConvTranspose2DAlgo::kZeroInsert;
+  if (name == "col2im") return ConvTranspose2DAlgo::kCol2im;
+  throw Error("unknown transposed-convolution algorithm '" + name + "' (expected split, zero-insert or col2im)");
 }
 
 std::vector<Tensor> batch_inputs(const Model& model, int batch, std::vector<float> values, std::vector<int64_t> labels) {

@@ -25,7 +25,7 @@ using nlohmann::json;
 
 namespace {
 
-constexpr ConvTransposeAlgo kAlgorithms[] = {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im};
+constexpr ConvTranspose2DAlgo kAlgorithms[] = {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im};
 
 struct PlannedModel {
   SessionPlan plan;
@@ -33,13 +33,13 @@ struct PlannedModel {
   AlgorithmTotals totals;
 };
 
-PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTransposeAlgo algo, int64_t batch, int threads, bool allow_tf32) {
+PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTranspose2DAlgo algo, int64_t batch, int threads, bool allow_tf32) {
   const Model::Impl& m = model.impl();
   PlannedModel p;
   PlanOptions options;
   options.batch = batch;
   options.threads = threads;
-  options.conv_transpose_algo = algo;
+  options.conv_transpose2d_algo = algo;
   options.allow_tf32 = allow_tf32;
   p.plan = build_session_plan(m, backend, options, m, /*tracker=*/nullptr);
   const std::vector<OpInfo> infos = model.ops();
@@ -210,14 +210,14 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
   MemoryReport r;
   r.model = name;
   r.backend = backend.name();
-  r.algorithm = to_string(options.conv_transpose_algo);
+  r.algorithm = to_string(options.conv_transpose2d_algo);
   r.batch = options.batch;
   r.threads = session_threads(options.threads);
   r.file_bytes = model->file_bytes();
   r.weight_bytes = model->weight_bytes();
   std::vector<PlannedModel> planned;
-  for (ConvTransposeAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads, options.allow_tf32));
-  const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.conv_transpose_algo) - std::begin(kAlgorithms));
+  for (ConvTranspose2DAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads, options.allow_tf32));
+  const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.conv_transpose2d_algo) - std::begin(kAlgorithms));
   r.layers = planned[chosen].layers;
   for (size_t i = 0; i < r.layers.size(); ++i) {
     r.layers[i].macs_zero_insert = planned[1].layers[i].macs;

@@ -1,7 +1,7 @@
 // Semantic checks of a .egan file, run after the flatbuffers Verifier. The
 // Verifier only proves the bytes parse; these checks prove the model makes
 // sense: every index in range, every shape consistent with its op, every weight
-// buffer exactly the size its op needs, every split deconvolution's phases equal
+// buffer exactly the size its op needs, every split transposed convolution's phases equal
 // to the ones its kernel/stride/pads imply. A hostile file fails here with a
 // message, before any allocation sized by the file's numbers.
 #include <algorithm>
@@ -17,10 +17,16 @@
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan {
 namespace {
+
+// A metadata key under its current name: files converted before the transposed
+// convolution had one name everywhere carry "deconv_weights".
+std::string current_metadata_key(std::string key) {
+  return key == "deconv_weights" ? "conv_transpose2d_weights" : key;
+}
 
 namespace fb = schema;
 
@@ -51,7 +57,7 @@ class Validator {
     check_outputs();
     if (root_.metadata())
       for (const auto* kv : *root_.metadata())
-        if (kv) m_.metadata.emplace_back(str(kv->key()), str(kv->value()));
+        if (kv) m_.metadata.emplace_back(current_metadata_key(str(kv->key())), str(kv->value()));
   }
 
  private:

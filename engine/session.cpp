@@ -81,7 +81,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   PlanOptions plan_options;
   plan_options.batch = options.batch;
   plan_options.threads = s.threads;
-  plan_options.conv_transpose_algo = options.conv_transpose_algo;
+  plan_options.conv_transpose2d_algo = options.conv_transpose2d_algo;
   plan_options.allow_tf32 = options.allow_tf32;
   // Limits are checked on a dry plan (nothing allocated), then the real one is built.
   check_limits(s.m(), build_session_plan(s.m(), *s.backend, plan_options, s.m(), nullptr), options, s.model->weight_bytes());

@@ -66,7 +66,7 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
                           .weights = weights,
                           .batch = options.batch,
                           .threads = options.threads,
-                          .conv_transpose_algo = options.conv_transpose_algo,
+                          .conv_transpose2d_algo = options.conv_transpose2d_algo,
                           .allow_tf32 = options.allow_tf32,
                           .tracker = tracker,
                           .filter_copy_budget = &filter_copy_budget,

@@ -20,7 +20,7 @@ namespace edgegan {
 struct PlanOptions {
   int64_t batch = 1;
   int threads = 1;  // resolved (session_threads)
-  ConvTransposeAlgo conv_transpose_algo = ConvTransposeAlgo::kSplit;
+  ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;
   bool allow_tf32 = false;  // SessionOptions::allow_tf32
   bool training = false;
   bool zero_insert_backward = false;  // training: the transposed convolutions' backward baseline

@@ -43,9 +43,9 @@ int main(int argc, char** argv) {
   try {
     const std::string path = argv[1];
     const int batch = argc > 2 ? std::stoi(argv[2]) : 1;
-    const edgegan::ConvTransposeAlgo algo = edgegan::conv_transpose_algo_from_string(argc > 3 ? argv[3] : "split");
+    const edgegan::ConvTranspose2DAlgo algo = edgegan::conv_transpose2d_algo_from_string(argc > 3 ? argv[3] : "split");
     const bool check = argc > 4 && std::string(argv[4]) == "--check";
-    const edgegan::SessionOptions options{.threads = 1, .batch = batch, .conv_transpose_algo = algo};
+    const edgegan::SessionOptions options{.threads = 1, .batch = batch, .conv_transpose2d_algo = algo};
 
     // Inputs are the caller's memory: make them before measuring.
     std::vector<edgegan::Tensor> inputs;

@@ -11,6 +11,8 @@ packages=(
   libcli11-dev libstb-dev                    # CLI parsing, the chart's text (stb_easy_font)
   libpng-dev libturbojpeg0-dev libwebp-dev   # picture codecs: PNG, JPEG (libjpeg-turbo), WebP
   nlohmann-json3-dev                         # report JSON
+  libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # videos in and out (FFmpeg's libraries)
+  ffmpeg                                     # the video tests make and probe their clips with it
   libxxhash-dev                              # model file checksums (header-only use)
   libgtest-dev libgmock-dev libbenchmark-dev # tests and benchmarks
   clang libclang-rt-14-dev libomp-14-dev     # sanitizer and fuzz builds (libFuzzer, libomp + Archer for TSan)

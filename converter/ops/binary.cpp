@@ -1,9 +1,10 @@
 // ONNX Add, Sub, Mul and Div with multidirectional broadcasting, and Reciprocal (1 / x). A constant scalar or
 // per-channel (per-feature) operand makes an affine map, x*scale[c] + shift[c]: it folds
-// into the Conv, ConvTranspose, Gemm or ChannelAffine that produced x when that op has no
-// other reader and no activation, else becomes a ChannelAffine op (c / x is not affine).
-// An Add of two run-time tensors of one shape where one is the output of a Conv or
-// (Instance/Group)Norm that only this Add reads, without activation, and the other
+// into the op that produced x when that op's kind takes a scale and shift
+// (OpLowering::epilogue_fusions), it has no other reader and no activation, else becomes
+// a ChannelAffine op (c / x is not affine). An Add of two run-time tensors of one shape
+// where one is the output of an op whose kind takes a residual (a Conv or an
+// Instance/Group Norm) that only this Add reads, without activation, and the other
 // exists before that op runs (a residual or skip connection) folds into that op as its
 // residual (y = op(x) + other, in the op's epilogue).
 // Everything else is a Binary op: two run-time tensors, or one and a constant of any
@@ -33,9 +34,9 @@ std::vector<int64_t> padded(const std::vector<int64_t>& dims, size_t rank) {
   return p;
 }
 
-// y = ta + tb (IR tensors, one layout) as a residual of the Conv2D or GroupNorm that
-// produced one operand: that op must be the operand's only reader and have no activation
-// (fusable_producer), the operands must have one shape (no broadcasting), and the other
+// y = ta + tb (IR tensors, one layout) as a residual of the op that produced one
+// operand: its kind must take a residual (OpLowering::epilogue_fusions), and it must be
+// the operand's only reader with no activation yet (fusable_producer), the operands must have one shape (no broadcasting), and the other
 // operand must be a graph input or the output of an op that runs before it (else the
 // fused op would read it before it exists). Of two candidates the later op takes it
 // (the other is then the earlier one's output or older). Returns whether it fused.
@@ -47,7 +48,7 @@ bool fuse_residual(const Node& n, Lowering& l, int ta, int tb) {
   IrOp* best = nullptr;
   int best_index = -1, other = -1;
   for (size_t side : {size_t{0}, size_t{1}}) {
-    IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_GroupNorm}, side);
+    IrOp* p = l.fusable_producer(n, Fusion::kResidual, side);
     const int mine = side == 0 ? ta : tb, theirs = side == 0 ? tb : ta;
     if (!p || p->output != mine) continue;
     const int index = l.producer_index(mine);
@@ -160,9 +161,7 @@ class BinaryLowering final : public OpLowering {
         scale[k] = static_cast<float>(s);
         shift[k] = static_cast<float>(t);
       }
-      if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine, schema::OpKind_SlidingChannelConv,
-                                            schema::OpKind_GroupNorm},
-                                       xi)) {
+      if (IrOp* p = l.fusable_producer(n, Fusion::kScaleShift, xi)) {
         l.scale_and_shift(*p, scale, shift);
         l.absorb(n, *p);
         return;

@@ -1,6 +1,7 @@
 // ChannelAffine from ONNX BatchNormalization (eval mode); the constant scalar or
-// per-channel Add/Sub/Mul/Div come here through converter/ops/binary.cpp. Either is folded into the Conv, ConvTranspose or Gemm
-// that produced its input when that op has no other reader; only what cannot fold
+// per-channel Add/Sub/Mul/Div come here through converter/ops/binary.cpp. Either folds into
+// the op that produced its input when that op's kind takes a scale and shift
+// (OpLowering::epilogue_fusions) and this is its only reader; only what cannot fold
 // becomes a ChannelAffine op.
 #include <cmath>
 
@@ -15,6 +16,7 @@ namespace {
 class ChannelAffineLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"BatchNormalization"}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true}; }
 
   void infer(RuntimeNode& rn) const override {
     const Node& n = rn.node;
@@ -53,8 +55,7 @@ class ChannelAffineLowering final : public OpLowering {
         shift[k] = static_cast<float>(beta.at(static_cast<int64_t>(k)) - mean.at(static_cast<int64_t>(k)) * s);
       }
     }
-    if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_GroupNorm,
-                                          schema::OpKind_SlidingChannelConv})) {
+    if (IrOp* p = l.fusable_producer(n, Fusion::kScaleShift)) {
       l.scale_and_shift(*p, scale, shift);
       l.absorb(n, *p);
       if (n.op == "BatchNormalization") l.model().batchnorms_folded++;

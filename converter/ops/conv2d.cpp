@@ -11,6 +11,7 @@ namespace {
 class Conv2DLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"Conv"}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true, .residual = true}; }
 
   void infer(RuntimeNode& n) const override {
     const Value& x = n.runtime_input(0);
@@ -27,7 +28,7 @@ class Conv2DLowering final : public OpLowering {
     ConvGeometry g = resolve_conv(n, x.shape, w.dims);
     // A constant zero Pad that only this Conv reads folds into its pads (exact): the
     // Pad's op becomes the Conv, reading the Pad's input.
-    IrOp* pad = l.fusable_producer(n, {schema::OpKind_Pad});
+    IrOp* pad = l.producer_of_kind(n, schema::OpKind_Pad);
     if (pad && (pad->pad_mode != schema::PadMode_Constant || pad->pad_value != 0.f)) pad = nullptr;
     const int64_t conv_pads[4] = {g.pad_top, g.pad_left, g.pad_bottom, g.pad_right};
     for (int k = 0; pad && k < 4; ++k)

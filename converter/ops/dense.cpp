@@ -11,6 +11,7 @@ namespace {
 class DenseLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"Gemm", "MatMul"}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true}; }
 
   void infer(RuntimeNode& rn) const override {
     const Node& n = rn.node;

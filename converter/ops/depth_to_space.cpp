@@ -124,7 +124,7 @@ class DepthToSpaceLowering final : public OpLowering {
     }
     // The middle of Reshape -> Transpose -> Reshape: the first Reshape (read only here)
     // becomes the op, writing the last Reshape's output.
-    IrOp* first = l.fusable_producer(n, {schema::OpKind_Reshape});
+    IrOp* first = l.producer_of_kind(n, schema::OpKind_Reshape);
     const Node* last = l.sole_consumer(n);
     ShuffleMatch m;
     if (first && last && last->op == "Reshape") {

@@ -2,8 +2,9 @@
 // and max constant inputs or absent; torch's Hardtanh and ReLU6), HardSigmoid, HardSwish,
 // Softplus and Mish (torch before opset 18 exports Mish as x * tanh(softplus(x)), which
 // lower.cpp recognises and lowers here as one Mish). An activation whose gradient follows
-// from its output fuses into the epilogue of the op that produced the input when that op
-// has no other reader and no activation yet; HardSwish and Mish never fuse (their backward
+// from its output fuses into the epilogue of the op that produced the input when that
+// op's kind takes an activation (OpLowering::epilogue_fusions), it has no other reader and
+// no activation yet; HardSwish and Mish never fuse (their backward
 // reads the input). Only what cannot fuse becomes an Elementwise op.
 #include <cfloat>
 #include <cmath>
@@ -85,8 +86,7 @@ class ElementwiseLowering final : public OpLowering {
       if (!n.inputs[k].empty()) constants[n.inputs[k]] = l.value(n.inputs[k]);
     const ActivationSpec s = spec_of(n, constants);
     if (cpu::activation_invertible(static_cast<cpu::Activation>(s.activation)))
-      if (IrOp* p = l.fusable_producer(n, {schema::OpKind_Conv2D, schema::OpKind_ConvTranspose2D, schema::OpKind_Dense, schema::OpKind_ChannelAffine, schema::OpKind_SlidingChannelConv,
-                                            schema::OpKind_GroupNorm})) {
+      if (IrOp* p = l.fusable_producer(n, Fusion::kActivation)) {
         p->activation = s.activation;
         p->alpha = s.alpha;
         p->beta = s.beta;

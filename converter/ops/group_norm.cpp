@@ -35,6 +35,7 @@ std::vector<float> per_channel(const ConstTensor& values, int64_t channels, int6
 class GroupNormLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"InstanceNormalization", "GroupNormalization"}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true, .residual = true}; }
 
   void infer(RuntimeNode& rn) const override {
     const Node& n = rn.node;
@@ -98,7 +99,7 @@ class GroupNormLowering final : public OpLowering {
   static void lower_torch_group_norm(const Node& n, Lowering& l, const ConstTensor& scale, const ConstTensor& shift) {
     const std::string form = ": InstanceNormalization of a rank-3 tensor is supported only as torch exports nn.GroupNorm "
                              "(Reshape of an NCHW map to [N, groups, -1] read by nothing else, this node, then a Reshape)";
-    IrOp* reshape = l.fusable_producer(n, {schema::OpKind_Reshape});
+    IrOp* reshape = l.producer_of_kind(n, schema::OpKind_Reshape);
     if (!reshape) throw ConvertError(where(n) + form + "; its input is not such a Reshape");
     const IrTensor source = l.model().tensors[static_cast<size_t>(reshape->inputs[0])];
     const int64_t groups = l.value(n.inputs[0]).shape[1];

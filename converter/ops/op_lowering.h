@@ -21,6 +21,28 @@ namespace edgegan::converter {
 class Lowering;    // lowering.h
 class EganWriter;  // egan_writer.h
 
+// What an op's epilogue can absorb from the node that reads its output, so that
+// node costs no pass of its own. Each kind declares its own (default: nothing);
+// the converter's fusion passes ask the producer's kind through
+// Lowering::fusable_producer.
+enum class Fusion {
+  kActivation,  // an invertible activation (Relu, LeakyRelu, Sigmoid, Tanh ...)
+  kScaleShift,  // a per-output-channel scale and shift: BatchNorm, a constant Mul / Add
+  kResidual,    // an Add of another tensor of the output's shape
+};
+
+struct EpilogueFusions {
+  bool activation = false, scale_shift = false, residual = false;
+  bool takes(Fusion f) const {
+    switch (f) {
+      case Fusion::kActivation: return activation;
+      case Fusion::kScaleShift: return scale_shift;
+      case Fusion::kResidual: return residual;
+    }
+    return false;
+  }
+};
+
 class OpLowering {
  public:
   virtual ~OpLowering() = default;
@@ -33,7 +55,10 @@ class OpLowering {
   // Writes an IR op of this kind as the schema's table.
   virtual flatbuffers::Offset<schema::Op> write(const IrModel& model, const IrOp& op, EganWriter& writer) const = 0;
 
-  // ---- kinds a BatchNorm, a bias Add or an activation can fold into
+  // What this kind's epilogue can take from the node reading its output (above).
+  virtual EpilogueFusions epilogue_fusions() const { return {}; }
+
+  // ---- kinds that take kScaleShift
   // Output channels, and the output channel that ONNX-layout weight k belongs to.
   virtual int64_t output_channels(const IrOp& op) const { return static_cast<int64_t>(op.bias.size()); }
   virtual int64_t output_channel_of_weight(const IrOp& op, int64_t k) const { return k % output_channels(op); }

@@ -85,6 +85,7 @@ namespace {
 class SlidingChannelConvLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true}; }
   void infer(RuntimeNode& n) const override { throw ConvertError(where(n.node) + ": internal: SlidingChannelConv has no ONNX op of its own"); }
   void lower(const Node& n, Lowering&) const override { throw ConvertError(where(n) + ": internal: SlidingChannelConv has no ONNX op of its own"); }
 

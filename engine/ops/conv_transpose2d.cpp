@@ -94,7 +94,7 @@ class PhaseBackward {
 class ConvTranspose2DKernel final : public OpKernel {
  public:
   ConvTranspose2DKernel(const KernelArgs& a, const schema::ConvTranspose2D& op)
-      : algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), epilogue_(a.epilogue(op.epilogue())), shape_(a.conv_shape(op)),
+      : algo_(a.conv_transpose2d_algo), input_(op.input()), output_(op.output()), epilogue_(a.epilogue(op.epilogue())), shape_(a.conv_shape(op)),
         zero_insert_backward_(a.zero_insert_backward) {
     weights_.phases_h = cpu::split_conv_transpose_axis(shape_.h);
     weights_.phases_w = cpu::split_conv_transpose_axis(shape_.w);
@@ -107,7 +107,7 @@ class ConvTranspose2DKernel final : public OpKernel {
       else weights_.sub_kernels.push_back(a.weights.f32(p->weights()));
       phase_floats_.push_back(p->weights() ? static_cast<int64_t>(a.model.buffer_elements(p->weights())) : 0);
     }
-    if (algo_ == ConvTransposeAlgo::kSplit) {
+    if (algo_ == ConvTranspose2DAlgo::kSplit) {
       // Planned here once, for every run (not ok: the head, if it is one, takes the dot
       // path). Heads on the pixel-lanes path read their weights in that kernel's order:
       // packed here (a few KiB per head).
@@ -158,7 +158,7 @@ class ConvTranspose2DKernel final : public OpKernel {
         for (const auto& w : widened_) source.sub_kernels.push_back(w.empty() ? nullptr : w.data());
       }
       cpu::assemble_conv_transpose2d_full_kernel(shape_, source,
-                                                 algo_ == ConvTransposeAlgo::kZeroInsert ? cpu::FullKernelLayout::kTapsFirst
+                                                 algo_ == ConvTranspose2DAlgo::kZeroInsert ? cpu::FullKernelLayout::kTapsFirst
                                                                                          : cpu::FullKernelLayout::kChannelsFirst,
                                                  full_kernel_.floats());
     }
@@ -166,18 +166,18 @@ class ConvTranspose2DKernel final : public OpKernel {
 
   const char* kernel_name() const override {
     switch (algo_) {
-      case ConvTransposeAlgo::kZeroInsert: return "conv_transpose2d_zero_insert";
-      case ConvTransposeAlgo::kCol2im: return "conv_transpose2d_col2im";
-      case ConvTransposeAlgo::kSplit: break;
+      case ConvTranspose2DAlgo::kZeroInsert: return "conv_transpose2d_zero_insert";
+      case ConvTranspose2DAlgo::kCol2im: return "conv_transpose2d_col2im";
+      case ConvTranspose2DAlgo::kSplit: break;
     }
     return winograd_ ? "conv_transpose2d_split_winograd" : "conv_transpose2d_split";
   }
 
   uint64_t workspace_bytes() const override {
     switch (algo_) {
-      case ConvTransposeAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;  // < 2^64
-      case ConvTransposeAlgo::kCol2im: return static_cast<uint64_t>(cpu::conv_transpose2d_col2im_workspace(shape_)) * 4;
-      case ConvTransposeAlgo::kSplit: break;
+      case ConvTranspose2DAlgo::kZeroInsert: return static_cast<uint64_t>(cpu::conv_transpose2d_zero_insert_workspace(shape_)) * 4;  // < 2^64
+      case ConvTranspose2DAlgo::kCol2im: return static_cast<uint64_t>(cpu::conv_transpose2d_col2im_workspace(shape_)) * 4;
+      case ConvTranspose2DAlgo::kSplit: break;
     }
     return static_cast<uint64_t>(split_workspace_floats_) * 4;
   }
@@ -186,7 +186,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   // split heads on the pixel-lanes path, their weights in that kernel's order; split
   // layers in the Winograd form, their transformed filters.
   uint64_t repacked_weight_bytes() const override {
-    if (algo_ == ConvTransposeAlgo::kSplit)
+    if (algo_ == ConvTranspose2DAlgo::kSplit)
       return (lanes_plan_.ok ? static_cast<uint64_t>(lanes_plan_.weight_floats()) * 4 : 0) +
              (winograd_ ? winograd_filters_.kept_bytes() : 0);
     return static_cast<uint64_t>(full_kernel_floats()) * 4;
@@ -199,9 +199,9 @@ class ConvTranspose2DKernel final : public OpKernel {
     float* y = ctx.f32(output_);
     float* ws = reinterpret_cast<float*>(ctx.workspace);
     switch (algo_) {
-      case ConvTransposeAlgo::kZeroInsert: return cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
-      case ConvTransposeAlgo::kCol2im: return cpu::conv_transpose2d_col2im(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
-      case ConvTransposeAlgo::kSplit: break;
+      case ConvTranspose2DAlgo::kZeroInsert: return cpu::conv_transpose2d_zero_insert(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
+      case ConvTranspose2DAlgo::kCol2im: return cpu::conv_transpose2d_col2im(shape_, full_kernel_.floats(), x, y, ws, epilogue_, ctx.threads);
+      case ConvTranspose2DAlgo::kSplit: break;
     }
     if (winograd_filters_.made_per_run()) {  // this run's filters, then the form's own scratch after them
       weights_.winograd = ws;
@@ -259,7 +259,7 @@ class ConvTranspose2DKernel final : public OpKernel {
     backward_.plan(a, shape_, phase_floats_, kernel_scratch_floats);
   }
 
-  ConvTransposeAlgo algo_;
+  ConvTranspose2DAlgo algo_;
   int input_, output_;
   cpu::Epilogue epilogue_;
   cpu::ConvShape shape_;
@@ -301,7 +301,7 @@ class GroupedConvTranspose2DKernel final : public OpKernel {
   }
   const char* kernel_name() const override { return "conv_transpose2d_split_grouped"; }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
-  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTransposeAlgo::kSplit) / static_cast<uint64_t>(groups_); }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTranspose2DAlgo::kSplit) / static_cast<uint64_t>(groups_); }
   void run(const RunContext& ctx) override {
     cpu::conv_transpose2d_grouped(shape_, views_, ctx.f32(input_), ctx.f32(output_), epilogue_, ctx.threads,
                                   reinterpret_cast<float*>(ctx.workspace), workspace_floats_);

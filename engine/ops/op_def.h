@@ -18,7 +18,7 @@
 #include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
 #include "kernels_cpu/activation/activation.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan {
@@ -49,7 +49,7 @@ struct KernelArgs {
   const WeightSource& weights;
   int64_t batch = 1;
   int threads = 1;  // the session's, resolved (its workspace may depend on them)
-  ConvTransposeAlgo conv_transpose_algo = ConvTransposeAlgo::kSplit;
+  ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;
   bool allow_tf32 = false;  // GPU backends may round GEMM operands to TF32 (SessionOptions::allow_tf32)
   // Weight copies a kernel makes (transformed filters, baselines' full kernels) are
   // allocated through it; nullptr: the kernel is built for planning only and never runs.

@@ -19,13 +19,13 @@ namespace edgegan {
 // backend's kernel reports them (the memory report's figures).
 // Split: only the (input, tap) pairs that land inside the output; zero insertion:
 // every tap of every output, zeros included; col2im: every tap of every input.
-inline uint64_t conv_transpose2d_macs(const cpu::ConvShape& s, ConvTransposeAlgo algo) {
+inline uint64_t conv_transpose2d_macs(const cpu::ConvShape& s, ConvTranspose2DAlgo algo) {
   switch (algo) {
-    case ConvTransposeAlgo::kZeroInsert:
+    case ConvTranspose2DAlgo::kZeroInsert:
       return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.out, s.w.out, s.h.kernel, s.w.kernel}));
-    case ConvTransposeAlgo::kCol2im:
+    case ConvTranspose2DAlgo::kCol2im:
       return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels, s.h.in, s.w.in, s.h.kernel, s.w.kernel}));
-    case ConvTransposeAlgo::kSplit: break;
+    case ConvTranspose2DAlgo::kSplit: break;
   }
   return static_cast<uint64_t>(cpu::saturating_product({s.batch, s.in_channels, s.out_channels,
                                                         static_cast<int64_t>(cpu::conv_transpose_useful_pairs(s.h)),

@@ -14,22 +14,9 @@
 
 #include <cstdint>
 
+#include "kernels_common/binary_shape.h"
+
 namespace edgegan::cpu {
-
-enum class BinaryOp : int { kAdd = 0, kSub = 1, kMul = 2, kDiv = 3 };
-
-inline constexpr int kBinaryMaxRank = 8;
-
-struct BinaryShape {
-  int rank = 0;
-  int64_t out[kBinaryMaxRank] = {};
-  int64_t a[kBinaryMaxRank] = {};
-  int64_t b[kBinaryMaxRank] = {};
-};
-
-// Every operand dimension is the output's or 1, the output's is the larger, sizes >= 1.
-bool binary_shape_valid(const BinaryShape& s);
-int64_t binary_elements(const int64_t* dims, int rank);
 
 // Plain loops over the output's multi-index: the definition.
 void binary_reference(const BinaryShape& s, BinaryOp op, const float* a, const float* b, float* y);

@@ -13,7 +13,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/inline_array.h"
 #include "kernels_cpu/common/thread_index.h"

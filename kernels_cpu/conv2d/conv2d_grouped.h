@@ -20,7 +20,7 @@
 #include <cstdint>
 
 #include "kernels_cpu/conv2d/conv2d_backward.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
 

@@ -5,11 +5,6 @@
 
 namespace edgegan::cpu {
 
-void conv_input_map_table(int64_t input, const InputMapAxis& a, PadMode mode, int32_t* table) {
-  const PadAxis padded{input * a.factor, a.pad_begin, a.pad_end};
-  for (int64_t o = 0; o < a.length(input); ++o) table[o] = static_cast<int32_t>(pad_source(padded, mode, o) / a.factor);
-}
-
 void conv_input_map_gather(int64_t batch, int64_t h, int64_t w, int64_t channels, const ConvInputMap& map, const float* x, float* out,
                            int threads) {
   const size_t bytes = static_cast<size_t>(channels) * sizeof(float);

@@ -6,19 +6,9 @@
 #include <cstdint>
 
 #include "kernels_cpu/common/conv_input_map.h"
-#include "kernels_cpu/pad/pad.h"
+#include "kernels_common/conv_input_map_table.h"
 
 namespace edgegan::cpu {
-
-// One axis of a fused input map: the input upsampled by `factor` (nearest: index o
-// reads o / factor), then padded in the map's PadMode (kReflect, kEdge or kWrap; with
-// kConstant both pads must be 0).
-struct InputMapAxis {
-  int64_t factor = 1, pad_begin = 0, pad_end = 0;
-  int64_t length(int64_t input) const { return input * factor + pad_begin + pad_end; }
-};
-// table[o] for o < axis.length(input): the input index logical index o reads.
-void conv_input_map_table(int64_t input, const InputMapAxis& axis, PadMode mode, int32_t* table);
 
 // out [N][h][w][C] = x [N][src_h][src_w][C] read through `map` (tables of h rows, w columns).
 void conv_input_map_gather(int64_t batch, int64_t h, int64_t w, int64_t channels, const ConvInputMap& map, const float* x, float* out,

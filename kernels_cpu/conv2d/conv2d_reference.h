@@ -2,7 +2,7 @@
 // obviously correct and slow; the tests' reference for conv2d_trimmed.
 #pragma once
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {

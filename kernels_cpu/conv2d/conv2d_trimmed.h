@@ -6,7 +6,7 @@
 // Weights [kh][kw][Cin][Cout] (pack_conv2d_weights, conv2d_reference.h).
 #pragma once
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
 

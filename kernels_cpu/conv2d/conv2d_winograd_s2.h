@@ -19,7 +19,7 @@
 
 #include <cstdint>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
 

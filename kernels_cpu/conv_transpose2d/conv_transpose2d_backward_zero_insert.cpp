@@ -15,7 +15,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_backward_zero_insert.h"
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/common/tap_gather.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan::cpu {
 namespace {

@@ -4,7 +4,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/activation/activation.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan::cpu {
 

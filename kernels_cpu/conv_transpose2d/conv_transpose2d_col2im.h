@@ -3,7 +3,7 @@
 // input pixel, then a col2im scatter-add. On the same GEMM as the split kernel.
 #pragma once
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {

@@ -61,13 +61,6 @@ void conv_transpose2d_grouped_backward_reference(const ConvShape& s, int64_t gro
           }
 }
 
-ConvShape conv_transpose2d_group_shape(const ConvShape& s, int64_t groups) {
-  ConvShape g = s;
-  g.in_channels = s.in_channels / groups;
-  g.out_channels = s.out_channels / groups;
-  return g;
-}
-
 std::vector<std::vector<float>> pack_conv_transpose2d_grouped_weights(const ConvShape& s, int64_t groups,
                                                                   const std::vector<AxisPhase>& phases_h,
                                                                   const std::vector<AxisPhase>& phases_w, const float* w,
@@ -99,26 +92,11 @@ int64_t groups_of(const std::vector<ConvTranspose2DWeights>& views) { return sta
 }  // namespace
 
 std::vector<ConvTranspose2DWeights> conv_transpose2d_group_views(const ConvShape& s, int64_t groups, const ConvTranspose2DWeights& w) {
-  const ConvShape gs = conv_transpose2d_group_shape(s, groups);
   std::vector<ConvTranspose2DWeights> views;
-  for (int64_t g = 0; g < groups; ++g) {
+  for (ConvTranspose2DSubKernels& part : conv_transpose2d_group_sub_kernels(s, groups, w)) {
     ConvTranspose2DWeights v;
-    v.phases_h = w.phases_h;
-    v.phases_w = w.phases_w;
-    v.panel_columns = w.panel_columns;
+    static_cast<ConvTranspose2DSubKernels&>(v) = std::move(part);
     v.pixel_lanes_plan = &kNoPixelLanes;
-    const size_t phases = w.phases_h.size() * w.phases_w.size();
-    for (size_t p = 0; p < phases; ++p) {
-      const int64_t taps = static_cast<int64_t>(w.phases_h[p / w.phases_w.size()].taps.size() * w.phases_w[p % w.phases_w.size()].taps.size());
-      const int64_t offset = g * taps * gs.in_channels * gs.out_channels;
-      if (w.fp16()) {
-        const uint16_t* base = w.sub_kernels_f16[p];
-        v.sub_kernels_f16.push_back(base ? base + offset : nullptr);
-      } else {
-        const float* base = w.sub_kernels[p];
-        v.sub_kernels.push_back(base ? base + offset : nullptr);
-      }
-    }
     views.push_back(std::move(v));
   }
   return views;

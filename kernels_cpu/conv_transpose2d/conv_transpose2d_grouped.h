@@ -32,11 +32,10 @@ std::vector<std::vector<float>> pack_conv_transpose2d_grouped_weights(const Conv
                                                                   const std::vector<AxisPhase>& phases_w, const float* onnx_weights,
                                                                   int64_t panel_columns = 0);
 
-// One group's shape: Cin/groups in, Cout/groups out.
-ConvShape conv_transpose2d_group_shape(const ConvShape& shape, int64_t groups);
 // Per group, its view of the op's split weights (float or fp16 sub-kernels offset to the
-// group's part; no pixel-lanes plan, no Winograd filters). Built once; the views point
-// into `weights`' buffers.
+// group's part, kernels_common's conv_transpose2d_group_sub_kernels; no pixel-lanes plan,
+// no Winograd filters). Built once; the views point into `weights`' buffers. The group's
+// shape is conv_transpose2d_group_shape.
 std::vector<ConvTranspose2DWeights> conv_transpose2d_group_views(const ConvShape& shape, int64_t groups,
                                                                  const ConvTranspose2DWeights& weights);
 

@@ -1,4 +1,4 @@
-// Pixel-lanes path of the split deconvolution, for the RGB / grey heads (1–3
+// Pixel-lanes path of the split transposed convolution, for the RGB / grey heads (1–3
 // output channels, stride 2x2): the vector lanes hold 16 consecutive output
 // pixels of one phase row, not channels. A head's output is too narrow for a GEMM
 // tile (13 of 16 lanes idle) and a dot product along Cin pays a horizontal

@@ -3,7 +3,7 @@
 // other conv_transpose2d implementation.
 #pragma once
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {

@@ -8,7 +8,7 @@
 #include "kernels_cpu/conv_transpose2d/output_prefetch.h"
 #include "kernels_cpu/common/tap_gather.h"
 #include "kernels_cpu/common/task_runs.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/winograd_f2x2.h"
 
 namespace edgegan::cpu {

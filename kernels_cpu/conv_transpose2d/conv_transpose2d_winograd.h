@@ -1,4 +1,4 @@
-// Split deconvolution with Winograd F(2x2, 2x2) on the sub-kernels.
+// Split transposed convolution with Winograd F(2x2, 2x2) on the sub-kernels.
 //
 // Where the kernel is twice the stride (k4 s2, the DCGAN layer), every phase's
 // sub-kernel is 2x2 and reads the input at offsets {0, 1} on both axes. So every

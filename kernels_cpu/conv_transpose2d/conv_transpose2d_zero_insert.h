@@ -4,7 +4,7 @@
 // the algorithm.
 #pragma once
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {

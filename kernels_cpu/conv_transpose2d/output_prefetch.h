@@ -1,4 +1,4 @@
-// Output lines asked for ahead of the stores, for the split deconvolution's paths.
+// Output lines asked for ahead of the stores, for the split transposed convolution's paths.
 //
 // An output larger than the caches is written to lines that are in none of them: a
 // tile that asks for its output lines before it computes has them when it stores,
@@ -10,7 +10,7 @@
 #include <cstdint>
 
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan::cpu {
 

@@ -9,17 +9,9 @@
 
 #include <cstdint>
 
+#include "kernels_common/depth_to_space_shape.h"
+
 namespace edgegan::cpu {
-
-enum class DepthToSpaceMode : int { kDCR = 0, kCRD = 1 };  // numbered as schema::DepthToSpaceMode
-
-struct DepthToSpaceShape {
-  int64_t batch = 1;
-  int64_t height = 1, width = 1;  // of the depth map
-  int64_t channels = 1;           // of the space map (the depth map has channels*block*block)
-  int64_t block = 1;
-  DepthToSpaceMode mode = DepthToSpaceMode::kDCR;
-};
 
 // to_space: x is the depth map and y the space map; else the reverse.
 void depth_to_space_reference(const DepthToSpaceShape& s, bool to_space, const float* x, float* y);

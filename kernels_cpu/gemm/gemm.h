@@ -11,6 +11,8 @@
 
 #include <cstdint>
 
+#include "kernels_common/transpose_matrix.h"
+
 #include "kernels_cpu/common/epilogue.h"
 
 namespace edgegan::cpu {
@@ -22,7 +24,7 @@ void gemm_accumulate(int64_t m, int64_t n, int64_t k,
 
 // The indirect form the others reduce to: row i of A is a_rows[i] (k contiguous
 // floats) and row i of C is c_rows[i] (n floats), so callers can gather pixels
-// that are not evenly spaced (the valid pixels of a split-deconvolution tap) and
+// that are not evenly spaced (the valid pixels of a split transposed-convolution tap) and
 // write them to strided output positions. B is [k×n] with leading dimension ldb.
 void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const float* b, int64_t ldb,
                           float* const* c_rows);
@@ -52,11 +54,5 @@ void gemm_accumulate_at(int64_t m, int64_t n, int64_t k, const float* a, int64_t
 // output gradient · weightsᵀ).
 void gemm_accumulate_bt(int64_t m, int64_t n, int64_t k, const float* a, int64_t lda, const float* b, int64_t ldb, float* c,
                         int64_t ldc);
-
-// dst[j][i] = src[i][j] for i < rows, j < cols (leading dimensions in elements),
-// in cache-sized blocks. Callers that multiply by the same transposed operand for
-// many row panels transpose it once with this and call gemm_accumulate, instead of
-// letting gemm_accumulate_bt re-pack it for every panel.
-void transpose_matrix(int64_t rows, int64_t cols, const float* src, int64_t ld_src, float* dst, int64_t ld_dst);
 
 }  // namespace edgegan::cpu

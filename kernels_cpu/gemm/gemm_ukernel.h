@@ -4,7 +4,7 @@
 //     c[i][j] += sum over p < k of a[i][p] * b[p * ldb + j]
 // with mr <= the family's MR and nr <= its NR. Rows are given as pointers, so a
 // caller can feed pixels that are not evenly spaced (the pixels of one split
-// deconvolution phase, trimmed of the taps that would read padding) and write
+// transposed-convolution phase, trimmed of the taps that would read padding) and write
 // them straight to their strided output positions (an "indirect" GEMM). Each A
 // row holds k contiguous floats; B is read in place, NR columns at a time, in
 // the [k][ldb] layout the converter wrote: nothing is packed per run. Partial

@@ -7,21 +7,9 @@
 
 #include <cstdint>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/pool_shape.h"
 
 namespace edgegan::cpu {
-
-enum class PoolKind { kAverage = 0, kMax = 1 };
-
-struct PoolShape {
-  int64_t batch = 1;
-  int64_t channels = 0;
-  ConvAxis h, w;  // in, kernel, stride, dilation, pads, out
-};
-
-// Output length: floor (or ceil) of (in + pads - dilation*(kernel-1) - 1) / stride, plus 1;
-// with ceil_mode, a last window that would start in the end padding is dropped.
-int64_t pool_output_length(int64_t in, int64_t kernel, int64_t stride, int64_t dilation, int64_t pad_begin, int64_t pad_end, bool ceil_mode);
 
 // Plain loops over NHWC.
 void pool_reference(const PoolShape& s, PoolKind kind, bool count_include_pad, const float* x, float* y);

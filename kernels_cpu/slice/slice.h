@@ -5,12 +5,9 @@
 
 #include <cstdint>
 
-namespace edgegan::cpu {
+#include "kernels_common/slice_shape.h"
 
-struct SliceShape {
-  int64_t outer = 1, length = 1, inner = 1;  // the input as [outer][length][inner]
-  int64_t start = 0, step = 1, count = 1;    // the rows of the axis the output keeps
-};
+namespace edgegan::cpu {
 
 // Plain loops, for tests.
 void slice_reference(const SliceShape& s, const float* x, float* y);

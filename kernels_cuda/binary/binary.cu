@@ -16,13 +16,13 @@ int blocks_for(long long n) { return static_cast<int>(std::max<long long>(1, std
 // collapsed: passed by value to the kernel.
 struct Strided {
   int rank = 0;
-  long long d[cpu::kBinaryMaxRank] = {};
-  long long sa[cpu::kBinaryMaxRank] = {};
-  long long sb[cpu::kBinaryMaxRank] = {};
+  long long d[kernels::kBinaryMaxRank] = {};
+  long long sa[kernels::kBinaryMaxRank] = {};
+  long long sb[kernels::kBinaryMaxRank] = {};
 };
 
-Strided collapse(const cpu::BinaryShape& s) {
-  long long sta[cpu::kBinaryMaxRank], stb[cpu::kBinaryMaxRank];
+Strided collapse(const kernels::BinaryShape& s) {
+  long long sta[kernels::kBinaryMaxRank], stb[kernels::kBinaryMaxRank];
   long long ra = 1, rb = 1;
   for (int k = s.rank - 1; k >= 0; --k) {
     sta[k] = ra, stb[k] = rb;
@@ -47,23 +47,23 @@ Strided collapse(const cpu::BinaryShape& s) {
   return c;
 }
 
-template <cpu::BinaryOp Op>
+template <kernels::BinaryOp Op>
 __device__ __forceinline__ float apply(float a, float b) {
-  if constexpr (Op == cpu::BinaryOp::kAdd) return a + b;
-  else if constexpr (Op == cpu::BinaryOp::kSub) return a - b;
-  else if constexpr (Op == cpu::BinaryOp::kMul) return a * b;
+  if constexpr (Op == kernels::BinaryOp::kAdd) return a + b;
+  else if constexpr (Op == kernels::BinaryOp::kSub) return a - b;
+  else if constexpr (Op == kernels::BinaryOp::kMul) return a * b;
   else return a / b;  // IEEE division: the build does not use fast math
 }
 
 // Both operands of the output's shape: a flat loop (in place is safe: each element is
 // read and written by one thread).
-template <cpu::BinaryOp Op>
+template <kernels::BinaryOp Op>
 __global__ void same_shape_kernel(long long count, const float* a, const float* b, float* y) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += static_cast<long long>(gridDim.x) * blockDim.x)
     y[i] = apply<Op>(a[i], b[i]);
 }
 
-template <cpu::BinaryOp Op>
+template <kernels::BinaryOp Op>
 __global__ void broadcast_kernel(long long count, Strided s, const float* a, const float* b, float* y) {
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += static_cast<long long>(gridDim.x) * blockDim.x) {
     long long rest = i, oa = 0, ob = 0;
@@ -77,7 +77,7 @@ __global__ void broadcast_kernel(long long count, Strided s, const float* a, con
   }
 }
 
-template <cpu::BinaryOp Op>
+template <kernels::BinaryOp Op>
 void launch(const Strided& s, long long count, const float* a, const float* b, float* y, cudaStream_t stream) {
   if (s.rank == 1 && s.sa[0] == 1 && s.sb[0] == 1) same_shape_kernel<Op><<<blocks_for(count), kThreads, 0, stream>>>(count, a, b, y);
   else broadcast_kernel<Op><<<blocks_for(count), kThreads, 0, stream>>>(count, s, a, b, y);
@@ -85,15 +85,15 @@ void launch(const Strided& s, long long count, const float* a, const float* b, f
 
 }  // namespace
 
-void binary(const cpu::BinaryShape& s, cpu::BinaryOp op, const float* a, const float* b, float* y, cudaStream_t stream) {
-  const long long count = cpu::binary_elements(s.out, s.rank);
+void binary(const kernels::BinaryShape& s, kernels::BinaryOp op, const float* a, const float* b, float* y, cudaStream_t stream) {
+  const long long count = kernels::binary_elements(s.out, s.rank);
   if (count <= 0) return;
   const Strided c = collapse(s);
   switch (op) {
-    case cpu::BinaryOp::kAdd: launch<cpu::BinaryOp::kAdd>(c, count, a, b, y, stream); break;
-    case cpu::BinaryOp::kSub: launch<cpu::BinaryOp::kSub>(c, count, a, b, y, stream); break;
-    case cpu::BinaryOp::kMul: launch<cpu::BinaryOp::kMul>(c, count, a, b, y, stream); break;
-    case cpu::BinaryOp::kDiv: launch<cpu::BinaryOp::kDiv>(c, count, a, b, y, stream); break;
+    case kernels::BinaryOp::kAdd: launch<kernels::BinaryOp::kAdd>(c, count, a, b, y, stream); break;
+    case kernels::BinaryOp::kSub: launch<kernels::BinaryOp::kSub>(c, count, a, b, y, stream); break;
+    case kernels::BinaryOp::kMul: launch<kernels::BinaryOp::kMul>(c, count, a, b, y, stream); break;
+    case kernels::BinaryOp::kDiv: launch<kernels::BinaryOp::kDiv>(c, count, a, b, y, stream); break;
   }
   check_cuda(cudaGetLastError(), "binary launch");
 }

@@ -6,11 +6,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels_cpu/binary/binary.h"
+#include "kernels_common/binary_shape.h"
 
 namespace edgegan::cuda {
 
 // y may be a or b where that operand has the output's shape (in place).
-void binary(const cpu::BinaryShape& s, cpu::BinaryOp op, const float* a, const float* b, float* y, cudaStream_t stream);
+void binary(const kernels::BinaryShape& s, kernels::BinaryOp op, const float* a, const float* b, float* y, cudaStream_t stream);
 
 }  // namespace edgegan::cuda

@@ -122,7 +122,7 @@ __global__ void __launch_bounds__(kThreads) few_channels_kernel(Geometry g, Devi
   }
 }
 
-size_t few_channels_staged_bytes(const cpu::ConvShape& s) {
+size_t few_channels_staged_bytes(const kernels::ConvShape& s) {
   return static_cast<size_t>(s.h.kernel * s.w.kernel * s.in_channels) * kFewChannelsChunk * sizeof(float);
 }
 
@@ -136,14 +136,14 @@ void conv2d_input_map_gather(int batch, int h, int w, int channels, const Device
   check_cuda(cudaGetLastError(), "conv2d input map gather launch");
 }
 
-bool conv2d_few_channels(const cpu::ConvShape& s, int groups) {
+bool conv2d_few_channels(const kernels::ConvShape& s, int groups) {
   // Within the default 48 KB of shared memory (a 9x9x4 filter takes 41 KB), and a grid
   // whose x dimension the pixel count fits.
   return groups == 1 && s.in_channels <= 4 && few_channels_staged_bytes(s) <= 48 * 1024 &&
          s.batch * s.h.out * s.w.out < (1LL << 31) * kThreads;
 }
 
-void conv2d_direct(const cpu::ConvShape& s, int groups, const DeviceInputMap& map, const float* x, const float* weights, const float* bias,
+void conv2d_direct(const kernels::ConvShape& s, int groups, const DeviceInputMap& map, const float* x, const float* weights, const float* bias,
                    ActivationParams activation, const float* residual, float* y, cudaStream_t stream) {
   Geometry g{static_cast<int>(s.batch), static_cast<int>(s.in_channels), static_cast<int>(s.out_channels), static_cast<int>(s.h.in),
              static_cast<int>(s.w.in), static_cast<int>(s.h.in), static_cast<int>(s.w.in), static_cast<int>(s.h.out), static_cast<int>(s.w.out),

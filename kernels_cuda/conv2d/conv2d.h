@@ -12,7 +12,7 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cuda/common/activation.h"
 
 namespace edgegan::cuda {
@@ -33,13 +33,13 @@ void conv2d_input_map_gather(int batch, int h, int w, int channels, const Device
 // Whether conv2d_direct runs `shape` on its few-input-channel kernel (ungrouped, 1-4
 // input channels: weights staged per 32 output channels, outputs kept in registers),
 // which beats the implicit GEMM there.
-bool conv2d_few_channels(const cpu::ConvShape& shape, int groups);
+bool conv2d_few_channels(const kernels::ConvShape& shape, int groups);
 
 // y = act(conv(x) + bias) (+ residual) with `groups` groups (1: ungrouped; Cin: depthwise):
 // output channel co reads input channels [g*Cin/groups, (g+1)*Cin/groups), g = co / (Cout/groups).
 // shape: the geometry over the map the convolution sees (its logical input). bias and
 // residual may be null; residual must not share memory with y.
-void conv2d_direct(const cpu::ConvShape& shape, int groups, const DeviceInputMap& map, const float* x, const float* weights,
+void conv2d_direct(const kernels::ConvShape& shape, int groups, const DeviceInputMap& map, const float* x, const float* weights,
                    const float* bias, ActivationParams activation, const float* residual, float* y, cudaStream_t stream);
 
 }  // namespace edgegan::cuda

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "kernels_cuda/common/activation.cuh"
-#include "kernels_cpu/conv_transpose2d/conv_transpose2d_grouped.h"
+#include "kernels_common/conv_transpose2d_phases.h"
 #include "kernels_cuda/common/cuda_check.h"
 #include "kernels_cuda/common/nhwc.cuh"
 
@@ -20,7 +20,7 @@ struct Geometry {
   int batch, cin, cout, in_h, in_w, out_h, out_w, kh, kw, sh, sw, dh, dw, ph, pw;
 };
 
-Geometry geometry(const cpu::ConvShape& s) {
+Geometry geometry(const kernels::ConvShape& s) {
   return {static_cast<int>(s.batch), static_cast<int>(s.in_channels), static_cast<int>(s.out_channels),
           static_cast<int>(s.h.in), static_cast<int>(s.w.in), static_cast<int>(s.h.out), static_cast<int>(s.w.out),
           static_cast<int>(s.h.kernel), static_cast<int>(s.w.kernel), static_cast<int>(s.h.stride), static_cast<int>(s.w.stride),
@@ -93,8 +93,8 @@ __global__ void grouped_gather(Geometry g, int groups, const float* __restrict__
 
 }  // namespace
 
-ConvGemmShape conv_transpose2d_split_shape(const cpu::ConvShape& s, const std::vector<cpu::AxisPhase>& phases_h,
-                                           const std::vector<cpu::AxisPhase>& phases_w, const std::vector<long long>& phase_weight_offsets,
+ConvGemmShape conv_transpose2d_split_shape(const kernels::ConvShape& s, const std::vector<kernels::AxisPhase>& phases_h,
+                                           const std::vector<kernels::AxisPhase>& phases_w, const std::vector<long long>& phase_weight_offsets,
                                            int panel) {
   ConvGemmShape g;
   g.batch = static_cast<int>(s.batch), g.in_h = static_cast<int>(s.h.in), g.in_w = static_cast<int>(s.w.in);
@@ -102,8 +102,8 @@ ConvGemmShape conv_transpose2d_split_shape(const cpu::ConvShape& s, const std::v
   g.cout = static_cast<int>(s.out_channels), g.panel = panel;
   for (size_t a = 0; a < phases_h.size(); ++a)
     for (size_t b = 0; b < phases_w.size(); ++b) {
-      const cpu::AxisPhase& ph = phases_h[a];
-      const cpu::AxisPhase& pw = phases_w[b];
+      const kernels::AxisPhase& ph = phases_h[a];
+      const kernels::AxisPhase& pw = phases_w[b];
       ConvGemmTask t;
       t.q_begin_h = static_cast<int>(ph.q_begin), t.q_count_h = static_cast<int>(std::max<int64_t>(0, ph.q_end - ph.q_begin));
       t.q_begin_w = static_cast<int>(pw.q_begin), t.q_count_w = static_cast<int>(std::max<int64_t>(0, pw.q_end - pw.q_begin));
@@ -118,11 +118,11 @@ ConvGemmShape conv_transpose2d_split_shape(const cpu::ConvShape& s, const std::v
   return g;
 }
 
-long long conv_transpose2d_upsampled_floats(const cpu::ConvShape& s) {
+long long conv_transpose2d_upsampled_floats(const kernels::ConvShape& s) {
   return s.batch * ((s.h.in - 1) * s.h.stride + 1) * ((s.w.in - 1) * s.w.stride + 1) * s.in_channels;
 }
 
-ConvGemmShape conv_transpose2d_zero_insert_shape(const cpu::ConvShape& s) {
+ConvGemmShape conv_transpose2d_zero_insert_shape(const kernels::ConvShape& s) {
   const int up_h = static_cast<int>((s.h.in - 1) * s.h.stride + 1), up_w = static_cast<int>((s.w.in - 1) * s.w.stride + 1);
   return conv2d_gemm_shape(static_cast<int>(s.batch), up_h, up_w, static_cast<int>(s.in_channels), static_cast<int>(s.h.out),
                            static_cast<int>(s.w.out), static_cast<int>(s.out_channels), static_cast<int>(s.h.kernel),
@@ -131,12 +131,12 @@ ConvGemmShape conv_transpose2d_zero_insert_shape(const cpu::ConvShape& s) {
                            static_cast<int>((s.w.kernel - 1) * s.w.dilation - s.w.pad_begin));
 }
 
-void conv_transpose2d_zero_insert_upsample(const cpu::ConvShape& s, const float* x, float* x_up, cudaStream_t stream) {
+void conv_transpose2d_zero_insert_upsample(const kernels::ConvShape& s, const float* x, float* x_up, cudaStream_t stream) {
   upsample_with_zeros<<<blocks_for(conv_transpose2d_upsampled_floats(s)), kThreads, 0, stream>>>(geometry(s), x, x_up);
   check_cuda(cudaGetLastError(), "zero-insertion upsample launch");
 }
 
-std::vector<float> conv_transpose2d_flipped_kernel(const cpu::ConvShape& s, const float* taps_first) {
+std::vector<float> conv_transpose2d_flipped_kernel(const kernels::ConvShape& s, const float* taps_first) {
   const int64_t kh = s.h.kernel, kw = s.w.kernel, tap = s.in_channels * s.out_channels;
   std::vector<float> out(static_cast<size_t>(kh * kw * tap));
   for (int64_t th = 0; th < kh; ++th)
@@ -146,17 +146,17 @@ std::vector<float> conv_transpose2d_flipped_kernel(const cpu::ConvShape& s, cons
   return out;
 }
 
-long long conv_transpose2d_columns_floats(const cpu::ConvShape& s) {
+long long conv_transpose2d_columns_floats(const kernels::ConvShape& s) {
   return s.batch * s.h.in * s.w.in * s.h.kernel * s.w.kernel * s.out_channels;
 }
 
-void conv_transpose2d_col2im_gather(const cpu::ConvShape& s, const float* columns, const float* bias, ActivationParams activation, float* y,
+void conv_transpose2d_col2im_gather(const kernels::ConvShape& s, const float* columns, const float* bias, ActivationParams activation, float* y,
                                     cudaStream_t stream) {
   col2im_gather<<<blocks_for(s.batch * s.h.out * s.w.out * s.out_channels), kThreads, 0, stream>>>(geometry(s), columns, bias, activation, y);
   check_cuda(cudaGetLastError(), "col2im gather launch");
 }
 
-void conv_transpose2d_grouped_direct(const cpu::ConvShape& s, int groups, const float* x, const float* weights, const float* bias,
+void conv_transpose2d_grouped_direct(const kernels::ConvShape& s, int groups, const float* x, const float* weights, const float* bias,
                                      ActivationParams activation, float* y, cudaStream_t stream) {
   const long long total = s.batch * s.h.out * s.w.out * s.out_channels;
   if (total <= 0) return;
@@ -164,15 +164,15 @@ void conv_transpose2d_grouped_direct(const cpu::ConvShape& s, int groups, const 
   check_cuda(cudaGetLastError(), "grouped transposed convolution launch");
 }
 
-std::vector<float> conv_transpose2d_grouped_full_kernel(const cpu::ConvShape& s, int groups, const cpu::ConvTranspose2DWeights& w) {
+std::vector<float> conv_transpose2d_grouped_full_kernel(const kernels::ConvShape& s, int groups, const kernels::ConvTranspose2DSubKernels& w) {
   // Each group's view of the phases is an ungrouped transposed convolution's weights:
   // reassembled by the CPU's own routine, one group after the other.
-  const cpu::ConvShape gs = cpu::conv_transpose2d_group_shape(s, groups);
+  const kernels::ConvShape gs = kernels::conv_transpose2d_group_shape(s, groups);
   const int64_t per_group = gs.h.kernel * gs.w.kernel * gs.in_channels * gs.out_channels;
   std::vector<float> full(static_cast<size_t>(per_group * groups));
-  const auto views = cpu::conv_transpose2d_group_views(s, groups, w);
+  const auto views = kernels::conv_transpose2d_group_sub_kernels(s, groups, w);
   for (int g = 0; g < groups; ++g)
-    cpu::assemble_conv_transpose2d_full_kernel(gs, views[static_cast<size_t>(g)], cpu::FullKernelLayout::kTapsFirst, full.data() + g * per_group);
+    kernels::assemble_conv_transpose2d_full_kernel(gs, views[static_cast<size_t>(g)], kernels::FullKernelLayout::kTapsFirst, full.data() + g * per_group);
   return full;
 }
 

@@ -52,10 +52,10 @@ __global__ void to_depth_kernel(long long count, long long height, long long wid
 
 }  // namespace
 
-void depth_to_space(const cpu::DepthToSpaceShape& s, bool to_space, const float* x, float* y, cudaStream_t stream) {
+void depth_to_space(const kernels::DepthToSpaceShape& s, bool to_space, const float* x, float* y, cudaStream_t stream) {
   const long long count = s.batch * s.height * s.width * s.channels * s.block * s.block;
   if (count <= 0) return;
-  const bool crd = s.mode == cpu::DepthToSpaceMode::kCRD;
+  const bool crd = s.mode == kernels::DepthToSpaceMode::kCRD;
   const int blocks = blocks_for(count);
   if (to_space) {
     if (crd) to_space_kernel<true><<<blocks, kThreads, 0, stream>>>(count, s.height, s.width, s.channels, s.block, x, y);

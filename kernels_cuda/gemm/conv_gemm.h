@@ -9,7 +9,7 @@
 //   - a dense layer is one 1x1 task over 1x1 maps.
 // Per task:  M = batch * q_count_h * q_count_w pixels, N = Cout, K = taps * Cin.
 // Weights are read as the model file stores them: per tap a Cin x Cout matrix in
-// column panels of `panel` columns (cpu::PanelLayout; panel = Cout is plain
+// column panels of `panel` columns (kernels::PanelLayout; panel = Cout is plain
 // row-major), float32 or float16; so they can be mapped rather than copied.
 //
 // Blocks skip the taps that no pixel of their tile reads inside the input (trimming
@@ -84,7 +84,7 @@ struct ConvGemmArgs {
 };
 void conv_gemm(const ConvGemmShape& shape, const ConvGemmLaunch& launch, const ConvGemmArgs& args, cudaStream_t stream);
 
-// The problems the engine's ops pose (host-side tables; cpu:: geometry).
+// The problems the engine's ops pose (host-side tables; kernels_common/ geometry).
 // A convolution: weights [kh][kw][Cin][Cout].
 ConvGemmShape conv2d_gemm_shape(int batch, int in_h, int in_w, int cin, int out_h, int out_w, int cout, int kernel_h, int kernel_w,
                                 int stride_h, int stride_w, int dilation_h, int dilation_w, int pad_top, int pad_left);

@@ -27,7 +27,7 @@ __global__ void pad_kernel(long long count, long long channels, long long out_h,
 
 }  // namespace
 
-void pad(const cpu::PadShape& s, const int32_t* h_source, const int32_t* w_source, const float* x, float* y, cudaStream_t stream) {
+void pad(const kernels::PadShape& s, const int32_t* h_source, const int32_t* w_source, const float* x, float* y, cudaStream_t stream) {
   const long long count = s.batch * s.h.out() * s.w.out() * s.channels;
   if (count <= 0) return;
   pad_kernel<<<blocks_for(count), kThreads, 0, stream>>>(count, s.channels, s.h.out(), s.w.out(), s.h.in, s.w.in, h_source, w_source, s.value, x, y);

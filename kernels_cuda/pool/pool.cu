@@ -18,7 +18,7 @@ struct TapRange {
   long long first, last;
 };
 
-__device__ TapRange valid_taps(const cpu::ConvAxis& a, long long o) {
+__device__ TapRange valid_taps(const kernels::ConvAxis& a, long long o) {
   const long long start = o * a.stride - a.pad_begin;
   TapRange r;
   r.first = start >= 0 ? 0 : (-start + a.dilation - 1) / a.dilation;
@@ -30,7 +30,7 @@ __device__ TapRange valid_taps(const cpu::ConvAxis& a, long long o) {
 
 // The average's divisor along one axis: taps inside the input, or (count_include_pad)
 // inside the padded input [-pad_begin, in + pad_end).
-__device__ long long axis_count(const cpu::ConvAxis& a, long long o, const TapRange& valid, bool include_pad) {
+__device__ long long axis_count(const kernels::ConvAxis& a, long long o, const TapRange& valid, bool include_pad) {
   if (!include_pad) return valid.last - valid.first;
   const long long start = o * a.stride - a.pad_begin;
   const long long window_end = start + (a.kernel - 1) * a.dilation + 1, padded_end = a.in + a.pad_end;
@@ -39,7 +39,7 @@ __device__ long long axis_count(const cpu::ConvAxis& a, long long o, const TapRa
 }
 
 template <bool Max>
-__global__ void pool_kernel(long long count, cpu::PoolShape s, bool include_pad, const float* __restrict__ x, float* __restrict__ y) {
+__global__ void pool_kernel(long long count, kernels::PoolShape s, bool include_pad, const float* __restrict__ x, float* __restrict__ y) {
   const long long channels = s.channels;
   for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < count; i += static_cast<long long>(gridDim.x) * blockDim.x) {
     const long long c = i % channels, pixel = i / channels;
@@ -71,10 +71,10 @@ __global__ void pool_kernel(long long count, cpu::PoolShape s, bool include_pad,
 
 }  // namespace
 
-void pool(const cpu::PoolShape& s, cpu::PoolKind kind, bool count_include_pad, const float* x, float* y, cudaStream_t stream) {
+void pool(const kernels::PoolShape& s, kernels::PoolKind kind, bool count_include_pad, const float* x, float* y, cudaStream_t stream) {
   const long long count = s.batch * s.h.out * s.w.out * s.channels;
   if (count <= 0) return;
-  if (kind == cpu::PoolKind::kMax) pool_kernel<true><<<blocks_for(count), kThreads, 0, stream>>>(count, s, count_include_pad, x, y);
+  if (kind == kernels::PoolKind::kMax) pool_kernel<true><<<blocks_for(count), kThreads, 0, stream>>>(count, s, count_include_pad, x, y);
   else pool_kernel<false><<<blocks_for(count), kThreads, 0, stream>>>(count, s, count_include_pad, x, y);
   check_cuda(cudaGetLastError(), "pool launch");
 }

@@ -5,11 +5,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels_cpu/pool/pool.h"
+#include "kernels_common/pool_shape.h"
 
 namespace edgegan::cuda {
 
 // x != y.
-void pool(const cpu::PoolShape& s, cpu::PoolKind kind, bool count_include_pad, const float* x, float* y, cudaStream_t stream);
+void pool(const kernels::PoolShape& s, kernels::PoolKind kind, bool count_include_pad, const float* x, float* y, cudaStream_t stream);
 
 }  // namespace edgegan::cuda

@@ -60,17 +60,17 @@ __global__ void blend_kernel(long long count, Dims d, const int32_t* __restrict_
 
 }  // namespace
 
-void resize(const cpu::ResizeShape& s, const ResizeDeviceTables& t, const float* x, float* y, cudaStream_t stream) {
+void resize(const kernels::ResizeShape& s, const ResizeDeviceTables& t, const float* x, float* y, cudaStream_t stream) {
   const long long count = s.batch * s.h.out * s.w.out * s.channels;
   if (count <= 0) return;
   const Dims d{s.channels, s.h.in, s.w.in, s.h.out, s.w.out};
   const int blocks = blocks_for(count);
   switch (s.params.mode) {
-    case cpu::ResizeMode::kNearest: nearest_kernel<<<blocks, kThreads, 0, stream>>>(count, d, t.h_index, t.w_index, x, y); break;
-    case cpu::ResizeMode::kLinear:
+    case kernels::ResizeMode::kNearest: nearest_kernel<<<blocks, kThreads, 0, stream>>>(count, d, t.h_index, t.w_index, x, y); break;
+    case kernels::ResizeMode::kLinear:
       blend_kernel<2><<<blocks, kThreads, 0, stream>>>(count, d, t.h_index, t.h_weight, t.w_index, t.w_weight, x, y);
       break;
-    case cpu::ResizeMode::kCubic:
+    case kernels::ResizeMode::kCubic:
       blend_kernel<4><<<blocks, kThreads, 0, stream>>>(count, d, t.h_index, t.h_weight, t.w_index, t.w_weight, x, y);
       break;
   }

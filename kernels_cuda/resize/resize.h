@@ -1,6 +1,6 @@
 // Resize of NHWC maps on the GPU (kernels_cpu/resize/resize.h defines every mode,
 // coordinate transform, nearest rounding, cubic coefficient and exclude_outside). The
-// per-axis taps are the CPU's own tables (cpu::resize_build_tables), built once on the
+// per-axis taps are the CPU's own tables (kernels::resize_build_tables), built once on the
 // host; the device only gathers and blends, in the CPU's order: the H taps blend a
 // column of input pixels, then the W taps blend those.
 #pragma once
@@ -9,11 +9,11 @@
 
 #include <cstdint>
 
-#include "kernels_cpu/resize/resize.h"
+#include "kernels_common/resize_shape.h"
 
 namespace edgegan::cuda {
 
-// Device copies of the forward tables of cpu::ResizeTables (taps per output index).
+// Device copies of the forward tables of kernels::ResizeTables (taps per output index).
 struct ResizeDeviceTables {
   int taps = 1;
   const int32_t* h_index = nullptr;  // [h.out][taps]
@@ -23,6 +23,6 @@ struct ResizeDeviceTables {
 };
 
 // x != y.
-void resize(const cpu::ResizeShape& s, const ResizeDeviceTables& t, const float* x, float* y, cudaStream_t stream);
+void resize(const kernels::ResizeShape& s, const ResizeDeviceTables& t, const float* x, float* y, cudaStream_t stream);
 
 }  // namespace edgegan::cuda

@@ -4,11 +4,11 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels_cpu/slice/slice.h"
+#include "kernels_common/slice_shape.h"
 
 namespace edgegan::cuda {
 
 // x != y.
-void slice(const cpu::SliceShape& s, const float* x, float* y, cudaStream_t stream);
+void slice(const kernels::SliceShape& s, const float* x, float* y, cudaStream_t stream);
 
 }  // namespace edgegan::cuda

@@ -49,7 +49,7 @@ __global__ void sliding_channel_kernel(Geometry g, const int* __restrict__ start
 
 }  // namespace
 
-void sliding_channel_conv(const cpu::ConvShape& s, int window, int period, const int* starts, const float* weights, const float* bias,
+void sliding_channel_conv(const kernels::ConvShape& s, int window, int period, const int* starts, const float* weights, const float* bias,
                           ActivationParams activation, const float* x, float* y, cudaStream_t stream) {
   const Geometry g{static_cast<int>(s.batch), static_cast<int>(s.in_channels), static_cast<int>(s.out_channels), static_cast<int>(s.h.in),
                    static_cast<int>(s.w.in), static_cast<int>(s.h.out), static_cast<int>(s.w.out), static_cast<int>(s.h.kernel),

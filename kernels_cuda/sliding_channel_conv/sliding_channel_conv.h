@@ -8,13 +8,13 @@
 
 #include <cuda_runtime_api.h>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cuda/common/activation.h"
 
 namespace edgegan::cuda {
 
 // starts: one period of window starts in device memory (each in [0, Cin)); bias may be null.
-void sliding_channel_conv(const cpu::ConvShape& shape, int window, int period, const int* starts, const float* weights, const float* bias,
+void sliding_channel_conv(const kernels::ConvShape& shape, int window, int period, const int* starts, const float* weights, const float* bias,
                           ActivationParams activation, const float* x, float* y, cudaStream_t stream);
 
 }  // namespace edgegan::cuda

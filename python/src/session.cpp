@@ -32,7 +32,7 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
   else if (backend != "cpu") throw nb::value_error(("backend must be 'cpu' or 'cuda', got '" + backend + "'").c_str());
   try {
-    o.conv_transpose_algo = edgegan::conv_transpose_algo_from_string(algo);  // the engine's one list of names
+    o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);  // the engine's one list of names
   } catch (const edgegan::Error& e) {
     throw nb::value_error((std::string("algo must be a known algorithm: ") + e.what()).c_str());
   }
@@ -141,7 +141,7 @@ void bind_session(nb::module_& m) {
       .def_prop_ro("batch", [](PySession& s) { return s.session->batch(); })
       .def_prop_ro("threads", [](PySession& s) { return s.session->threads(); })
       .def_prop_ro("backend", [](PySession& s) { return s.session->options().backend == edgegan::Backend::kCuda ? "cuda" : "cpu"; })
-      .def_prop_ro("algo", [](PySession& s) { return edgegan::to_string(s.session->options().conv_transpose_algo); })
+      .def_prop_ro("algo", [](PySession& s) { return edgegan::to_string(s.session->options().conv_transpose2d_algo); })
       .def_prop_ro("model", [](PySession& s) { return PyModel{s.model}; })
       .def_prop_ro("kernel_names", [](PySession& s) { return s.session->kernel_names(); }, "The kernel each op runs, in op order.")
       .def_prop_ro("arena_bytes", [](PySession& s) { return s.session->arena_bytes(); }, "Activations and workspace, planned.")

@@ -188,6 +188,11 @@ size32=$(wc -c <"$work/dcgan.egan") size16=$(wc -c <"$work/dcgan16.egan")
 [ $((size16 * 100)) -le $((size32 * 52)) ] && ok || bad "fp16 file is $size16 bytes, fp32 $size32: not about half"
 expect_ok "inspect fp16" "$edgegan" inspect "$work/dcgan16.egan"
 grep -q "sub-kernels fp16" "$work/out.txt" && ok || bad "inspect does not show the fp16 weights"
+grep -q "conv_transpose2d_weights: fp16" "$work/out.txt" && ok || bad "inspect does not show the fp16 weights' metadata"
+# The shipped models were converted when that key was still "deconv_weights".
+expect_ok "inspect a file with the old metadata key" "$edgegan" inspect "$src/models/dcgan_digits/generator.egan"
+grep -q "conv_transpose2d_weights: fp32" "$work/out.txt" && ok || bad "the old metadata key is not read under its new name"
+grep -q "deconv_weights" "$work/out.txt" && bad "inspect still shows the old metadata key" || ok
 expect_ok "generate fp16" "$edgegan" generate "$work/dcgan16.egan" -n 8 --seed 7 --npy "$work/d16.npy" -o "$work/d16.png"
 expect_ok "fp16 pictures match the fp32 reference within 1e-2" python3 "$src/tests/cli/compare_generated.py" \
   "$work/d16.npy" "$ref/dcgan_digits_seed7.npy" "$work/d16.png" "$ref/dcgan_digits_seed7.png" 1e-2

@@ -180,8 +180,8 @@ TEST(Converter, FoldsBatchNormIntoGroupedConvTranspose) {
   std::vector<float> ref(static_cast<size_t>(2 * 6 * 8 * cout));
   cpu::conv_transpose2d_grouped_reference(shape, group, x.data(), w.data(), ref.data(), {bias.data(), cpu::Activation::kNone, 0});
   for (size_t i = 0; i < ref.size(); ++i) ref[i] = bn_ref(ref[i], bn, static_cast<int64_t>(i % cout), 1e-3f);
-  for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im}) {
-    Session s(model, {.batch = 2, .conv_transpose_algo = algo});
+  for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im}) {
+    Session s(model, {.batch = 2, .conv_transpose2d_algo = algo});
     const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, 3, 4, cin}, x, {}}})[0];
     EXPECT_LE(max_abs_diff(y.f32, ref), 5e-6f) << to_string(algo);
   }
@@ -305,10 +305,10 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
          b.input("x", {-1, 4}).output("y");
          b.node("Softmax", "probabilities", {"x"}, {"y"});
        }, {"probabilities", "Softmax", "not supported"}},
-      {"deconv group not dividing the channels", [](OnnxBuilder& b) {
+      {"ConvTranspose group not dividing the channels", [](OnnxBuilder& b) {
          conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{3}); });
        }, {"up1", "ConvTranspose", "'group' = 3", "divide"}},
-      {"deconv group 0", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{0}); }); },
+      {"ConvTranspose group 0", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "group", int64_t{0}); }); },
        {"up1", "ConvTranspose", "'group' = 0"}},
       {"unknown attribute", [](OnnxBuilder& b) { conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "fancy", int64_t{1}); }); },
        {"up1", "ConvTranspose", "'fancy'"}},
@@ -317,7 +317,7 @@ TEST(Converter, UnsupportedOpsAndAttributesAreNamedErrors) {
       {"output_padding too large", [](OnnxBuilder& b) {
          conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "output_padding", std::vector<int64_t>{2, 0}); });
        }, {"up1", "'output_padding'"}},
-      {"3-D deconv", [](OnnxBuilder& b) {
+      {"3-D ConvTranspose", [](OnnxBuilder& b) {
          conv_transpose_model(b, [](onnx::NodeProto& n) { OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{1, 1, 1}); });
        }, {"up1", "'dilations'", "2 values"}},
       {"integer weights", [](OnnxBuilder& b) {  // found by onnx_converter_fuzzer: once a read through a null pointer
@@ -661,7 +661,7 @@ TEST(Converter, MetadataRoundTrips) {
   EXPECT_EQ(model->outputs()[0].dims, (std::vector<int64_t>{-1, 3, 3, 2}));
   EXPECT_EQ(model->outputs()[0].value_min, -1.f);
   EXPECT_EQ(model->outputs()[0].value_max, 1.f);
-  // The deconv is stored as its 4 phases: taps 2x2, 2x1, 1x2, 1x1 for k3 s2.
+  // The ConvTranspose is stored as its 4 phases: taps 2x2, 2x1, 1x2, 1x1 for k3 s2.
   const auto ops = model->ops();
   const auto deconv = std::find_if(ops.begin(), ops.end(), [](const OpInfo& o) { return o.kind == "ConvTranspose2D"; });
   ASSERT_NE(deconv, ops.end());

@@ -84,7 +84,7 @@ TEST(AllocationFailure, LoadCreateAndRunFailCleanlyAtEveryAllocation) {
   const std::vector<uint8_t> bytes = converter::convert_onnx(onnx, "cgan").egan;
   const std::vector<Tensor> inputs = {Tensor{"z", DType::kFloat32, Layout::kRowMajor, {2, 6}, normal_noise(12, 3), {}},
                                       Tensor{"label", DType::kInt64, Layout::kRowMajor, {2}, {}, {1, 4}}};
-  const SessionOptions options{.threads = 2, .batch = 2, .conv_transpose_algo = ConvTransposeAlgo::kCol2im};
+  const SessionOptions options{.threads = 2, .batch = 2, .conv_transpose2d_algo = ConvTranspose2DAlgo::kCol2im};
   std::vector<float> expected;
   {
     Session s(Model::from_bytes(bytes), options);

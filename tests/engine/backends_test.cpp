@@ -62,12 +62,12 @@ class OtherBackend : public ::testing::TestWithParam<Backend> {
     std::string why;
     if (!backend_available(GetParam(), &why)) GTEST_SKIP() << why;
   }
-  SessionOptions options(int batch, ConvTransposeAlgo algo) const {
+  SessionOptions options(int batch, ConvTranspose2DAlgo algo) const {
     SessionOptions o;
     o.backend = GetParam();
     o.threads = 2;
     o.batch = batch;
-    o.conv_transpose_algo = algo;
+    o.conv_transpose2d_algo = algo;
     return o;
   }
 };
@@ -85,7 +85,7 @@ TEST_P(OtherBackend, AgreesWithTheCpuOnEveryModel) {
       cpu_options.threads = 2;
       cpu_options.batch = batch;
       const auto want = Session(model, cpu_options).run(inputs);
-      for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im}) {
+      for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im}) {
         SCOPED_TRACE(path + ", batch " + std::to_string(batch) + ", " + to_string(algo));
         Session session(model, options(batch, algo));
         const auto got = session.run(inputs);
@@ -106,7 +106,7 @@ TEST_P(OtherBackend, AgreesWithTheCpuOnEveryModel) {
 // InstanceNorm, sliding-channel convolutions) are taken, so the comparisons above and
 // the golden cases cannot skip them silently.
 TEST_P(OtherBackend, TakesEveryConvolutionFamily) {
-  for (const char* name : {"conv_grouped_depthwise_mult2", "inverted_residual_depthwise", "convt_grouped", "convt_grouped.fp16",
+  for (const char* name : {"conv_grouped_depthwise_mult2", "inverted_residual_depthwise", "conv_transpose2d_grouped", "conv_transpose2d_grouped.fp16",
                            "resize_nearest_upsample_conv", "norm_group_norm_torch", "norm_instance_transformer", "scc_gather", "scc_slices",
                            "scc_dw_generator", "zoo_cyclegan_resnet", "zoo_fast_style", "zoo_patchgan", "hifigan_1d_residual"})
     EXPECT_EQ(testing::backend_refusal(testing::test_model(std::string("golden/") + name), GetParam()), "") << name;
@@ -115,7 +115,7 @@ TEST_P(OtherBackend, TakesEveryConvolutionFamily) {
 TEST_P(OtherBackend, ReportEqualsWhatTheSessionAllocated) {
   const auto model = Model::load((testing::source_dir() / "models/cgan_digits/generator.egan").string());
   for (int batch : {1, 16})
-    for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im}) {
+    for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im}) {
       SCOPED_TRACE(std::to_string(batch) + " " + to_string(algo));
       const MemoryReport report = memory_report(model, options(batch, algo));
       Session session(model, options(batch, algo));
@@ -145,8 +145,8 @@ TEST_P(OtherBackend, ReportEqualsWhatTheSessionAllocatedOnEveryModel) {
     const auto model = Model::load(path);
     if (!testing::backend_refusal(model, GetParam()).empty()) continue;
     SCOPED_TRACE(path);
-    const MemoryReport report = memory_report(model, options(2, ConvTransposeAlgo::kSplit));
-    Session session(model, options(2, ConvTransposeAlgo::kSplit));
+    const MemoryReport report = memory_report(model, options(2, ConvTranspose2DAlgo::kSplit));
+    Session session(model, options(2, ConvTranspose2DAlgo::kSplit));
     EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes);
     session.run(inputs_for(*model, 2, 1));
     EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes) << "a run allocated";
@@ -155,7 +155,7 @@ TEST_P(OtherBackend, ReportEqualsWhatTheSessionAllocatedOnEveryModel) {
 
 TEST_P(OtherBackend, LabelOutsideTheTableIsRefusedByName) {
   const auto model = Model::load((testing::source_dir() / "models/cgan_digits/generator.egan").string());
-  Session session(model, options(2, ConvTransposeAlgo::kSplit));
+  Session session(model, options(2, ConvTranspose2DAlgo::kSplit));
   auto inputs = inputs_for(*model, 2, 3);
   for (Tensor& t : inputs)
     if (t.dtype == DType::kInt64) t.i64 = {4, 10};
@@ -178,13 +178,13 @@ TEST_P(OtherBackend, Fp16WeightsAgreeWithTheCpu) {
     SessionOptions cpu_options;
     cpu_options.batch = 2;
     const auto want = Session(model, cpu_options).run(inputs);
-    const auto got = Session(model, options(2, ConvTransposeAlgo::kSplit)).run(inputs);
+    const auto got = Session(model, options(2, ConvTranspose2DAlgo::kSplit)).run(inputs);
     EXPECT_LE(max_abs_diff(got[0].f32, want[0].f32), 1e-4f) << name;
   }
 }
 
 // --tf32: operands rounded to 10-bit mantissas on the tensor cores. The figure below
-// is the accuracy the README states for it.
+// is the accuracy docs/cuda.md states for it.
 TEST_P(OtherBackend, Tf32StaysWithinOneHundredthOfTheCpu) {
   // winograd_wide: a 3x3 convolution of 148 channels, on the pipelined TF32 kernel.
   for (const char* name : {"built/dcgan64_generator", "built/huge2_dcgan", "golden/dcgan_digits_generator", "built/winograd_wide"}) {
@@ -193,7 +193,7 @@ TEST_P(OtherBackend, Tf32StaysWithinOneHundredthOfTheCpu) {
     SessionOptions cpu_options;
     cpu_options.batch = 16;
     const auto want = Session(model, cpu_options).run(inputs);
-    SessionOptions o = options(16, ConvTransposeAlgo::kSplit);
+    SessionOptions o = options(16, ConvTranspose2DAlgo::kSplit);
     o.allow_tf32 = true;
     const auto got = Session(model, o).run(inputs);
     const float err = max_abs_diff(got[0].f32, want[0].f32);

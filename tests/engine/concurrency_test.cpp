@@ -21,11 +21,11 @@ TEST(Concurrency, SharedModelManySessionsSameResults) {
   constexpr int kThreads = 4, kRuns = 3, kBatch = 3;
   auto noise_of = [](int t) { return normal_noise(kBatch * 64, 100 + static_cast<uint64_t>(t)); };
   auto labels_of = [](int t) { return std::vector<int64_t>{t % 10, (t + 3) % 10, (t + 7) % 10}; };
-  auto algo_of = [](int t) { return t % 2 ? ConvTransposeAlgo::kSplit : ConvTransposeAlgo::kCol2im; };
+  auto algo_of = [](int t) { return t % 2 ? ConvTranspose2DAlgo::kSplit : ConvTranspose2DAlgo::kCol2im; };
 
   std::vector<std::vector<float>> sequential(kThreads);
   for (int t = 0; t < kThreads; ++t) {
-    Session s(model, {.threads = 1 + t % 2, .batch = kBatch, .conv_transpose_algo = algo_of(t)});
+    Session s(model, {.threads = 1 + t % 2, .batch = kBatch, .conv_transpose2d_algo = algo_of(t)});
     sequential[static_cast<size_t>(t)] = s.generate(noise_of(t), labels_of(t)).f32;
   }
 
@@ -35,7 +35,7 @@ TEST(Concurrency, SharedModelManySessionsSameResults) {
   for (int t = 0; t < kThreads; ++t)
     threads.emplace_back([&, t] {
       try {
-        Session s(model, {.threads = 1 + t % 2, .batch = kBatch, .conv_transpose_algo = algo_of(t)});
+        Session s(model, {.threads = 1 + t % 2, .batch = kBatch, .conv_transpose2d_algo = algo_of(t)});
         for (int r = 0; r < kRuns; ++r) concurrent[static_cast<size_t>(t)].push_back(s.generate(noise_of(t), labels_of(t)).f32);
       } catch (const std::exception& e) {
         errors[static_cast<size_t>(t)] = e.what();

@@ -1,7 +1,7 @@
 // The engine against PyTorch: every case under tests/golden/cases holds an ONNX
 // model exported from PyTorch, its inputs and PyTorch's outputs (.npy). Each is
 // converted, run on every backend (CPU and CUDA: one suite, the same tolerances; a
-// backend that cannot run here is skipped with its reason) with every deconvolution
+// backend that cannot run here is skipped with its reason) with every transposed-convolution
 // algorithm and, on the CPU, thread count, and must match within 1e-4 max abs
 // error. Regenerate with tests/golden/make_goldens.py.
 #include <gtest/gtest.h>
@@ -70,11 +70,11 @@ TEST_P(Golden, MatchesPyTorch) {
       if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
 
   std::vector<float> first_run;
-  for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
+  for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im})
     for (int threads : thread_counts()) {
       SCOPED_TRACE(std::string(to_string(algo)) + ", threads " + std::to_string(threads));
       Session session(model,
-                      {.backend = backend(), .threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
+                      {.backend = backend(), .threads = threads, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose2d_algo = algo});
       const std::vector<Tensor> outputs = session.run(inputs);
       for (const Tensor& out : outputs) {
         const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
@@ -84,7 +84,7 @@ TEST_P(Golden, MatchesPyTorch) {
         EXPECT_LE(max_abs_diff(got.f32, want->f32), 1e-4f) << out.name;
       }
       // Same ISA path, any thread count (and on CUDA, any run): bit-identical.
-      if (algo == ConvTransposeAlgo::kSplit) {
+      if (algo == ConvTranspose2DAlgo::kSplit) {
         if (first_run.empty()) first_run = outputs[0].f32;
         else EXPECT_EQ(outputs[0].f32, first_run);
       }
@@ -111,9 +111,9 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   for (Tensor& t : inputs)
     for (const InputInfo& info : model->inputs())
       if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
-  for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert}) {
+  for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert}) {
     SCOPED_TRACE(to_string(algo));
-    Session session(model, {.backend = backend(), .threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose_algo = algo});
+    Session session(model, {.backend = backend(), .threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .conv_transpose2d_algo = algo});
     for (const Tensor& out : session.run(inputs)) {
       const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
       ASSERT_NE(want, expected.end()) << out.name;

@@ -124,14 +124,14 @@ TEST(MemoryReport, PlansNeverOverlapLiveBuffers) {
   // backward, gradients and backward scratch in the same arena).
   const ComputeBackend& cpu = compute_backend(Backend::kCpu, "test");
   for (const auto& [name, model] : models())
-    for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
+    for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im})
       for (bool training : {false, true})
         for (int batch : {1, 3, 16}) {
-          if (training && algo != ConvTransposeAlgo::kSplit) continue;
+          if (training && algo != ConvTranspose2DAlgo::kSplit) continue;
           PlanOptions options;
           options.batch = batch;
           options.threads = 2;
-          options.conv_transpose_algo = algo;
+          options.conv_transpose2d_algo = algo;
           options.training = training;
           const SessionPlan plan = build_session_plan(model->impl(), cpu, options, model->impl(), nullptr);
           EXPECT_FALSE(any_live_buffers_overlap(plan.buffers)) << name << " " << to_string(algo) << " batch " << batch << " training " << training;
@@ -141,10 +141,10 @@ TEST(MemoryReport, PlansNeverOverlapLiveBuffers) {
 
 TEST(MemoryReport, SessionAllocatesExactlyWhatTheReportSays) {
   for (const auto& [name, model] : models())
-    for (ConvTransposeAlgo algo : {ConvTransposeAlgo::kSplit, ConvTransposeAlgo::kZeroInsert, ConvTransposeAlgo::kCol2im})
+    for (ConvTranspose2DAlgo algo : {ConvTranspose2DAlgo::kSplit, ConvTranspose2DAlgo::kZeroInsert, ConvTranspose2DAlgo::kCol2im})
       for (int batch : {1, 16}) {
         SCOPED_TRACE(name + " " + to_string(algo) + " batch " + std::to_string(batch));
-        const SessionOptions options{.threads = 1, .batch = batch, .conv_transpose_algo = algo};
+        const SessionOptions options{.threads = 1, .batch = batch, .conv_transpose2d_algo = algo};
         const MemoryReport r = memory_report(model, options);
         Session s(model, options);
         EXPECT_EQ(s.measured_allocation_bytes(), r.totals.session_bytes);
@@ -180,7 +180,7 @@ TEST(MemoryReport, LayersAddUpAndShowTheSplitSaving) {
 
 TEST(MemoryReport, JsonIsValidAndRoundTrips) {
   for (const auto& [name, model] : models()) {
-    const MemoryReport r = memory_report(model, {.batch = 4, .conv_transpose_algo = ConvTransposeAlgo::kCol2im}, name);
+    const MemoryReport r = memory_report(model, {.batch = 4, .conv_transpose2d_algo = ConvTranspose2DAlgo::kCol2im}, name);
     const std::string json = r.to_json();
     const MemoryReport back = MemoryReport::from_json(json);
     EXPECT_TRUE(back == r) << name;

@@ -272,14 +272,14 @@ TEST(Session, RejectsBadInputsWithClearMessages) {
   expect_error([&] { Session(m, {.batch = 0}); }, "batch 0");
   expect_error([&] { Session(m, {.threads = -1}); }, "threads -1");
   expect_error([&] { Session(m, {.backend = Backend::kCuda}); }, "CUDA");
-  EXPECT_THROW(conv_transpose_algo_from_string("winograd"), Error);
+  EXPECT_THROW(conv_transpose2d_algo_from_string("winograd"), Error);
 }
 
 TEST(Session, SplitArenaIsSmallerThanTheBaselines) {
   const auto m = small_cgan();
   Session split(m, {.batch = 4});
-  Session zero(m, {.batch = 4, .conv_transpose_algo = ConvTransposeAlgo::kZeroInsert});
-  Session col(m, {.batch = 4, .conv_transpose_algo = ConvTransposeAlgo::kCol2im});
+  Session zero(m, {.batch = 4, .conv_transpose2d_algo = ConvTranspose2DAlgo::kZeroInsert});
+  Session col(m, {.batch = 4, .conv_transpose2d_algo = ConvTranspose2DAlgo::kCol2im});
   EXPECT_EQ(split.session_weight_bytes(), 0u);
   EXPECT_GT(zero.arena_bytes(), split.arena_bytes());
   EXPECT_GT(col.arena_bytes(), split.arena_bytes());

@@ -112,12 +112,12 @@ TEST(Trainer, DepthwiseBlockGradientsMatchFiniteDifferences) { check_gradients(g
 // (Seed 6 puts a ReLU kink of this model within 1e-4 of one sampled bias: its one-sided
 // differences differ, the backward equal to the lower one.)
 TEST(Trainer, GroupedConvGradientsMatchFiniteDifferences) { check_gradients(golden_model("conv_grouped_depthwise_mult2"), 2, 9); }
-TEST(Trainer, GroupedConvTransposeGradientsMatchFiniteDifferences) { check_gradients(golden_model("convt_grouped"), 2, 7); }
+TEST(Trainer, GroupedConvTransposeGradientsMatchFiniteDifferences) { check_gradients(golden_model("conv_transpose2d_grouped"), 2, 7); }
 TEST(Trainer, AffineAndTwoOutputGradientsMatchFiniteDifferences) { check_gradients(two_output_model(), 2, 4); }
 // 1-D maps (rank-3 relayouts, Conv1d, ConvTranspose1d, BatchNorm1d as ChannelAffine) and pools.
 // (A bias moves 40 pre-activations of two LeakyReLU layers at once: with some seeds one
 // crosses its kink inside the 1e-3 step, which a 1e-4 step confirms; this seed has none.)
-TEST(Trainer, OneDimensionalGeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("melgan_block_convt1d_s4"), 2, 9); }
+TEST(Trainer, OneDimensionalGeneratorGradientsMatchFiniteDifferences) { check_gradients(golden_model("melgan_block_conv_transpose1d_s4"), 2, 9); }
 TEST(Trainer, OneDimensionalPoolDiscriminatorGradientsMatchFiniteDifferences) { check_gradients(golden_model("melgan_d_pool1d"), 2, 6); }
 TEST(Trainer, PoolDiscriminatorGradientsMatchFiniteDifferences) { check_gradients(golden_model("patchgan_gap_head"), 2, 7); }
 // GroupNorm: torch's GroupNorm pattern (Mul, Add and LeakyReLU folded in) between
@@ -278,8 +278,8 @@ TEST(Trainer, MisuseIsAClearError) {
 // The zero-insertion backward of the transposed convolutions (the baseline) gives the
 // split backward's gradients: every parameter and the inputs, within 1e-5.
 TEST(Trainer, ZeroInsertionBackwardGivesTheSplitGradients) {
-  for (const char* name : {"cgan_embed_concat_small", "g_k3s2_outpad_nonsquare", "convt_dilation2", "convt_asym_pads",
-                           "g_stride4_k7_rect", "convt_output_shape_odd"}) {
+  for (const char* name : {"cgan_embed_concat_small", "g_k3s2_outpad_nonsquare", "conv_transpose2d_dilation2", "conv_transpose2d_asym_pads",
+                           "g_stride4_k7_rect", "conv_transpose2d_output_shape_odd"}) {
     SCOPED_TRACE(name);
     const auto model = golden_model(name);
     std::mt19937 rng(11);

@@ -85,7 +85,7 @@ def onnx_case(name, node, x, inits, out_shape, expected, readme):
     record(name, {"x": x}, {"y": expected})
 
 
-def convt_reference(x, w, b, strides, pads_begin, pads_end):
+def conv_transpose_reference(x, w, b, strides, pads_begin, pads_end):
     """ConvTranspose with arbitrary (possibly negative, asymmetric) pads: compute the
     full transposed conv with padding 0 and no bias, then crop (pad > 0) or append
     zero rows/cols (pad < 0) on each side, then add the bias everywhere."""
@@ -382,10 +382,10 @@ def make_torch_cases():
                "TrainingMode.PRESERVE (model in eval mode) so Conv+BatchNormalization stay separate nodes.",
                seed=5, keep_bn=True)
 
-    # convt_dilation2: PyTorch can export this ConvTranspose directly.
+    # conv_transpose2d_dilation2: PyTorch can export this ConvTranspose directly.
     torch.manual_seed(6)
     m = nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1, dilation=2)
-    torch_case("convt_dilation2", m, {"x": torch.randn(2, 3, 4, 4)}, "y", 13,
+    torch_case("conv_transpose2d_dilation2", m, {"x": torch.randn(2, 3, 4, 4)}, "y", 13,
                "Single ConvTranspose: W [3,2,3,3], strides 2, dilations 2, pads [1,1,1,1], "
                "output_padding [1,1] (4x4 -> 10x10). Exported from torch.nn.ConvTranspose2d.", seed=6)
 
@@ -477,7 +477,7 @@ def make_group_cases():
 
     torch.manual_seed(23)
     m = GroupedConvTransposeStack()
-    torch_case("convt_grouped", m, {"x": torch.randn(2, 8, 5, 4)}, "y", 13,
+    torch_case("conv_transpose2d_grouped", m, {"x": torch.randn(2, 8, 5, 4)}, "y", 13,
                "ConvTranspose 4x4 stride 2 pad 1 groups 2 (8->12, 5x4 -> 10x8) + BN + ReLU, "
                "ConvTranspose 3x3 pad 1 groups 4 (12->8) + bias + Tanh. Exported with TrainingMode.PRESERVE "
                "(eval mode) so the BatchNorm folds in the converter. opset 13.", seed=23, keep_bn=True)
@@ -730,28 +730,28 @@ def make_spatial_cases():
 
 # ----------------------------------------------------------------------------- hand-built ONNX
 def make_onnx_cases():
-    # convt_asym_pads: pads [top,left,bottom,right] = [0,1,2,0].
+    # conv_transpose2d_asym_pads: pads [top,left,bottom,right] = [0,1,2,0].
     g = torch.Generator().manual_seed(10)
     x = torch.randn(2, 3, 5, 4, generator=g)
     w = torch.randn(3, 4, 4, 3, generator=g) * 0.3
     b = torch.randn(4, generator=g)
     pads = [0, 1, 2, 0]
-    y = convt_reference(x, w, b, (2, 2), pads[:2], pads[2:])
+    y = conv_transpose_reference(x, w, b, (2, 2), pads[:2], pads[2:])
     # full = (5-1)*2+4 = 12 x (4-1)*2+3 = 9 -> rows [0:10], cols [1:9] -> 10x8
     node = helper.make_node("ConvTranspose", ["x", "W", "B"], ["y"], kernel_shape=[4, 3],
                             strides=[2, 2], pads=pads)
-    onnx_case("convt_asym_pads", node, x, {"W": w, "B": b}, (2, 4, 10, 8), y,
+    onnx_case("conv_transpose2d_asym_pads", node, x, {"W": w, "B": b}, (2, 4, 10, 8), y,
               "Hand-built ConvTranspose, X [N,3,5,4], W [3,4,4,3], B [4], strides [2,2], "
               "asymmetric pads [0,1,2,0] (ONNX order [top,left,bottom,right]).\n"
               "Expected = conv_transpose2d(X,W,B,stride=2,padding=0) (12x9) cropped to rows [0:10], cols [1:9] -> 10x8.")
 
-    # convt_output_shape (+ _odd variant): explicit output_shape, no pads, no kernel_shape.
-    for name, out_hw, seed in [("convt_output_shape", [7, 8], 11), ("convt_output_shape_odd", [6, 6], 12)]:
+    # conv_transpose2d_output_shape (+ _odd variant): explicit output_shape, no pads, no kernel_shape.
+    for name, out_hw, seed in [("conv_transpose2d_output_shape", [7, 8], 11), ("conv_transpose2d_output_shape_odd", [6, 6], 12)]:
         g = torch.Generator().manual_seed(seed)
         x = torch.randn(1, 2, 3, 3, generator=g)
         w = torch.randn(2, 3, 3, 3, generator=g) * 0.3
         pb, pe = onnx_auto_pads((3, 3), (3, 3), (2, 2), out_hw, "NOTSET")
-        y = convt_reference(x, w, None, (2, 2), pb, pe)
+        y = conv_transpose_reference(x, w, None, (2, 2), pb, pe)
         node = helper.make_node("ConvTranspose", ["x", "W"], ["y"], strides=[2, 2], output_shape=out_hw)
         onnx_case(name, node, x, {"W": w}, (1, 3) + tuple(out_hw), y,
                   "Hand-built ConvTranspose, X [N,2,3,3], W [2,3,3,3], no bias, strides [2,2], "
@@ -768,17 +768,17 @@ def make_onnx_cases():
                   "Expected = conv_transpose2d(X,W,stride=2,padding=0), then crop/zero-extend by those pads."
                   % (out_hw, [7 - v for v in out_hw], pb, pe))
 
-    # convt_auto_pad_same_upper: output = in*stride.
+    # conv_transpose2d_auto_pad_same_upper: output = in*stride.
     g = torch.Generator().manual_seed(13)
     x = torch.randn(1, 2, 4, 5, generator=g)
     w = torch.randn(2, 3, 3, 3, generator=g) * 0.3
     b = torch.randn(3, generator=g)
     out_hw = [4 * 2, 5 * 2]
     pb, pe = onnx_auto_pads((4, 5), (3, 3), (2, 2), out_hw, "SAME_UPPER")
-    y = convt_reference(x, w, b, (2, 2), pb, pe)
+    y = conv_transpose_reference(x, w, b, (2, 2), pb, pe)
     node = helper.make_node("ConvTranspose", ["x", "W", "B"], ["y"], kernel_shape=[3, 3],
                             strides=[2, 2], auto_pad="SAME_UPPER")
-    onnx_case("convt_auto_pad_same_upper", node, x, {"W": w, "B": b}, (1, 3) + tuple(out_hw), y,
+    onnx_case("conv_transpose2d_auto_pad_same_upper", node, x, {"W": w, "B": b}, (1, 3) + tuple(out_hw), y,
               "Hand-built ConvTranspose, X [N,2,4,5], W [2,3,3,3], B [3], strides [2,2], auto_pad SAME_UPPER.\n\n"
               "ONNX spec: output = in*stride per axis (8x10);\n"
               "    total = stride*(in-1) + output_padding + ((k-1)*dilation+1) - output\n"
@@ -875,7 +875,7 @@ class PatchganPool(nn.Module):
         return self.head(x) if self.gap_head else x
 
 
-AUDIO_POOL_CASES = ["hifigan_1d_chain", "melgan_block_convt1d_s4", "melgan_d_pool1d", "patchgan_pool",
+AUDIO_POOL_CASES = ["hifigan_1d_chain", "melgan_block_conv_transpose1d_s4", "melgan_d_pool1d", "patchgan_pool",
                     "patchgan_gap_head", "avgpool_ceil_count_include_pad"]
 
 
@@ -890,7 +890,7 @@ def make_audio_pool_cases(pending_dir=None):
 
     torch.manual_seed(22)
     m = MelganBlock()
-    torch_case("melgan_block_convt1d_s4", m, {"mel": torch.randn(3, 20, 5)}, "audio", 13,
+    torch_case("melgan_block_conv_transpose1d_s4", m, {"mel": torch.randn(3, 20, 5)}, "audio", 13,
                "MelGAN-style stage: Conv1d(20,16,k7,p3)+LeakyReLU(0.2), ConvTranspose1d(16,8,k8,s4,p2) (5->20)+LeakyReLU, "
                "BatchNorm1d on the rank-3 map (ChannelAffine), Conv1d k3 d3 p3 + LeakyReLU, Conv1d(8,1,k7,p3)+Tanh. opset 13.",
                seed=22)

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "tests/test_util.h"
 
 namespace edgegan::cpu {

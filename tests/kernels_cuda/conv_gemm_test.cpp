@@ -13,6 +13,7 @@
 
 #include "kernels_cpu/common/half.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "kernels_cuda/common/cuda_check.h"
 #include "kernels_cuda/conv_transpose2d/conv_transpose2d.h"

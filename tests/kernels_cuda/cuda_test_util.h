@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
 #include "kernels_cuda/common/activation.h"
 #include "kernels_cuda/common/cuda_check.h"

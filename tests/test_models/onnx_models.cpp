@@ -65,7 +65,7 @@ std::string dcgan64_generator_onnx() {
     const std::string id = std::to_string(i);
     const int cin = channels[i], cout = channels[i + 1];
     b.floats("W" + id, {cin, cout, 4, 4}, dcgan_weights(static_cast<size_t>(cin) * cout * 16, rng));
-    auto& n = b.node("ConvTranspose", "convt" + id, {x, "W" + id}, {"t" + id});
+    auto& n = b.node("ConvTranspose", "conv_transpose" + id, {x, "W" + id}, {"t" + id});
     OnnxBuilder::attr(n, "kernel_shape", std::vector<int64_t>{4, 4});
     OnnxBuilder::attr(n, "strides", std::vector<int64_t>{i == 0 ? 1 : 2, i == 0 ? 1 : 2});
     OnnxBuilder::attr(n, "pads", std::vector<int64_t>(4, i == 0 ? 0 : 1));

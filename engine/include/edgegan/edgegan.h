@@ -40,10 +40,10 @@ enum class Backend { kCpu, kCuda };
 // `why` (if given) says what is missing, as a session would.
 bool backend_available(Backend backend, std::string* why = nullptr);
 // How transposed convolutions run. kSplit is the product; the others are baselines.
-enum class ConvTransposeAlgo { kSplit, kZeroInsert, kCol2im };
+enum class ConvTranspose2DAlgo { kSplit, kZeroInsert, kCol2im };
 
-const char* to_string(ConvTransposeAlgo algo);
-ConvTransposeAlgo conv_transpose_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
+const char* to_string(ConvTranspose2DAlgo algo);
+ConvTranspose2DAlgo conv_transpose2d_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
 
 // The CPU kernel family this process runs: "avx512", "avx2" or "scalar" on x86-64
 // (chosen from CPUID), "neon" on AArch64, unless the environment variable
@@ -182,7 +182,7 @@ struct SessionOptions {
   Backend backend = Backend::kCpu;
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
-  ConvTransposeAlgo conv_transpose_algo = ConvTransposeAlgo::kSplit;
+  ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;
   // CUDA: let the tensor cores round GEMM operands to TF32 (10-bit mantissas, as
   // PyTorch does by default for cuDNN convolutions): faster, about 1e-3 relative
   // error. Off: FP32 accuracy (the CPU's 1e-4 tolerances). The CPU ignores it.

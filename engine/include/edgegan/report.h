@@ -16,7 +16,7 @@
 
 namespace edgegan {
 
-// One layer's cost under one algorithm (identical across algorithms unless the layer is a deconvolution).
+// One layer's cost under one algorithm (identical across algorithms unless the layer is a transposed convolution).
 struct LayerAlgorithmCost {
   std::string algorithm;
   uint64_t macs = 0;
@@ -33,7 +33,7 @@ struct LayerMemory {
   std::vector<std::vector<int64_t>> input_shapes;  // storage order, batch included
   std::vector<int64_t> output_shape;
   uint64_t macs = 0;                   // executed by this algorithm
-  uint64_t macs_zero_insert = 0;       // executed by zero insertion (= macs for ops that are not deconvolutions)
+  uint64_t macs_zero_insert = 0;       // executed by zero insertion (= macs for ops that are not transposed convolutions)
   uint64_t weight_bytes = 0;           // as stored in the file (mapped, not copied)
   uint64_t input_bytes = 0;            // activations read
   uint64_t output_bytes = 0;           // activation written
@@ -42,7 +42,7 @@ struct LayerMemory {
   uint64_t output_buffer_bytes = 0;    // size of that buffer
   bool output_shares_input = false;    // aliased or computed in place: no new memory
   int64_t workspace_offset = -1;       // arena offset of the scratch, -1 for none
-  uint64_t traffic_bytes = 0;          // estimated bytes read + written (traffic model, README)
+  uint64_t traffic_bytes = 0;          // estimated bytes read + written (traffic model, docs/memory-planner.md)
   std::vector<LayerAlgorithmCost> by_algorithm;  // split, zero-insert, col2im
   uint64_t unmaterialised_bytes = 0;   // what the composed form's intermediate would take (OpInfo), 0: none
 };

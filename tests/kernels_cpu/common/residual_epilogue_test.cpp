@@ -9,7 +9,7 @@
 #include <cstring>
 #include <vector>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv2d/conv2d_grouped.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"

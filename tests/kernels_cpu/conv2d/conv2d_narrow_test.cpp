@@ -5,7 +5,7 @@
 // and 2 threads.
 #include <gtest/gtest.h>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv2d/conv2d_narrow.h"
 #include "kernels_cpu/dot/dot_ukernel.h"
 #include "tests/kernels_cpu/conv2d/conv2d_random_case.h"

@@ -4,7 +4,7 @@
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
 #include "tests/test_util.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "tests/kernels_cpu/conv2d/conv2d_random_case.h"
 
 namespace edgegan::cpu {

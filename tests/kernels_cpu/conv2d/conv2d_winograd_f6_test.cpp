@@ -6,7 +6,7 @@
 // and 2 threads give the same floats.
 #include <gtest/gtest.h>
 
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv2d/conv2d_winograd.h"
 #include "kernels_cpu/conv2d/conv2d_winograd_f6.h"
 #include "tests/kernels_cpu/conv2d/conv2d_random_case.h"

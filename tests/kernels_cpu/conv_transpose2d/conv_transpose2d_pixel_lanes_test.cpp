@@ -1,4 +1,4 @@
-// The pixel-lanes path of the split deconvolution (RGB / grey heads): which
+// The pixel-lanes path of the split transposed convolution (RGB / grey heads): which
 // layers take it, its input transpose, and its results against the reference on
 // random heads of every supported pattern — fp32 and fp16 weights, any panel
 // width, weights packed by the caller (as a session does) or per call, 1 and 2
@@ -18,7 +18,7 @@
 #include "kernels_cpu/common/task_runs.h"
 #include "tests/test_util.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace edgegan::cpu {

@@ -1,4 +1,4 @@
-// The Winograd form of the split deconvolution (conv_transpose2d_winograd.h) against the
+// The Winograd form of the split transposed convolution (conv_transpose2d_winograd.h) against the
 // reference, over random k = 2*stride geometries: stride 1-3 per axis, pads from -1 to
 // kernel - 1 (asymmetric), output_padding < stride, non-square maps from 1x1, batch 1-3,
 // channel counts that split the 16-window tasks, the 32-column weight panels and the
@@ -14,7 +14,7 @@
 #include "kernels_cpu/common/half.h"
 #include "tests/test_util.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
-#include "kernels_cpu/common/conv_geometry.h"
+#include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
 
 namespace edgegan::cpu {

@@ -7,16 +7,16 @@
 namespace edgegan::cuda {
 namespace {
 
-static_assert(static_cast<int>(schema::BinaryOperation_Add) == static_cast<int>(cpu::BinaryOp::kAdd) &&
-                  static_cast<int>(schema::BinaryOperation_Sub) == static_cast<int>(cpu::BinaryOp::kSub) &&
-                  static_cast<int>(schema::BinaryOperation_Mul) == static_cast<int>(cpu::BinaryOp::kMul) &&
-                  static_cast<int>(schema::BinaryOperation_Div) == static_cast<int>(cpu::BinaryOp::kDiv),
-              "schema::BinaryOperation and cpu::BinaryOp number the operations alike");
+static_assert(static_cast<int>(schema::BinaryOperation_Add) == static_cast<int>(kernels::BinaryOp::kAdd) &&
+                  static_cast<int>(schema::BinaryOperation_Sub) == static_cast<int>(kernels::BinaryOp::kSub) &&
+                  static_cast<int>(schema::BinaryOperation_Mul) == static_cast<int>(kernels::BinaryOp::kMul) &&
+                  static_cast<int>(schema::BinaryOperation_Div) == static_cast<int>(kernels::BinaryOp::kDiv),
+              "schema::BinaryOperation and kernels::BinaryOp number the operations alike");
 
 class BinaryCuda final : public OpKernel {
  public:
   BinaryCuda(const KernelArgs& args, const schema::Binary& op)
-      : upload_(args), a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<cpu::BinaryOp>(op.operation())) {
+      : upload_(args), a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<kernels::BinaryOp>(op.operation())) {
     const BinaryLayout layout = binary_layout(args, op);
     shape_ = layout.shape;
     in_place_ = layout.in_place;
@@ -35,8 +35,8 @@ class BinaryCuda final : public OpKernel {
 
   KernelUpload upload_;
   int a_, b_, output_;
-  cpu::BinaryOp op_;
-  cpu::BinaryShape shape_;
+  kernels::BinaryOp op_;
+  kernels::BinaryShape shape_;
   int constant_ = -1;
   int in_place_ = -1;
 };

@@ -11,14 +11,14 @@
 
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "engine/ops/op_kernel_util.h"
-#include "kernels_cpu/conv2d/conv2d_input_map.h"
+#include "kernels_common/conv_input_map_table.h"
 #include "kernels_cuda/conv2d/conv2d.h"
 
 namespace edgegan::cuda {
 namespace {
 
 
-ConvGemmShape gemm_shape(const cpu::ConvShape& s) {
+ConvGemmShape gemm_shape(const kernels::ConvShape& s) {
   return conv2d_gemm_shape(static_cast<int>(s.batch), static_cast<int>(s.h.in), static_cast<int>(s.w.in), static_cast<int>(s.in_channels),
                            static_cast<int>(s.h.out), static_cast<int>(s.w.out), static_cast<int>(s.out_channels), static_cast<int>(s.h.kernel),
                            static_cast<int>(s.w.kernel), static_cast<int>(s.h.stride), static_cast<int>(s.w.stride), static_cast<int>(s.h.dilation),
@@ -27,14 +27,14 @@ ConvGemmShape gemm_shape(const cpu::ConvShape& s) {
 
 // The map's index tables for this input's size, queued on `upload` (rows, then cols);
 // `rows`/`cols` hold them until it commits.
-void queue_map_tables(const KernelArgs& a, const schema::Conv2D& op, const cpu::ConvShape& s, KernelUpload& upload, std::vector<int32_t>& rows,
+void queue_map_tables(const KernelArgs& a, const schema::Conv2D& op, const kernels::ConvShape& s, KernelUpload& upload, std::vector<int32_t>& rows,
                       std::vector<int32_t>& cols, int& rows_slot, int& cols_slot) {
   const TensorDesc& x = a.tensor(op.input());
-  const auto mode = static_cast<cpu::PadMode>(op.input_pad_mode());
+  const auto mode = static_cast<kernels::PadMode>(op.input_pad_mode());
   rows.resize(static_cast<size_t>(s.h.in));
   cols.resize(static_cast<size_t>(s.w.in));
-  cpu::conv_input_map_table(x.dims[1], map_axis_h(op), mode, rows.data());
-  cpu::conv_input_map_table(x.dims[2], map_axis_w(op), mode, cols.data());
+  kernels::conv_input_map_table(x.dims[1], map_axis_h(op), mode, rows.data());
+  kernels::conv_input_map_table(x.dims[2], map_axis_w(op), mode, cols.data());
   rows_slot = upload.bytes(rows.data(), rows.size() * sizeof(int32_t));
   cols_slot = upload.bytes(cols.data(), cols.size() * sizeof(int32_t));
 }
@@ -54,7 +54,7 @@ class Conv2DCuda final : public GemmOpKernel {
 // (the GEMM's own scratch after it), then the GEMM over it.
 class MappedConv2DCuda final : public GemmOpKernel {
  public:
-  MappedConv2DCuda(const KernelArgs& a, const schema::Conv2D& op, const cpu::ConvShape& s)
+  MappedConv2DCuda(const KernelArgs& a, const schema::Conv2D& op, const kernels::ConvShape& s)
       : GemmOpKernel(a, op.input(), op.output(), op.weights(), op.epilogue(), gemm_shape(s), op.residual()), tables_(a), shape_(s),
         macs_(conv2d_macs(s)) {
     std::vector<int32_t> rows, cols;
@@ -80,7 +80,7 @@ class MappedConv2DCuda final : public GemmOpKernel {
 
  private:
   KernelUpload tables_;
-  cpu::ConvShape shape_;
+  kernels::ConvShape shape_;
   uint64_t macs_;
   int rows_ = -1, cols_ = -1, src_h_ = 0, src_w_ = 0;
   uint64_t map_bytes_ = 0;
@@ -90,7 +90,7 @@ class MappedConv2DCuda final : public GemmOpKernel {
 // the direct kernels.
 class DirectConv2DCuda final : public OpKernel {
  public:
-  DirectConv2DCuda(const KernelArgs& a, const schema::Conv2D& op, const cpu::ConvShape& s)
+  DirectConv2DCuda(const KernelArgs& a, const schema::Conv2D& op, const kernels::ConvShape& s)
       : upload_(a), input_(op.input()), output_(op.output()), residual_(op.residual()), shape_(s), groups_(op.groups()),
         depthwise_(op.groups() == op.in_channels()), activation_(activation_params(op.epilogue())) {
     weights_ = upload_.weights(op.weights());
@@ -120,7 +120,7 @@ class DirectConv2DCuda final : public OpKernel {
  private:
   KernelUpload upload_;
   int input_, output_, residual_;
-  cpu::ConvShape shape_;
+  kernels::ConvShape shape_;
   int groups_;
   bool depthwise_;
   ActivationParams activation_;
@@ -132,7 +132,7 @@ class DirectConv2DCuda final : public OpKernel {
 template <>
 std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs& a) {
   const auto& op = *a.op.kind_as_Conv2D();
-  const cpu::ConvShape s = conv2d_shape(a, op);
+  const kernels::ConvShape s = conv2d_shape(a, op);
   if (op.groups() != 1 || conv2d_few_channels(s, 1)) return std::make_unique<DirectConv2DCuda>(a, op, s);
   if (has_input_map(op)) return std::make_unique<MappedConv2DCuda>(a, op, s);
   return std::make_unique<Conv2DCuda>(a, op);

@@ -17,11 +17,11 @@ namespace {
 
 // The file's phase sub-kernels as the CPU's assembly routines take them, fp16 phases
 // widened into `widened` (which must outlive the result).
-cpu::ConvTranspose2DWeights phase_weights(const KernelArgs& a, const schema::ConvTranspose2D& op, const cpu::ConvShape& shape,
+kernels::ConvTranspose2DSubKernels phase_weights(const KernelArgs& a, const schema::ConvTranspose2D& op, const kernels::ConvShape& shape,
                                           std::vector<std::vector<float>>& widened) {
-  cpu::ConvTranspose2DWeights w;
-  w.phases_h = cpu::split_conv_transpose_axis(shape.h);
-  w.phases_w = cpu::split_conv_transpose_axis(shape.w);
+  kernels::ConvTranspose2DSubKernels w;
+  w.phases_h = kernels::split_conv_transpose_axis(shape.h);
+  w.phases_w = kernels::split_conv_transpose_axis(shape.w);
   w.panel_columns = op.weight_panel_columns();
   widened.reserve(op.phases()->size());
   for (const auto* p : *op.phases()) {
@@ -38,15 +38,15 @@ cpu::ConvTranspose2DWeights phase_weights(const KernelArgs& a, const schema::Con
 class ConvTranspose2DCuda final : public OpKernel {
  public:
   ConvTranspose2DCuda(const KernelArgs& a, const schema::ConvTranspose2D& op)
-      : upload_(a), algo_(a.conv_transpose_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
+      : upload_(a), algo_(a.conv_transpose2d_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
     const auto* ep = op.epilogue();
     activation_ = activation_params(ep);
-    const auto phases_h = cpu::split_conv_transpose_axis(shape_.h), phases_w = cpu::split_conv_transpose_axis(shape_.w);
-    projection_ = algo_ == ConvTransposeAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
+    const auto phases_h = kernels::split_conv_transpose_axis(shape_.h), phases_w = kernels::split_conv_transpose_axis(shape_.w);
+    projection_ = algo_ == ConvTranspose2DAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
     // (A projection uploads its bias expanded to every output position instead.)
     if (!projection_) bias_ = upload_.weights(ep ? ep->bias() : 0);
     if (projection_) {
-      const auto full = full_kernel(a, op, cpu::FullKernelLayout::kChannelsFirst);  // [Cin][kh][kw][Cout]
+      const auto full = full_kernel(a, op, kernels::FullKernelLayout::kChannelsFirst);  // [Cin][kh][kw][Cout]
       const int64_t out_h = shape_.h.out, out_w = shape_.w.out, cout = shape_.out_channels, row = out_h * out_w * cout;
       full_.assign(static_cast<size_t>(shape_.in_channels * row), 0.f);
       for (int64_t oh = 0; oh < out_h; ++oh)
@@ -67,7 +67,7 @@ class ConvTranspose2DCuda final : public OpKernel {
       }
       gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch), static_cast<int>(shape_.in_channels), static_cast<int>(row));
       first_ = upload_.bytes(full_.data(), full_.size() * 4);
-    } else if (algo_ == ConvTransposeAlgo::kSplit) {
+    } else if (algo_ == ConvTranspose2DAlgo::kSplit) {
       // Each phase's sub-kernel is its own buffer: the tasks address them from the
       // first one present (all sit in one allocation, or all in the mapped file).
       std::vector<int> slots;
@@ -83,12 +83,12 @@ class ConvTranspose2DCuda final : public OpKernel {
       gemm_.shape = conv_transpose2d_split_shape(shape_, phases_h, phases_w, offsets, static_cast<int>(op.weight_panel_columns()));
     } else {
       // The baselines read the whole kernel, assembled here from the phases.
-      if (algo_ == ConvTransposeAlgo::kZeroInsert) {
-        full_ = conv_transpose2d_flipped_kernel(shape_, full_kernel(a, op, cpu::FullKernelLayout::kTapsFirst).data());
+      if (algo_ == ConvTranspose2DAlgo::kZeroInsert) {
+        full_ = conv_transpose2d_flipped_kernel(shape_, full_kernel(a, op, kernels::FullKernelLayout::kTapsFirst).data());
         gemm_.shape = conv_transpose2d_zero_insert_shape(shape_);
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_upsampled_floats(shape_)) * 4;
       } else {
-        full_ = full_kernel(a, op, cpu::FullKernelLayout::kChannelsFirst);
+        full_ = full_kernel(a, op, kernels::FullKernelLayout::kChannelsFirst);
         gemm_.shape = dense_gemm_shape(static_cast<int>(shape_.batch * shape_.h.in * shape_.w.in), static_cast<int>(shape_.in_channels),
                                        static_cast<int>(shape_.h.kernel * shape_.w.kernel * shape_.out_channels));
         staging_bytes_ = static_cast<uint64_t>(conv_transpose2d_columns_floats(shape_)) * 4;
@@ -104,9 +104,9 @@ class ConvTranspose2DCuda final : public OpKernel {
 
   const char* kernel_name() const override {
     switch (algo_) {
-      case ConvTransposeAlgo::kZeroInsert: return "cuda_conv_transpose2d_zero_insert";
-      case ConvTransposeAlgo::kCol2im: return "cuda_conv_transpose2d_col2im";
-      case ConvTransposeAlgo::kSplit: break;
+      case ConvTranspose2DAlgo::kZeroInsert: return "cuda_conv_transpose2d_zero_insert";
+      case ConvTranspose2DAlgo::kCol2im: return "cuda_conv_transpose2d_col2im";
+      case ConvTranspose2DAlgo::kSplit: break;
     }
     return projection_ ? "cuda_conv_transpose2d_split_1x1_input" : "cuda_conv_transpose2d_split";
   }
@@ -120,14 +120,14 @@ class ConvTranspose2DCuda final : public OpKernel {
     const float* bias = upload_.as<float>(bias_);
     uint8_t* gemm_ws = ctx.workspace + staging_bytes_;
     switch (algo_) {
-      case ConvTransposeAlgo::kSplit:
+      case ConvTranspose2DAlgo::kSplit:
         return gemm_.run(upload_, x, y, upload_.at(first_), f16_ && !projection_, bias, activation_, nullptr, gemm_ws, stream_of(ctx));
-      case ConvTransposeAlgo::kZeroInsert: {
+      case ConvTranspose2DAlgo::kZeroInsert: {
         float* x_up = reinterpret_cast<float*>(ctx.workspace);
         conv_transpose2d_zero_insert_upsample(shape_, x, x_up, stream_of(ctx));
         return gemm_.run(upload_, x_up, y, upload_.at(first_), false, bias, activation_, nullptr, gemm_ws, stream_of(ctx));
       }
-      case ConvTransposeAlgo::kCol2im: {
+      case ConvTranspose2DAlgo::kCol2im: {
         float* columns = reinterpret_cast<float*>(ctx.workspace);
         gemm_.run(upload_, x, columns, upload_.at(first_), false, nullptr, ActivationParams{}, nullptr, gemm_ws, stream_of(ctx));
         return conv_transpose2d_col2im_gather(shape_, columns, bias, activation_, y, stream_of(ctx));
@@ -138,18 +138,18 @@ class ConvTranspose2DCuda final : public OpKernel {
 
  private:
   // The whole kernel in `layout`, assembled from the file's phases (fp16 widened).
-  std::vector<float> full_kernel(const KernelArgs& a, const schema::ConvTranspose2D& op, cpu::FullKernelLayout layout) const {
+  std::vector<float> full_kernel(const KernelArgs& a, const schema::ConvTranspose2D& op, kernels::FullKernelLayout layout) const {
     std::vector<std::vector<float>> widened;
-    const cpu::ConvTranspose2DWeights w = phase_weights(a, op, shape_, widened);
+    const kernels::ConvTranspose2DSubKernels w = phase_weights(a, op, shape_, widened);
     std::vector<float> full(static_cast<size_t>(shape_.h.kernel * shape_.w.kernel * shape_.in_channels * shape_.out_channels));
-    cpu::assemble_conv_transpose2d_full_kernel(shape_, w, layout, full.data());
+    kernels::assemble_conv_transpose2d_full_kernel(shape_, w, layout, full.data());
     return full;
   }
 
   KernelUpload upload_;
-  ConvTransposeAlgo algo_;
+  ConvTranspose2DAlgo algo_;
   int input_, output_;
-  cpu::ConvShape shape_;
+  kernels::ConvShape shape_;
   PreparedGemm gemm_;
   std::vector<float> full_, projection_bias_;  // host copies until they are uploaded
   bool projection_ = false;                    // a 1x1 input: one dense GEMM
@@ -165,7 +165,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
       : upload_(a), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)), groups_(op.groups()),
         activation_(activation_params(op.epilogue())) {
     std::vector<std::vector<float>> widened;
-    const cpu::ConvTranspose2DWeights w = phase_weights(a, op, shape_, widened);
+    const kernels::ConvTranspose2DSubKernels w = phase_weights(a, op, shape_, widened);
     const std::vector<float> full = conv_transpose2d_grouped_full_kernel(shape_, groups_, w);
     weights_ = upload_.bytes(full.data(), full.size() * 4);
     bias_ = upload_.weights(op.epilogue() ? op.epilogue()->bias() : 0);
@@ -173,7 +173,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
   }
   const char* kernel_name() const override { return "cuda_conv_transpose2d_grouped_direct"; }
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTransposeAlgo::kSplit) / static_cast<uint64_t>(groups_); }
+  uint64_t macs() const override { return conv_transpose2d_macs(shape_, ConvTranspose2DAlgo::kSplit) / static_cast<uint64_t>(groups_); }
   void run(const RunContext& ctx) override {
     conv_transpose2d_grouped_direct(shape_, groups_, ctx.f32(input_), upload_.as<float>(weights_), upload_.as<float>(bias_), activation_,
                                     ctx.f32(output_), stream_of(ctx));
@@ -183,7 +183,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
  private:
   KernelUpload upload_;
   int input_, output_;
-  cpu::ConvShape shape_;
+  kernels::ConvShape shape_;
   int groups_;
   ActivationParams activation_;
   int weights_ = -1, bias_ = -1;

@@ -9,7 +9,7 @@ class DenseCuda final : public GemmOpKernel {
   DenseCuda(const KernelArgs& a, const schema::Dense& op)
       : GemmOpKernel(a, op.input(), op.output(), op.weights(), op.epilogue(),
                      dense_gemm_shape(static_cast<int>(a.batch), op.in_features(), op.out_features())),
-        macs_(static_cast<uint64_t>(cpu::saturating_product({a.batch, op.in_features(), op.out_features()}))) {}
+        macs_(static_cast<uint64_t>(kernels::saturating_product({a.batch, op.in_features(), op.out_features()}))) {}
   const char* kernel_name() const override { return "cuda_dense_gemm"; }
   uint64_t macs() const override { return macs_; }
 

@@ -18,7 +18,7 @@ class DepthToSpaceCuda final : public OpKernel {
  private:
   int input_, output_;
   bool to_space_;
-  cpu::DepthToSpaceShape shape_;
+  kernels::DepthToSpaceShape shape_;
 };
 
 }  // namespace

@@ -1,5 +1,5 @@
 // Pad on the GPU: every mode of the CPU's (constant, reflect, edge, wrap; asymmetric
-// and negative pads) through per-axis source tables built once from cpu::pad_source.
+// and negative pads) through per-axis source tables built once from kernels::pad_source.
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "kernels_cuda/pad/pad.h"
 
@@ -14,7 +14,7 @@ class PadCuda final : public OpKernel {
     shape_.channels = x.dims[3];
     shape_.h = {x.dims[1], op.pad_top(), op.pad_bottom()};
     shape_.w = {x.dims[2], op.pad_left(), op.pad_right()};
-    shape_.mode = static_cast<cpu::PadMode>(op.mode());
+    shape_.mode = static_cast<kernels::PadMode>(op.mode());
     shape_.value = op.value();
     // Kept until commit() has copied them.
     const std::vector<int32_t> h_source = pad_source_table(shape_.h, shape_.mode), w_source = pad_source_table(shape_.w, shape_.mode);
@@ -32,7 +32,7 @@ class PadCuda final : public OpKernel {
  private:
   KernelUpload upload_;
   int input_, output_;
-  cpu::PadShape shape_;
+  kernels::PadShape shape_;
   int h_source_ = -1, w_source_ = -1;
 };
 

@@ -9,7 +9,7 @@ namespace {
 class PoolCuda final : public OpKernel {
  public:
   PoolCuda(const KernelArgs& a, const schema::Pool& op)
-      : input_(op.input()), output_(op.output()), kind_(op.kind() == schema::PoolKind_Max ? cpu::PoolKind::kMax : cpu::PoolKind::kAverage),
+      : input_(op.input()), output_(op.output()), kind_(op.kind() == schema::PoolKind_Max ? kernels::PoolKind::kMax : kernels::PoolKind::kAverage),
         include_pad_(op.count_include_pad()) {
     const TensorDesc& x = a.tensor(op.input());
     const TensorDesc& y = a.tensor(op.output());
@@ -18,15 +18,15 @@ class PoolCuda final : public OpKernel {
     shape_.h = {x.dims[1], op.kernel_h(), op.stride_h(), op.dilation_h(), op.pad_top(), op.pad_bottom(), y.dims[1]};
     shape_.w = {x.dims[2], op.kernel_w(), op.stride_w(), op.dilation_w(), op.pad_left(), op.pad_right(), y.dims[2]};
   }
-  const char* kernel_name() const override { return kind_ == cpu::PoolKind::kMax ? "cuda_pool_max" : "cuda_pool_average"; }
+  const char* kernel_name() const override { return kind_ == kernels::PoolKind::kMax ? "cuda_pool_max" : "cuda_pool_average"; }
   void run(const RunContext& ctx) override { pool(shape_, kind_, include_pad_, ctx.f32(input_), ctx.f32(output_), stream_of(ctx)); }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
  private:
   int input_, output_;
-  cpu::PoolKind kind_;
+  kernels::PoolKind kind_;
   bool include_pad_;
-  cpu::PoolShape shape_;
+  kernels::PoolShape shape_;
 };
 
 }  // namespace

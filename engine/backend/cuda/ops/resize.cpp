@@ -14,8 +14,8 @@ class ResizeCuda final : public OpKernel {
   ResizeCuda(const KernelArgs& a, const schema::Resize& op)
       : upload_(a), input_(op.input()), output_(op.output()), shape_(resize_shape(op, a.tensor(op.input()), a.tensor(op.output()), a.batch)) {
     // The CPU's tables (4-byte entries), kept until commit() has copied the forward ones.
-    std::vector<uint32_t> storage(static_cast<size_t>(cpu::resize_table_bytes(shape_) / 4));
-    const cpu::ResizeTables t = cpu::resize_build_tables(shape_, storage.data());
+    std::vector<uint32_t> storage(static_cast<size_t>(kernels::resize_table_bytes(shape_) / 4));
+    const kernels::ResizeTables t = kernels::resize_build_tables(shape_, storage.data());
     taps_ = t.taps;
     const uint64_t h_bytes = static_cast<uint64_t>(shape_.h.out) * t.taps * 4, w_bytes = static_cast<uint64_t>(shape_.w.out) * t.taps * 4;
     h_index_ = upload_.bytes(t.h_index, h_bytes);
@@ -27,7 +27,7 @@ class ResizeCuda final : public OpKernel {
   const char* kernel_name() const override { return "cuda_resize"; }
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
   uint64_t macs() const override {
-    if (shape_.params.mode == cpu::ResizeMode::kNearest) return 0;
+    if (shape_.params.mode == kernels::ResizeMode::kNearest) return 0;
     const uint64_t taps = static_cast<uint64_t>(taps_);
     return static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.channels) * taps * (taps + 1);
   }
@@ -45,7 +45,7 @@ class ResizeCuda final : public OpKernel {
  private:
   KernelUpload upload_;
   int input_, output_;
-  cpu::ResizeShape shape_;
+  kernels::ResizeShape shape_;
   int taps_ = 1;
   int h_index_ = -1, h_weight_ = -1, w_index_ = -1, w_weight_ = -1;
 };

@@ -15,7 +15,7 @@ class SliceCuda final : public OpKernel {
 
  private:
   int input_, output_;
-  cpu::SliceShape shape_;
+  kernels::SliceShape shape_;
 };
 
 }  // namespace

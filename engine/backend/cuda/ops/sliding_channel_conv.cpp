@@ -24,8 +24,8 @@ class SlidingChannelConvCuda final : public OpKernel {
   }
   const char* kernel_name() const override { return "cuda_sliding_channel_conv_direct"; }
   uint64_t macs() const override {
-    return static_cast<uint64_t>(cpu::saturating_product({shape_.batch, shape_.out_channels, window_, static_cast<int64_t>(cpu::conv_useful_pairs(shape_.h)),
-                                                          static_cast<int64_t>(cpu::conv_useful_pairs(shape_.w))}));
+    return static_cast<uint64_t>(kernels::saturating_product({shape_.batch, shape_.out_channels, window_, static_cast<int64_t>(kernels::conv_useful_pairs(shape_.h)),
+                                                          static_cast<int64_t>(kernels::conv_useful_pairs(shape_.w))}));
   }
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
   void run(const RunContext& ctx) override {
@@ -37,7 +37,7 @@ class SlidingChannelConvCuda final : public OpKernel {
  private:
   KernelUpload upload_;
   int input_, output_;
-  cpu::ConvShape shape_;
+  kernels::ConvShape shape_;
   int window_, period_ = 1;
   ActivationParams activation_;
   int starts_ = -1, weights_ = -1, bias_ = -1;

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# `edgegan translate` / `upscale` on videos, end to end: clips made here with the
+# ffmpeg tool (H.264 + AAC in MP4, FFV1 + FLAC in Matroska), frame count, size, rate and
+# audio kept; a lossless FFV1 frame equal to `upscale` of the same frame as a PNG;
+# truncated, damaged or interrupted runs refused with one line and nothing written.
+# usage: video_test.sh EDGEGAN EDGEGAN_CONVERT SOURCE_DIR WORK_DIR
+set -u
+edgegan=$1 convert=$2 src=$3 work=$4
+rm -rf "$work" && mkdir -p "$work"
+passed=0 failed=0
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$work/out.txt" 2>"$work/err.txt"; then ok; else bad "$name: exit $? — $(cat "$work/err.txt")"; fi
+}
+# expect_error NAME REGEX CMD...: non-zero exit (no crash), one line on stderr matching REGEX
+expect_error() {
+  local name=$1 regex=$2; shift 2
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  if [ $rc -eq 0 ]; then bad "$name: exited 0"; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
+  if ! grep -Eq -- "$regex" "$work/err.txt"; then bad "$name: stderr does not match /$regex/: $(cat "$work/err.txt")"; return; fi
+  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "$name: more than one line on stderr: $(cat "$work/err.txt")"
+}
+# probe FILE ENTRIES: ffprobe's values, e.g. "h264,256,192,10/1"
+probe() { ffprobe -v error -select_streams "$2" -count_frames -show_entries "stream=$3" -of csv=p=0 "$1"; }
+nothing_left() {  # no output and no temporary in the work folder
+  local name=$1 out=$2
+  [ -e "$out" ] && bad "$name: $out was written" || ok
+  ls -a "$work" | grep -q '^\.edgegan-tmp-' && bad "$name: a temporary file was left: $(ls -a "$work")" || ok
+}
+
+cd "$work" || exit 1
+ffmpeg -v error -f lavfi -i testsrc=size=64x48:rate=10 -f lavfi -i sine=frequency=440:sample_rate=44100 -t 2 \
+  -c:v libx264 -pix_fmt yuv420p -c:a aac -shortest -movflags +faststart clip.mp4 || { echo "cannot make the test clips"; exit 1; }
+ffmpeg -v error -f lavfi -i testsrc=size=64x48:rate=10 -f lavfi -i sine=frequency=440 -t 2 -c:v ffv1 -c:a flac -shortest clip.mkv
+"$convert" -q "$src/tests/golden/cases/zoo_realesrgan_compact/model.onnx" -o sr.egan --input-range 0,1
+"$convert" -q "$src/tests/golden/cases/zoo_cyclegan_resnet/model.onnx" -o cyc.egan --mean 0.5 --std 0.5
+
+# --- H.264 + AAC in MP4, upscaled x4 with the default encoder (libx264)
+expect_ok "upscale an MP4" "$edgegan" upscale sr.egan clip.mp4 -o up.mp4 --threads 2
+[ "$(probe up.mp4 v codec_name,width,height,r_frame_rate,nb_read_frames)" = "h264,256,192,10/1,20" ] && ok \
+  || bad "upscale.mp4: $(probe up.mp4 v codec_name,width,height,r_frame_rate,nb_read_frames)"
+[ "$(probe up.mp4 a codec_name)" = "aac" ] && ok || bad "the audio track was not copied: $(probe up.mp4 a codec_name)"
+[ "$(probe up.mp4 a nb_read_frames)" = "$(probe clip.mp4 a nb_read_frames)" ] && ok || bad "the audio track lost packets"
+grep -q "wrote up.mp4: 20 frames of 256x192" out.txt && ok || bad "no summary: $(cat out.txt)"
+
+# --- FFV1 + FLAC in Matroska: translated, and upscaled losslessly
+expect_ok "translate an MKV" "$edgegan" translate cyc.egan clip.mkv -o tr.mkv --codec ffv1 -q
+[ "$(probe tr.mkv v codec_name,width,height,r_frame_rate,nb_read_frames)" = "ffv1,64,48,10/1,20" ] && ok \
+  || bad "translate.mkv: $(probe tr.mkv v codec_name,width,height,r_frame_rate,nb_read_frames)"
+[ "$(probe tr.mkv a codec_name)" = "flac" ] && ok || bad "the FLAC track was not copied"
+expect_ok "upscale an MKV to FFV1" "$edgegan" upscale sr.egan clip.mkv -o up.mkv --codec ffv1 -q
+# Frame 7 of the video against `upscale` of frame 7 saved as a PNG (both as raw RGB).
+ffmpeg -v error -i clip.mkv -vf "select=eq(n\,7)" -frames:v 1 f7.png
+expect_ok "upscale one frame as a PNG" "$edgegan" upscale sr.egan f7.png -o f7_up.png -q
+ffmpeg -v error -i up.mkv -vf "select=eq(n\,7)" -frames:v 1 -f rawvideo -pix_fmt rgb24 video7.rgb
+ffmpeg -v error -i f7_up.png -f rawvideo -pix_fmt rgb24 png7.rgb
+psnr=$(python3 - <<'PY'
+import math
+a, b = open("video7.rgb", "rb").read(), open("png7.rgb", "rb").read()
+if len(a) != len(b) or not a: print("size"); raise SystemExit
+mse = sum((x - y) ** 2 for x, y in zip(a, b)) / len(a)
+print("inf" if mse == 0 else f"{10 * math.log10(255 ** 2 / mse):.1f}")
+PY
+)
+case "$psnr" in inf) ok ;; size) bad "frame 7: sizes differ" ;; *) awk -v p="$psnr" 'BEGIN { exit !(p >= 45) }' && ok || bad "frame 7 PSNR $psnr dB < 45" ;; esac
+expect_ok "--crf on x264" "$edgegan" upscale sr.egan clip.mkv -o crf.mp4 --crf 30 -q
+[ "$(probe crf.mp4 v nb_read_frames)" = "20" ] && ok || bad "--crf 30: $(probe crf.mp4 v nb_read_frames) frames"
+
+# --- damaged, truncated and refused
+head -c 15000 clip.mp4 >cut.mp4
+expect_error "truncated MP4" "cut.mp4' is truncated: [0-9]+ of the 20 frames" "$edgegan" upscale sr.egan cut.mp4 -o x.mp4
+nothing_left "truncated MP4" x.mp4
+head -c 25000 clip.mkv >cut.mkv
+expect_error "truncated MKV" "cut.mkv' is truncated: its frames end at" "$edgegan" upscale sr.egan cut.mkv -o x.mkv
+nothing_left "truncated MKV" x.mkv
+head -c 3000 /dev/urandom >noise.mp4
+expect_error "not a video" "noise.mp4' is not a video FFmpeg can read" "$edgegan" upscale sr.egan noise.mp4 -o x.mp4
+nothing_left "not a video" x.mp4
+expect_error "video to a PNG" "-o must name a video file" "$edgegan" upscale sr.egan clip.mp4 -o x.png
+expect_error "unknown encoder" "--codec nosuch: this FFmpeg has no such encoder" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec nosuch
+expect_error "audio encoder" "--codec aac is not a video encoder" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec aac
+expect_error "FFV1 in MP4" "--codec ffv1 cannot go into a mp4 file" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec ffv1
+expect_error "--crf on FFV1" "the ffv1 encoder has no crf setting" "$edgegan" upscale sr.egan clip.mkv -o x.mkv --codec ffv1 --crf 20
+expect_error "--codec for a picture" "--codec and --crf are for a video output" "$edgegan" upscale sr.egan f7.png -o x.png --codec ffv1
+expect_error "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate sr.egan clip.mp4 -o x.mp4
+expect_error "a video onto itself" "it is the input file" "$edgegan" upscale sr.egan clip.mp4 -o clip.mp4
+nothing_left "refused arguments" x.mp4
+
+# --- interrupted: SIGINT mid-run stops at the next frame, removes the temporary, writes nothing
+ffmpeg -v error -f lavfi -i testsrc=size=64x48:rate=25 -t 40 -c:v libx264 -pix_fmt yuv420p long.mp4
+"$edgegan" upscale sr.egan long.mp4 -o long_up.mp4 --threads 1 -q 2>err_int.txt &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc -ne 0 ] && [ $rc -lt 128 ] && ok || bad "interrupted run exited $rc"
+grep -q "interrupted; nothing was written" err_int.txt && ok || bad "interrupted run said: $(cat err_int.txt)"
+nothing_left "interrupted" long_up.mp4
+
+echo "video: $passed passed, $failed failed"
+[ $failed -eq 0 ]

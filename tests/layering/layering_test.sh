@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# The source tree's layering, which the compiler alone would not keep:
+#   - kernels_common/ (what both backends share) includes neither backend nor the engine;
+#   - kernels_cuda/ and the engine's CUDA backend include nothing from kernels_cpu/;
+#   - kernels_cpu/ includes nothing from kernels_cuda/;
+#   - the converter's fusion passes ask each op kind what its epilogue takes
+#     (OpLowering::epilogue_fusions) instead of listing kinds by hand.
+# Usage: layering_test.sh SOURCE_DIR. Prints each breach and exits 1 if there is any.
+set -uo pipefail
+src=${1:?source dir}
+cd "$src" || exit 2
+failed=0
+breach() {  # description, then grep's output (file:line: text)
+  if [ -n "$2" ]; then
+    echo "layering: $1:"; echo "$2"; failed=1
+  fi
+}
+breach "kernels_common/ includes a backend or the engine" \
+  "$(grep -rnE '#include "(kernels_cpu|kernels_cuda|engine|converter)/' kernels_common)"
+breach "the CUDA side includes kernels_cpu/" \
+  "$(grep -rnE '#include "kernels_cpu/' kernels_cuda engine/backend/cuda)"
+breach "kernels_cpu/ includes kernels_cuda/" "$(grep -rnE '#include "kernels_cuda/' kernels_cpu)"
+# A list of kinds in braces where the converter looks for a producer to fuse into.
+breach "a converter pass lists op kinds by hand" "$(grep -rnE '(fusable_producer|producer_of_kind)\([^)]*\{' converter)"
+[ "$failed" = 0 ] && echo "layering: 4 passed, 0 failed" || exit 1
