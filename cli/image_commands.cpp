@@ -12,6 +12,7 @@
 #include <iomanip>
 #include <iostream>
 
+#include "cli/image_jobs.h"
 #include "cli/model_loading.h"
 #include "cli/progress_bar.h"
 #include "cli/video/video_path.h"
@@ -23,34 +24,6 @@ namespace edgegan_cli {
 namespace {
 
 namespace fs = std::filesystem;
-
-bool is_image_file(const fs::path& p) {
-  std::string ext = p.extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return ext == ".png" || ext == ".jpg" || ext == ".jpeg";
-}
-
-// Files as given; a folder's PNG and JPEG files, sorted (not recursive).
-std::vector<fs::path> expand_inputs(const std::vector<std::string>& inputs) {
-  std::vector<fs::path> files;
-  for (const std::string& in : inputs) {
-    std::error_code ec;
-    if (fs::is_directory(in, ec)) {
-      std::vector<fs::path> found;
-      for (const auto& e : fs::directory_iterator(in, ec))
-        if (e.is_regular_file() && is_image_file(e.path())) found.push_back(e.path());
-      if (ec) throw edgegan::Error("cannot list '" + in + "': " + ec.message());
-      if (found.empty()) throw edgegan::Error("'" + in + "' holds no .png, .jpg or .jpeg files");
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(in, ec)) {
-      files.emplace_back(in);
-    } else {
-      throw edgegan::Error("'" + in + "' does not exist");
-    }
-  }
-  return files;
-}
 
 // The process's resident memory now (VmRSS), in bytes; 0 where /proc is not there.
 uint64_t resident_bytes() {
@@ -101,12 +74,15 @@ void check_model_fits_command(const edgegan::ImageToImage& runner, const ImageCo
     throw edgegan::Error("'" + a.model + "' enlarges images " + std::to_string(runner.scale()) + "x; use 'edgegan upscale'");
 }
 
-int run_image_command(const ImageCommandArgs& a) {
-  const char* command = a.upscale ? "upscale" : "translate";
+namespace {
+
+// The model's options from the command line (pictures and videos alike).
+edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   edgegan::ImageToImageOptions options;
   options.threads = a.threads;
   options.tile = a.tile;
   options.overlap = a.overlap;
+  options.outscale = a.outscale;
   if (!a.memory_limit.empty()) options.memory_limit_bytes = parse_byte_size(a.memory_limit);
   if (!a.input_range.empty()) options.input = edgegan::PixelNormalisation::parse_range(a.input_range);
   if (!a.mean.empty() || !a.std.empty()) {
@@ -114,44 +90,94 @@ int run_image_command(const ImageCommandArgs& a) {
     options.input = edgegan::PixelNormalisation::mean_std(a.mean, a.std);
   }
   if (!a.output_range.empty()) options.output = edgegan::PixelNormalisation::parse_range(a.output_range);
+  return options;
+}
 
-  if (a.inputs.size() == 1 && video::is_video_path(a.inputs[0])) return run_video_command(a, options);
+// What a picture run will do, worked out (and every argument checked) before a model is loaded.
+struct ImageRun {
+  edgegan::ImageToImageOptions options;
+  edgegan::EncodeOptions encode;
+  std::vector<ImageJob> all_jobs, jobs;  // jobs: this shard's
+};
+
+ImageRun plan_run(const ImageCommandArgs& a, const edgegan::ImageToImageOptions& options) {
+  ImageRun run;
+  run.options = options;
   if (!a.codec.empty() || a.crf >= 0) throw edgegan::Error("--codec and --crf are for a video output");
-  const std::vector<fs::path> files = expand_inputs(a.inputs);
-  // One input may go to a named .png; several go into a folder, one <name>.png each.
+  std::vector<std::string> inputs = a.inputs;
+  if (!a.list.empty()) {
+    const std::vector<std::string> listed = read_list_file(a.list);
+    inputs.insert(inputs.end(), listed.begin(), listed.end());
+  }
+  if (inputs.empty()) throw edgegan::Error("no pictures: name files or folders, or give --list FILE");
   std::error_code ec;
-  const bool to_folder = files.size() > 1 || fs::is_directory(a.output, ec) || a.inputs.size() > 1 || fs::is_directory(a.inputs[0], ec);
-  if (!to_folder && fs::path(a.output).extension() != ".png") throw edgegan::Error("-o must name a .png file (or a folder for several images)");
-  std::vector<fs::path> outputs;
-  for (const fs::path& f : files) outputs.push_back(to_folder ? fs::path(a.output) / (f.stem().string() + ".png") : fs::path(a.output));
+  bool any_folder = false;
+  for (const std::string& in : inputs) any_folder = any_folder || fs::is_directory(in, ec);
+  // One picture may go to a named file; several, a folder or a list go into a folder.
+  const bool to_folder = inputs.size() > 1 || any_folder || !a.list.empty() || fs::is_directory(a.output, ec);
+  edgegan::ImageFormat named = edgegan::ImageFormat::kPng;
+  const bool has_named = !to_folder && edgegan::image_format_of_path(a.output, &named);
+  if (!to_folder && !has_named) throw edgegan::Error("-o must name a .png, .jpg, .jpeg or .webp file (or a folder for several pictures)");
+  run.encode.format = a.format.empty() ? named : edgegan::parse_image_format(a.format);
+  if (has_named && run.encode.format != named)
+    throw edgegan::Error("-f " + a.format + " and -o " + a.output + " disagree: name the file ." + edgegan::image_format_extension(run.encode.format));
+  if (a.quality >= 0) {
+    if (run.encode.format == edgegan::ImageFormat::kPng) throw edgegan::Error("--quality applies to jpg and webp; png is always lossless");
+    run.encode.quality = a.quality;
+  }
+  run.all_jobs = list_jobs(inputs, a.output, to_folder, edgegan::image_format_extension(run.encode.format));
+  run.jobs = a.shard.empty() ? run.all_jobs : shard_jobs(run.all_jobs, parse_shard(a.shard));
   std::vector<std::string> input_names = {a.model};
-  for (const fs::path& f : files) input_names.push_back(f.string());
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    edgegan::ensure_not_an_input(outputs[i].string(), input_names);
-    for (size_t j = 0; j < i; ++j)
-      if (outputs[j] == outputs[i]) throw edgegan::Error("'" + files[j].string() + "' and '" + files[i].string() + "' would both be written to " + outputs[i].string());
-  }
+  for (const ImageJob& job : run.all_jobs) input_names.push_back(job.input.string());
+  for (const ImageJob& job : run.jobs) edgegan::ensure_not_an_input(job.output.string(), input_names);
+  return run;
+}
 
-  auto model = load_model(a.model);
-  const edgegan::ImageToImage runner(model, options);
-  check_model_fits_command(runner, a);
-  if (to_folder) {
-    fs::create_directories(a.output, ec);
-    if (ec) throw edgegan::Error("cannot create the folder '" + a.output + "': " + ec.message());
+}  // namespace
+
+int run_image_command(const ImageCommandArgs& a) {
+  const char* command = a.upscale ? "upscale" : "translate";
+  ImageRun setup;
+  std::shared_ptr<const edgegan::Model> model;
+  std::unique_ptr<edgegan::ImageToImage> runner_holder;
+  // A video goes its own way (cli/video/); its failures reach main as before.
+  if (a.inputs.size() == 1 && a.list.empty() && a.shard.empty() && video::is_video_path(a.inputs[0])) {
+    if (!a.format.empty() || a.quality >= 0) throw edgegan::Error("-f and --quality are for pictures; a video's container is -o's extension (--codec, --crf)");
+    return run_video_command(a, model_options(a));
   }
-  if (!a.quiet)
+  // Anything wrong before the first picture (arguments, list, model) exits 2 with nothing written.
+  try {
+    setup = plan_run(a, model_options(a));
+    model = load_model(a.model);
+    runner_holder = std::make_unique<edgegan::ImageToImage>(model, setup.options);
+    check_model_fits_command(*runner_holder, a);
+  } catch (const std::exception& e) {
+    std::cerr << "edgegan: error: " << e.what() << "\n";
+    return kExitNothingRun;
+  }
+  const edgegan::ImageToImage& runner = *runner_holder;
+  const edgegan::ImageToImageOptions& options = setup.options;
+  const std::vector<ImageJob>& jobs = setup.jobs;
+  if (!a.quiet) {
     std::cout << a.model << ": " << (runner.input_channels() == 1 ? "grey" : "RGB") << " in, " << (runner.output_channels() == 1 ? "grey" : "RGB")
               << " out, x" << runner.scale() << ", sizes in multiples of " << runner.alignment() << "; pixels in: "
               << runner.input_normalisation().to_string() << ", out: " << runner.output_normalisation().to_string() << " ("
               << runner.normalisation_source() << ")\n";
+    if (!a.shard.empty()) std::cout << "shard " << a.shard << ": " << jobs.size() << " of " << setup.all_jobs.size() << " pictures\n";
+  }
 
   bool warned = false;
   int failed = 0;
   const bool interactive = isatty(STDERR_FILENO) != 0;
-  for (size_t i = 0; i < files.size(); ++i) {
+  for (size_t i = 0; i < jobs.size(); ++i) {
+    const fs::path& input = jobs[i].input;
+    const fs::path& output = jobs[i].output;
     try {
       const auto start = std::chrono::steady_clock::now();
-      const edgegan::Image image = edgegan::read_image(files[i].string(), runner.input_channels());
+      const edgegan::Image image = edgegan::read_image(input.string());
+      // Refused before the model runs: JPEG would have to drop this picture's alpha.
+      if (setup.encode.format == edgegan::ImageFormat::kJpeg && edgegan::has_transparency(image))
+        throw edgegan::Error("'" + input.string() + "' has transparent pixels and JPEG has no alpha; write png or webp (-f)");
       // --memory-limit bounds the process's peak RSS: what it holds already (code, libraries,
       // the decoded image; not the mapped model, which the plan counts) comes off the budget,
       // and so does a margin for what no plan sees (code pages the kernels touch, the
@@ -174,15 +200,25 @@ int run_image_command(const ImageCommandArgs& a) {
         warned = true;
       }
       ProgressBar bar(std::cerr, plan.tiles(), interactive, "tile");
-      const std::string label = "image " + std::to_string(i + 1) + "/" + std::to_string(files.size()) + " " + files[i].filename().string();
-      const edgegan::Image result = runner.run(image, plan, [&](int64_t done, int64_t) {
-        if (!a.quiet && plan.tiles() > 1) bar.update(done, label);
-      });
+      const std::string label = "image " + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + " " + input.filename().string();
+      edgegan::Image result;
+      try {
+        result = runner.run(image, plan, [&](int64_t done, int64_t) {
+          if (!a.quiet && plan.tiles() > 1) bar.update(done, label);
+        });
+      } catch (const edgegan::Error& e) {
+        throw edgegan::Error("'" + input.string() + "': " + e.what());
+      }
       if (!a.quiet && plan.tiles() > 1) bar.finish();
-      edgegan::write_png(outputs[i].string(), result);
+      if (output.has_parent_path()) {
+        std::error_code ec;
+        fs::create_directories(output.parent_path(), ec);
+        if (ec) throw edgegan::Error("cannot create the folder '" + output.parent_path().string() + "': " + ec.message());
+      }
+      edgegan::write_image(output.string(), result, setup.encode);
       const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       if (!a.quiet)
-        std::cout << "wrote " << outputs[i].string() << " (" << result.width << "x" << result.height << ") from " << files[i].string() << " ("
+        std::cout << "wrote " << output.string() << " (" << result.width << "x" << result.height << ") from " << input.string() << " ("
                   << image.width << "x" << image.height << "): " << plan.tiles() << (plan.tiles() == 1 ? " tile" : " tiles") << " of "
                   << plan.tile_width << "x" << plan.tile_height << ", arena " << mib(plan.arena_bytes) << ", planned " << mib(plan.total_bytes())
                   << ", " << std::fixed << std::setprecision(2) << seconds << " s\n";
@@ -192,10 +228,10 @@ int run_image_command(const ImageCommandArgs& a) {
     }
   }
   if (!a.quiet) std::cout << "peak memory (RSS) " << std::fixed << std::setprecision(1) << peak_rss_mib() << " MiB\n";
-  if (failed > 0 && files.size() > 1) {
-    std::cerr << "edgegan " << command << ": " << failed << " of " << files.size() << " images failed; nothing was written for them\n";
+  if (failed > 0 && jobs.size() > 1) {
+    std::cerr << "edgegan " << command << ": " << failed << " of " << jobs.size() << " images failed; nothing was written for them\n";
   }
-  return failed > 0 ? 1 : 0;
+  return failed > 0 ? kExitSomeFailed : 0;
 }
 
 }  // namespace edgegan_cli

@@ -1,7 +1,8 @@
 // `edgegan translate` (image-to-image: CycleGAN, pix2pix, style transfer, AnimeGAN)
-// and `edgegan upscale` (super-resolution): PNG or JPEG files, or folders of them, in;
-// PNG out; whole or in blended tiles (edgegan::ImageToImage). A video in goes to a video
-// out, frame by frame (cli/video/).
+// and `edgegan upscale` (super-resolution): PNG, JPEG or WebP files, folders of them
+// (recursive) or a list, in; PNG, JPEG or WebP out; whole or in blended tiles
+// (edgegan::ImageToImage), optionally resized to --outscale, split by --shard. A video
+// in goes to a video out, frame by frame (cli/video/).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +17,12 @@ struct ImageCommandArgs {
   bool upscale = false;               // which command: the model must enlarge (upscale) or keep the size (translate)
   std::string model;
   std::vector<std::string> inputs;    // files and folders
-  std::string output;                 // a .png file (one input) or a folder
+  std::string list;                   // a file naming more inputs, one per line
+  std::string output;                 // a picture file (one input) or a folder
+  std::string format;                 // png, jpg, webp; empty: from -o's extension (png for a folder)
+  int quality = -1;                   // 1-100 for jpg/webp; -1: the default (95)
+  double outscale = 0;                // > 0: final size = input x outscale (Lanczos after the model)
+  std::string shard;                  // "I/N": this machine's share of the sorted job list
   int threads = 0;
   int64_t tile = 0, overlap = 16;
   std::string memory_limit;           // "256M", "1G", bytes; empty: none
@@ -26,6 +32,11 @@ struct ImageCommandArgs {
   int crf = -1;                       // video output: the encoder's quality (< 0: its default)
 };
 
+// Exit codes: 0 every picture written; 1 (kExitSomeFailed) some pictures failed, the
+// others were written; 2 (kExitNothingRun) nothing was run: bad arguments, list,
+// --shard, output or model (argument-parsing errors of these commands exit 2 too).
+constexpr int kExitSomeFailed = 1;
+constexpr int kExitNothingRun = 2;
 int run_image_command(const ImageCommandArgs& args);
 
 // Throws edgegan::Error when the model does not do what the command says: `upscale`

@@ -6,8 +6,9 @@
 //   edgegan bench MODEL [--batch N] [--threads T] [--algo split|zero-insert|col2im] [--backend cpu|cuda] [--repeat R] [--json]
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 //   edgegan finetune G.egan --data inputs.npy --targets outputs.npy --steps N -o tuned.egan   (paired)
-//   edgegan translate MODEL in.png [more.jpg | folder/]... -o out.png|folder/ [--tile 256 --overlap 16] [--memory-limit 256M]
-//   edgegan upscale MODEL in.jpg -o big.png [--tile N] [--memory-limit 256M]
+//   edgegan translate MODEL in.png [more.jpg | folder/]... [--list files.txt] -o out.png|out.jpg|out.webp|folder/ [-f png|jpg|webp] [--quality 95]
+//                     [--tile 256 --overlap 16] [--memory-limit 256M] [--shard I/N]
+//   edgegan upscale MODEL in.jpg -o big.png [-s 2] [--tile N] [--memory-limit 256M] (and translate's options)
 //   edgegan verify MODEL...
 // Every command verifies a model's checksums as it loads it, unless --no-verify.
 #include <CLI/CLI.hpp>
@@ -350,8 +351,14 @@ int main(int argc, char** argv) {
   auto add_image_command = [&](const char* name, const char* help, edgegan_cli::ImageCommandArgs& a) {
     auto* c = app.add_subcommand(name, help);
     c->add_option("model", a.model, ".egan model")->required()->check(CLI::ExistingFile);
-    c->add_option("images", a.inputs, "PNG or JPEG files, or folders of them; or one video (.mp4, .mkv, .mov, .webm, .avi)")->required();
-    c->add_option("-o,--output", a.output, "the .png to write (one image), a folder (one <name>.png per image), or a video for a video")->required();
+    c->add_option("images", a.inputs, "PNG, JPEG or WebP files, or folders of them (walked recursively; subfolders are kept in the output folder); or one video (.mp4, .mkv, .mov, .webm, .avi)");
+    c->add_option("--list", a.list, "a text file naming more pictures or folders, one per line")->check(CLI::ExistingFile);
+    c->add_option("-o,--output", a.output, "the picture to write (one input; its extension picks the format), a folder, or a video for a video")->required();
+    c->add_option("-f,--format", a.format, "png, jpg or webp (default: -o's extension; png into a folder)");
+    c->add_option("--quality", a.quality, "jpg/webp quality 1-100 (default 95; webp at 100 is lossless)")->check(CLI::Range(1, 100));
+    c->add_option("-s,--outscale", a.outscale, "final size = input size x this, by a Lanczos resize after the model's own scale (default: the model's scale)")
+        ->check(CLI::Range(0.01, 64.0));
+    c->add_option("--shard", a.shard, "I/N: run only the I-th of N interleaved shares of the sorted picture list (one per machine)");
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
@@ -368,14 +375,27 @@ int main(int argc, char** argv) {
     c->add_option("--crf", a.crf, "video output: the encoder's constant-rate-factor quality (x264: 0-51, lower is better)")->check(CLI::Range(0, 63));
     return c;
   };
-  auto* translate = add_image_command("translate", "image-to-image (CycleGAN, pix2pix, style transfer, AnimeGAN): PNG/JPEG in, PNG out", translate_args);
-  auto* upscale = add_image_command("upscale", "super-resolution: PNG/JPEG in, PNG out, tiled to fit --memory-limit", upscale_args);
+  auto* translate = add_image_command("translate", "image-to-image (CycleGAN, pix2pix, style transfer, AnimeGAN): PNG/JPEG/WebP in and out, or a video", translate_args);
+  auto* upscale = add_image_command("upscale", "super-resolution: PNG/JPEG/WebP in and out, or a video; tiled to fit --memory-limit", upscale_args);
+  const char* image_exit_codes = "exit codes: 0 every picture written; 1 some pictures failed (the others were written); 2 nothing run (bad arguments, list, --shard, output or model); a video: 0 written, 1 not\n";
+  translate->footer(image_exit_codes);
+  upscale->footer(image_exit_codes);
 
   std::vector<std::string> verify_models;
   auto* ver = app.add_subcommand("verify", "check models' checksums and structure without running them");
   ver->add_option("models", verify_models, ".egan models")->required()->check(CLI::ExistingFile);
 
-  CLI11_PARSE(app, argc, argv);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    // translate/upscale document their codes: an argument error is "nothing run" (2).
+    // The command is the first word that is not an option (the parse stopped early).
+    std::string command;
+    for (int i = 1; i < argc && command.empty(); ++i)
+      if (argv[i][0] != '-') command = argv[i];
+    return code != 0 && (command == "translate" || command == "upscale") ? edgegan_cli::kExitNothingRun : code;
+  }
   edgegan_cli::set_verify_checksums(!no_verify);
   try {
     if (*ver) {

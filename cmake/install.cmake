@@ -41,7 +41,7 @@ install(FILES ${PROJECT_BINARY_DIR}/edgegan-config.cmake ${PROJECT_BINARY_DIR}/e
 # file stays right when `cmake --install --prefix` picks another prefix than configure did.
 file(RELATIVE_PATH EDGEGAN_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(REGEX REPLACE "/$" "" EDGEGAN_PC_TO_PREFIX "${EDGEGAN_PC_TO_PREFIX}")
-set(EDGEGAN_PC_LIBS_PRIVATE "")
+set(EDGEGAN_PC_LIBS_PRIVATE " -lpng16 -lturbojpeg -lwebp")  # the picture codecs (engine/CMakeLists.txt)
 if(EDGEGAN_WITH_OPENMP)
   string(APPEND EDGEGAN_PC_LIBS_PRIVATE " ${OpenMP_CXX_FLAGS}")
 endif()

@@ -14,7 +14,8 @@
 #include "edgegan/report.h"
 
 #include <stb/stb_easy_font.h>
-#include <stb/stb_image_write.h>
+
+#include "edgegan/image.h"
 
 namespace edgegan {
 namespace {
@@ -96,13 +97,12 @@ class PngCanvas final : public Canvas {
     }
   }
   std::vector<uint8_t> finish() const {
-    std::vector<uint8_t> png;
-    auto append = [](void* ctx, void* data, int size) {
-      auto* out = static_cast<std::vector<uint8_t>*>(ctx);
-      out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-    };
-    if (!stbi_write_png_to_func(append, &png, w_, h_, 3, pixels_.data(), w_ * 3)) throw Error("chart: PNG encoding failed");
-    return png;
+    Image image;
+    image.width = w_;
+    image.height = h_;
+    image.channels = 3;
+    image.pixels = pixels_;
+    return encode_image(image, {});
   }
 
  private:

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 c=fuzz/corpus
-mkdir -p "$c/egan" "$c/onnx" "$c/npy"
+mkdir -p "$c/egan" "$c/onnx" "$c/npy" "$c/image"
 find "$c" -type f ! -name 'regression_*' -delete
 for case in cgan_embed_concat_small g_k3s2_outpad_nonsquare d_conv_dilated_flatten conv_transpose2d_asym_pads conv_transpose2d_output_shape d_examples_squeeze_opset17 cgan_mlp_label_first inverted_residual_depthwise conv_grouped_depthwise_mult2 conv_transpose2d_grouped hifigan_1d_chain melgan_block_conv_transpose1d_s4 melgan_d_pool1d patchgan_pool patchgan_gap_head avgpool_ceil_count_include_pad split_slice_crop \
     norm_instance_transformer norm_group_norm_torch norm_opset18_group_normalization norm_opset21_group_normalization \
@@ -28,4 +28,26 @@ for f in tests/golden/cases/cgan_embed_concat_small/inputs/*.npy tests/golden/ca
 done
 head -c 100 tests/golden/cases/g_k3s2_outpad_nonsquare/inputs/z.npy > "$c/npy/truncated.npy"
 printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad_header.npy"
+# Pictures: Pillow's files from tests/data/images, and edgegan's own PNG (grey, RGB,
+# RGBA), JPEG (4:2:0 and 4:4:4) and WebP (lossy, lossless, with alpha) made small with
+# -s; then truncated and byte-flipped copies of one of each format.
+cp tests/data/images/*.png tests/data/images/*.jpg "$c/image/"
+"$build/cli/edgegan" generate models/dcgan_digits/generator.egan -n 1 --seed 1 --scale 1 -o "$c/image/generated_grey.png" >/dev/null
+sr=$(mktemp -d)
+"$build/converter/edgegan-convert" -q tests/golden/cases/zoo_realesrgan_compact/model.onnx -o "$sr/sr.egan" --input-range 0,1
+up() { "$build/cli/edgegan" upscale "$sr/sr.egan" -q "$@"; }
+up tests/data/images/rgb.png -s 0.5 -o "$c/image/small_rgb.png"
+up tests/data/images/transparent_rgba.png -s 0.5 -o "$c/image/small_rgba.png"
+up tests/data/images/rgb.png -s 0.5 -o "$c/image/q75_420.jpg" --quality 75
+up tests/data/images/rgb.png -s 0.5 -o "$c/image/q95_444.jpg" --quality 95
+up tests/data/images/rgb.png -s 0.5 -o "$c/image/lossy.webp" --quality 80
+up tests/data/images/rgb.png -s 0.5 -o "$c/image/lossless.webp" --quality 100
+up tests/data/images/transparent_rgba.png -s 0.5 -o "$c/image/alpha_lossy.webp" --quality 80
+up tests/data/images/transparent_rgba.png -s 0.5 -o "$c/image/alpha_lossless.webp" --quality 100
+rm -rf "$sr"
+for f in "$c"/image/small_rgb.png "$c"/image/q75_420.jpg "$c"/image/lossy.webp "$c"/image/alpha_lossless.webp; do
+  name=${f%.*} ext=${f##*.}
+  head -c $(( $(stat -c %s "$f") / 2 )) "$f" > "${name}_truncated.$ext"
+  python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[len(b)//2]^=0x40; open(sys.argv[2],'wb').write(b)" "$f" "${name}_flipped.$ext"
+done
 du -sh "$c"/*

@@ -17,6 +17,7 @@ instrumented), so the search is guided by which argument shapes were tried.
 
 import pathlib
 import sys
+import tempfile
 import warnings
 
 import atheris
@@ -29,6 +30,10 @@ MODEL_FILES = [REPO / "models" / "dcgan_digits" / "generator.egan", REPO / "mode
 MODELS = [edgegan.Model.load(p) for p in MODEL_FILES]
 MODEL_BYTES = [p.read_bytes() for p in MODEL_FILES]
 SESSIONS = [edgegan.Session(m, batch=2, threads=1) for m in MODELS]
+# A small x4 super-resolution model for ImageToImage (the shipped models take noise).
+SR_PATH = pathlib.Path(tempfile.mkdtemp()) / "sr.egan"
+edgegan.convert(REPO / "tests" / "golden" / "cases" / "zoo_realesrgan_compact" / "model.onnx", SR_PATH)
+UPSCALER = edgegan.ImageToImage(SR_PATH, threads=1)
 EXPECTED = (ValueError, TypeError, OverflowError, edgegan.Error)
 DTYPES = [np.float32, np.float64, np.float16, np.int64, np.int32, np.uint8, np.bool_, np.complex64, object]
 LAYOUTS = ["nchw", "nhwc", "NCHW", "", "nchwc"]
@@ -79,10 +84,24 @@ def some_array(fdp, model):
 
 
 @atheris.instrument_func
+def some_picture(fdp):
+    """A picture for ImageToImage.run or write_image: small, of any rank, channels, dtype and strides."""
+    shape = [fdp.ConsumeIntInRange(0, 12) for _ in range(pick(fdp, [3, 3, 2, 1, 4]))]
+    dtype = np.uint8 if fdp.ConsumeBool() else pick(fdp, DTYPES)
+    if dtype is object:
+        return np.empty(shape, dtype=object)
+    array = np.asarray(fdp.ConsumeIntListInRange(int(np.prod(shape)), 0, 255) + [0] * int(np.prod(shape)))[: int(np.prod(shape))]
+    array = array.reshape(shape).astype(dtype)
+    if fdp.ConsumeBool() and array.ndim >= 2:
+        array = array[:, ::2]
+    return array
+
+
+@atheris.instrument_func
 def exercise(fdp):
     which = fdp.ConsumeIntInRange(0, len(MODELS) - 1)
     model, session = MODELS[which], SESSIONS[which]
-    action = fdp.ConsumeIntInRange(0, 6)
+    action = fdp.ConsumeIntInRange(0, 8)
     layout = pick(fdp, LAYOUTS)
     if action == 0:
         inputs = {}
@@ -124,6 +143,19 @@ def exercise(fdp):
         trainer.step()
     elif action == 5:
         edgegan.normal_noise(pick(fdp, [some_int(fdp), (some_int(fdp), 3), (), [2, -2], "x"]), seed=some_int(fdp))
+    elif action == 7:
+        runner = UPSCALER
+        if fdp.ConsumeBool():
+            runner = edgegan.ImageToImage(SR_PATH, threads=1, tile=some_int(fdp), overlap=some_int(fdp),
+                                          backend=pick(fdp, ["cpu", "cuda", "gpu"]),
+                                          memory_limit=pick(fdp, [None, 0, 1, 2**20, -1, 2**64]),
+                                          outscale=pick(fdp, [None, 0.5, 1.5, 4.0, 0.0, -1.0, float("nan"), 100.0]))
+        runner.run(some_picture(fdp))
+    elif action == 8:
+        path = pathlib.Path(tempfile.gettempdir()) / pick(fdp, ["fuzz.png", "fuzz.jpg", "fuzz.webp", "fuzz.gif", "fuzz"])
+        edgegan.write_image(path, some_picture(fdp), format=pick(fdp, [None, "png", "jpg", "webp", "bmp"]),
+                            quality=pick(fdp, [None, 1, 95, 100, 0, 101, -5]))
+        edgegan.read_image(path)
     else:
         session.memory_report()
         edgegan.Model.load(pick(fdp, ["", "/", "/nonexistent.egan", "\x00", str(MODEL_FILES[which])]),

@@ -8,7 +8,8 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler   # model file schema + flatc
   libonnx-dev libprotobuf-dev                # the converter's ONNX parser
   libssl-dev                                 # SHA-256 of the source model
-  libcli11-dev libstb-dev                    # CLI parsing, PNG writing + chart text
+  libcli11-dev libstb-dev                    # CLI parsing, the chart's text (stb_easy_font)
+  libpng-dev libturbojpeg0-dev libwebp-dev   # picture codecs: PNG, JPEG (libjpeg-turbo), WebP
   nlohmann-json3-dev                         # report JSON
   libavformat-dev libavcodec-dev libswscale-dev libavutil-dev  # videos in and out (FFmpeg's libraries)
   ffmpeg                                     # the video tests make and probe their clips with it

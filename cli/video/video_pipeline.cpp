@@ -129,17 +129,17 @@ VideoResult run_video(const edgegan::ImageToImage& runner, const VideoJob& job, 
   // reaches the user through the error codes instead.
   av_log_set_level(AV_LOG_QUIET);
   VideoReader reader(job.input, runner.input_channels(), edgegan::ImageLimits{});
-  const int64_t scale = runner.scale();
+  // The model's scale, or -s/--outscale's size (run() resizes every frame to it).
+  const auto [out_width, out_height] = runner.output_size(reader.width(), reader.height());
   const edgegan::TilePlan plan = runner.plan(reader.width(), reader.height());
-  VideoWriter writer(job.output, reader, static_cast<int>(reader.width() * scale), static_cast<int>(reader.height() * scale),
-                     runner.output_channels(), job.encoder);
+  VideoWriter writer(job.output, reader, static_cast<int>(out_width), static_cast<int>(out_height), runner.output_channels(), job.encoder);
   const AVRational rate = reader.frame_rate();
   int64_t expected = reader.announced_frames();
   if (expected <= 0 && reader.duration_seconds() > 0) expected = std::llround(reader.duration_seconds() * av_q2d(rate));
   if (!job.quiet) {
     log << job.input << ": " << reader.width() << "x" << reader.height() << " " << avcodec_get_name(reader.decoder()->codec_id) << " at "
         << fps_text(av_q2d(rate)) << " fps" << (expected > 0 ? ", " + std::to_string(expected) + " frames" : "") << " -> " << job.output << ": "
-        << reader.width() * scale << "x" << reader.height() * scale << " " << writer.encoder_name() << " (" << writer.pixel_format() << "), "
+        << out_width << "x" << out_height << " " << writer.encoder_name() << " (" << writer.pixel_format() << "), "
         << plan.tiles() << (plan.tiles() == 1 ? " tile" : " tiles") << " per frame\n";
     for (const std::string& s : writer.skipped()) log << "edgegan: warning: " << s << " cannot go into " << job.output << "; left out\n";
   }
@@ -207,8 +207,8 @@ VideoResult run_video(const edgegan::ImageToImage& runner, const VideoJob& job, 
 
   VideoResult r;
   r.frames = frames;
-  r.width = static_cast<int>(reader.width() * scale);
-  r.height = static_cast<int>(reader.height() * scale);
+  r.width = static_cast<int>(out_width);
+  r.height = static_cast<int>(out_height);
   r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (!job.quiet)
     log << "wrote " << job.output << ": " << frames << " frames of " << r.width << "x" << r.height << " in " << std::fixed << std::setprecision(2)

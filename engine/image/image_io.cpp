@@ -1,39 +1,39 @@
-// PNG/JPEG decoding (stb_image) behind size limits checked on the header, and PNG
-// encoding (stb_image_write) through the atomic writer.
-#include <stb/stb_image.h>
-#include <stb/stb_image_write.h>
-
-#include <climits>
+// read_image/decode_image and write_image/encode_image: recognise the format by its
+// signature, refuse oversized headers before any codec runs, and hand over to the
+// codec (png_codec.cpp, jpeg_codec.cpp, webp_codec.cpp). Also the plane helpers.
+#include <algorithm>
+#include <cctype>
 #include <cstring>
-#include <memory>
 
 #include "edgegan/edgegan.h"
 #include "edgegan/image.h"
 #include "edgegan/io.h"
+#include "engine/image/image_codecs.h"
 #include "engine/mapped_file.h"
 
 namespace edgegan {
 namespace {
 
-using StbPixels = std::unique_ptr<stbi_uc, void (*)(void*)>;
-
-std::string size_text(int64_t w, int64_t h) { return std::to_string(w) + "x" + std::to_string(h); }
-
 uint32_t be16(const uint8_t* p) { return uint32_t{p[0]} << 8 | p[1]; }
 uint32_t be32(const uint8_t* p) { return be16(p) << 16 | be16(p + 2); }
 
-// The size a PNG or JPEG header declares, read here so that the limits are checked
-// (and named) before stb_image, which refuses what it cannot allocate with a vaguer
-// message. false: no header found (stb_image then says what is wrong).
+const uint8_t kPngSignature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
+
+bool is_png(const uint8_t* d, size_t n) { return n >= 8 && std::memcmp(d, kPngSignature, 8) == 0; }
+bool is_jpeg(const uint8_t* d, size_t n) { return n >= 3 && d[0] == 0xFF && d[1] == 0xD8 && d[2] == 0xFF; }
+bool is_webp(const uint8_t* d, size_t n) { return n >= 12 && std::memcmp(d, "RIFF", 4) == 0 && std::memcmp(d + 8, "WEBP", 4) == 0; }
+
+// The size a PNG or JPEG header declares, read by hand so that the limits hold (and
+// are named) before a library sees the file. false: no size found (the codec then
+// says what is wrong). WebP's header is read by libwebp without allocating.
 bool declared_size(const uint8_t* d, size_t n, int64_t* w, int64_t* h) {
-  static const uint8_t kPng[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
-  if (n >= 24 && std::memcmp(d, kPng, 8) == 0 && std::memcmp(d + 12, "IHDR", 4) == 0) {
+  if (n >= 24 && is_png(d, n) && std::memcmp(d + 12, "IHDR", 4) == 0) {
     *w = be32(d + 16);
     *h = be32(d + 20);
     return true;
   }
-  if (n < 4 || d[0] != 0xFF || d[1] != 0xD8) return false;
-  for (size_t i = 2; i + 9 < n;) {  // JPEG: walk the marker segments to the frame header (SOFn)
+  if (!is_jpeg(d, n)) return false;
+  for (size_t i = 2; i + 9 < n;) {  // walk the marker segments to the frame header (SOFn)
     if (d[i] != 0xFF) return false;
     const uint8_t marker = d[i + 1];
     if (marker == 0xFF) {  // fill byte
@@ -51,74 +51,148 @@ bool declared_size(const uint8_t* d, size_t n, int64_t* w, int64_t* h) {
   return false;
 }
 
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+void check_layout(const Image& image, const std::string& who) {
+  if (image.channels < 1 || image.channels > 4) throw Error(who + ": images have 1 to 4 channels, not " + std::to_string(image.channels));
+  if (image.width < 1 || image.height < 1 || image.width > (int64_t{1} << 30) || image.height > (int64_t{1} << 30) ||
+      image.pixels.size() != static_cast<size_t>(image.width) * static_cast<size_t>(image.height) * static_cast<size_t>(image.channels))
+    throw Error(who + ": the image's size and its pixels disagree");
+}
+
 }  // namespace
 
-Image decode_image(const uint8_t* data, size_t size, int channels, const std::string& what, const ImageLimits& limits) {
-  if (channels != 1 && channels != 3) throw Error(what + ": images are read as 1 or 3 channels, not " + std::to_string(channels));
-  if (size == 0) throw Error(what + " is empty");
-  if (size > static_cast<size_t>(INT_MAX)) throw Error(what + " is larger than 2 GiB; not an image edgegan reads");
-  const int length = static_cast<int>(size);
-  int64_t declared_w = 0, declared_h = 0;
-  // The header first: the size limits hold before a single pixel is allocated.
-  if (declared_size(data, size, &declared_w, &declared_h) &&
-      (declared_w > limits.max_side || declared_h > limits.max_side || declared_w * declared_h > limits.max_pixels))
-    throw Error(what + " is " + size_text(declared_w, declared_h) + " pixels, more than edgegan reads (at most " +
+namespace codec {
+
+void check_size(const std::string& what, int64_t width, int64_t height, const ImageLimits& limits) {
+  if (width < 1 || height < 1) throw Error(what + " has no pixels (" + std::to_string(width) + "x" + std::to_string(height) + ")");
+  if (width > limits.max_side || height > limits.max_side || width * height > limits.max_pixels)
+    throw Error(what + " is " + std::to_string(width) + "x" + std::to_string(height) + " pixels, more than edgegan reads (at most " +
                 std::to_string(limits.max_side) + " per side and " + std::to_string(limits.max_pixels) + " in all)");
-  int w = 0, h = 0, file_channels = 0;
-  if (!stbi_info_from_memory(data, length, &w, &h, &file_channels))
-    throw Error(what + " is not a PNG or JPEG image (" + stbi_failure_reason() + ")");
-  if (w < 1 || h < 1) throw Error(what + " has no pixels");
-  if (w > limits.max_side || h > limits.max_side || int64_t{w} * h > limits.max_pixels)
-    throw Error(what + " is " + size_text(w, h) + " pixels, more than edgegan reads (at most " + std::to_string(limits.max_side) +
-                " per side and " + std::to_string(limits.max_pixels) + " in all)");
-  if (channels == 1 && file_channels >= 3) throw Error(what + " is a colour image; the model takes grey images");
-  const bool has_alpha = file_channels == 2 || file_channels == 4;
-  // Decode with the file's own channels (alpha included, to check it), then drop or copy.
-  const int decode_channels = has_alpha ? file_channels : channels;
-  int dw = 0, dh = 0, dc = 0;
-  StbPixels decoded(stbi_load_from_memory(data, length, &dw, &dh, &dc, decode_channels), &stbi_image_free);
-  if (!decoded) throw Error(what + ": the image data is damaged or truncated (" + stbi_failure_reason() + ")");
-  if (dw != w || dh != h) throw Error(what + ": the image's size changed while decoding");
+}
+
+Image blank_image(int64_t width, int64_t height, int channels) {
   Image image;
-  image.width = w;
-  image.height = h;
+  image.width = width;
+  image.height = height;
   image.channels = channels;
-  const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(h);
-  image.pixels.resize(pixels * static_cast<size_t>(channels));
-  if (!has_alpha) {
-    std::memcpy(image.pixels.data(), decoded.get(), image.pixels.size());
-    return image;
-  }
-  const int colour = decode_channels - 1;  // 1 (grey + alpha) or 3 (RGB + alpha)
-  for (size_t p = 0; p < pixels; ++p) {
-    const stbi_uc* src = decoded.get() + p * static_cast<size_t>(decode_channels);
-    if (src[colour] != 255)
-      throw Error(what + " has transparent pixels (alpha " + std::to_string(src[colour]) + " at x " + std::to_string(p % static_cast<size_t>(w)) +
-                  ", y " + std::to_string(p / static_cast<size_t>(w)) + "); flatten it onto a background first");
-    for (int c = 0; c < channels; ++c) image.pixels[p * static_cast<size_t>(channels) + static_cast<size_t>(c)] = src[colour == 1 ? 0 : c];
-  }
+  image.pixels.resize(static_cast<size_t>(width) * static_cast<size_t>(height) * static_cast<size_t>(channels));
   return image;
 }
 
-Image read_image(const std::string& path, int channels, const ImageLimits& limits) {
-  const MappedFile file(path);
-  return decode_image(file.data(), file.size(), channels, "'" + path + "'", limits);
+}  // namespace codec
+
+ImageFormat parse_image_format(const std::string& name) {
+  const std::string n = lower(name);
+  if (n == "png") return ImageFormat::kPng;
+  if (n == "jpg" || n == "jpeg") return ImageFormat::kJpeg;
+  if (n == "webp") return ImageFormat::kWebp;
+  throw Error("image format '" + name + "' is not png, jpg or webp");
 }
 
-void write_png(const std::string& path, const Image& image) {
-  if (image.channels != 1 && image.channels != 3) throw Error("png: images have 1 or 3 channels, not " + std::to_string(image.channels));
-  if (image.width < 1 || image.height < 1 || image.width > INT_MAX / 4 || image.height > INT_MAX / 4 ||
-      image.pixels.size() != static_cast<size_t>(image.width * image.height * image.channels))
-    throw Error("png: the image's size and its pixels disagree");
-  std::vector<uint8_t> png;
-  auto append = [](void* context, void* data, int size) {
-    auto* out = static_cast<std::vector<uint8_t>*>(context);
-    out->insert(out->end(), static_cast<uint8_t*>(data), static_cast<uint8_t*>(data) + size);
-  };
-  if (!stbi_write_png_to_func(append, &png, static_cast<int>(image.width), static_cast<int>(image.height), image.channels, image.pixels.data(),
-                              static_cast<int>(image.width * image.channels)))
-    throw Error("png: encoding '" + path + "' failed");
-  write_file_atomically(path, png.data(), png.size());
+bool image_format_of_path(const std::string& path, ImageFormat* format) {
+  const size_t dot = path.find_last_of('.'), slash = path.find_last_of('/');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return false;
+  const std::string ext = lower(path.substr(dot + 1));
+  if (ext != "png" && ext != "jpg" && ext != "jpeg" && ext != "webp") return false;
+  *format = parse_image_format(ext);
+  return true;
+}
+
+const char* image_format_extension(ImageFormat format) {
+  switch (format) {
+    case ImageFormat::kPng: return "png";
+    case ImageFormat::kJpeg: return "jpg";
+    case ImageFormat::kWebp: return "webp";
+  }
+  return "png";
+}
+
+Image decode_image(const uint8_t* data, size_t size, const std::string& what, const ImageLimits& limits) {
+  if (size == 0) throw Error(what + " is empty");
+  int64_t declared_w = 0, declared_h = 0;
+  // The header first: the size limits hold before a library parses the file.
+  if (declared_size(data, size, &declared_w, &declared_h)) codec::check_size(what, declared_w, declared_h, limits);
+  Image image;
+  if (is_png(data, size)) image = codec::decode_png(data, size, what, limits);
+  else if (is_jpeg(data, size)) image = codec::decode_jpeg(data, size, what, limits);
+  else if (is_webp(data, size)) image = codec::decode_webp(data, size, what, limits);
+  else throw Error(what + " is not a PNG, JPEG or WebP image");
+  return image;
+}
+
+Image read_image(const std::string& path, const ImageLimits& limits) {
+  const MappedFile file(path);
+  return decode_image(file.data(), file.size(), "'" + path + "'", limits);
+}
+
+std::vector<uint8_t> encode_image(const Image& image, const EncodeOptions& options) {
+  const char* name = image_format_extension(options.format);
+  check_layout(image, name);
+  if (options.format == ImageFormat::kPng) return codec::encode_png(image);
+  if (options.quality < 1 || options.quality > 100) throw Error(std::string(name) + ": quality " + std::to_string(options.quality) + " is not 1 to 100");
+  if (options.format == ImageFormat::kWebp) return codec::encode_webp(image, options.quality);
+  if (image.channels == 2 || image.channels == 4) {
+    if (has_transparency(image)) throw Error("jpg: the picture has transparent pixels and JPEG has no alpha; write png or webp");
+    return codec::encode_jpeg(colour_planes(image), options.quality);
+  }
+  return codec::encode_jpeg(image, options.quality);
+}
+
+void write_image(const std::string& path, const Image& image, const EncodeOptions& options) {
+  std::vector<uint8_t> bytes;
+  try {
+    bytes = encode_image(image, options);
+  } catch (const Error& e) {
+    throw Error("'" + path + "': " + e.what());
+  }
+  write_file_atomically(path, bytes.data(), bytes.size());
+}
+
+void write_png(const std::string& path, const Image& image) { write_image(path, image, {}); }
+
+// ------------------------------------------------------------------ planes
+
+Image colour_planes(const Image& image) {
+  const int colour = image.channels >= 3 ? 3 : 1;
+  if (colour == image.channels) return image;
+  Image out = codec::blank_image(image.width, image.height, colour);
+  const size_t pixels = static_cast<size_t>(image.width) * static_cast<size_t>(image.height);
+  for (size_t p = 0; p < pixels; ++p)
+    std::memcpy(&out.pixels[p * static_cast<size_t>(colour)], &image.pixels[p * static_cast<size_t>(image.channels)], static_cast<size_t>(colour));
+  return out;
+}
+
+Image alpha_plane(const Image& image) {
+  Image out = codec::blank_image(image.width, image.height, 1);
+  if (image.channels != 2 && image.channels != 4) {
+    std::fill(out.pixels.begin(), out.pixels.end(), uint8_t{255});
+    return out;
+  }
+  for (size_t p = 0; p < out.pixels.size(); ++p) out.pixels[p] = image.pixels[p * static_cast<size_t>(image.channels) + static_cast<size_t>(image.channels - 1)];
+  return out;
+}
+
+Image with_alpha(const Image& colour, const Image& alpha) {
+  if ((colour.channels != 1 && colour.channels != 3) || alpha.channels != 1 || alpha.width != colour.width || alpha.height != colour.height)
+    throw Error("with_alpha: a 1- or 3-channel image and a 1-channel alpha plane of the same size are needed");
+  const int channels = colour.channels + 1;
+  Image out = codec::blank_image(colour.width, colour.height, channels);
+  for (size_t p = 0; p < alpha.pixels.size(); ++p) {
+    std::memcpy(&out.pixels[p * static_cast<size_t>(channels)], &colour.pixels[p * static_cast<size_t>(colour.channels)], static_cast<size_t>(colour.channels));
+    out.pixels[p * static_cast<size_t>(channels) + static_cast<size_t>(colour.channels)] = alpha.pixels[p];
+  }
+  return out;
+}
+
+bool has_transparency(const Image& image) {
+  if (image.channels != 2 && image.channels != 4) return false;
+  for (size_t i = static_cast<size_t>(image.channels - 1); i < image.pixels.size(); i += static_cast<size_t>(image.channels))
+    if (image.pixels[i] != 255) return true;
+  return false;
 }
 
 }  // namespace edgegan

@@ -14,6 +14,7 @@ docs/python.md in the source tree describes the module.
 from ._edgegan import (
     FILE_FORMAT_VERSION,
     Error,
+    ImageToImage,
     Model,
     Session,
     Trainer,
@@ -21,12 +22,15 @@ from ._edgegan import (
     convert,
     finetune,
     normal_noise,
+    read_image,
+    write_image,
     write_png_grid,
 )
 
 __all__ = [
     "FILE_FORMAT_VERSION",
     "Error",
+    "ImageToImage",
     "Model",
     "Session",
     "Trainer",
@@ -34,5 +38,7 @@ __all__ = [
     "convert",
     "finetune",
     "normal_noise",
+    "read_image",
+    "write_image",
     "write_png_grid",
 ]

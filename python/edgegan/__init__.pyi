@@ -12,6 +12,7 @@ FILE_FORMAT_VERSION: int
 Layout = Literal["nchw", "nhwc"]
 PathLike = str | os.PathLike[str]
 FloatArray = npt.NDArray[np.float32]
+PictureArray = npt.NDArray[np.uint8]  # (H, W, C): C 1 grey, 2 grey + alpha, 3 RGB, 4 RGBA
 
 class Error(RuntimeError):
     """An error reported by the edgegan engine or converter."""
@@ -190,3 +191,36 @@ def write_png_grid(
     value_range: tuple[float, float] | None = None,
     layout: Layout = "nchw",
 ) -> None: ...
+def read_image(path: PathLike) -> PictureArray: ...
+def write_image(
+    path: PathLike,
+    image: npt.ArrayLike,
+    *,
+    format: Literal["png", "jpg", "jpeg", "webp"] | None = None,
+    quality: int | None = None,
+) -> None: ...
+
+class ImageToImage:
+    def __init__(
+        self,
+        model: Model | PathLike,
+        *,
+        backend: Literal["cpu", "cuda"] = "cpu",
+        threads: int = 0,
+        tile: int = 0,
+        overlap: int = 16,
+        memory_limit: int | None = None,
+        outscale: float | None = None,
+    ) -> None: ...
+    def run(self, image: npt.ArrayLike) -> PictureArray: ...
+    def output_size(self, width: int, height: int) -> tuple[int, int]: ...
+    @property
+    def scale(self) -> int: ...
+    @property
+    def alignment(self) -> int: ...
+    @property
+    def input_channels(self) -> int: ...
+    @property
+    def output_channels(self) -> int: ...
+    @property
+    def model(self) -> Model: ...

@@ -31,5 +31,6 @@ void bind_model(nb::module_& m);      // model.cpp: Model
 void bind_session(nb::module_& m);    // session.cpp: Session
 void bind_trainer(nb::module_& m);    // trainer.cpp: Trainer, finetune
 void bind_functions(nb::module_& m);  // functions.cpp: convert, normal_noise, write_png_grid
+void bind_image(nb::module_& m);      // image.cpp: read_image, write_image, ImageToImage
 
 }  // namespace edgegan_python

@@ -16,4 +16,5 @@ NB_MODULE(_edgegan, m) {
   edgegan_python::bind_session(m);
   edgegan_python::bind_trainer(m);
   edgegan_python::bind_functions(m);
+  edgegan_python::bind_image(m);
 }

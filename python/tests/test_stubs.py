@@ -32,7 +32,7 @@ def test_every_public_name_is_in_the_stub():
 
 def test_classes_match_the_stub():
     classes = {node.name: node for node in stub_tree().body if isinstance(node, ast.ClassDef)}
-    for name in ("Model", "Session", "Trainer"):
+    for name in ("Model", "Session", "Trainer", "ImageToImage"):
         runtime = {n for n in dir(getattr(edgegan, name)) if not n.startswith("_")}
         stubbed = {n.name for n in classes[name].body if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
         assert runtime == stubbed, name
@@ -43,7 +43,7 @@ def test_every_public_callable_has_a_docstring():
         value = getattr(edgegan, name)
         if inspect.isclass(value) or callable(value):
             assert value.__doc__, name
-    for cls in (edgegan.Model, edgegan.Session, edgegan.Trainer):
+    for cls in (edgegan.Model, edgegan.Session, edgegan.Trainer, edgegan.ImageToImage):
         for name, member in vars(cls).items():
             if not name.startswith("_") and callable(member):
                 assert member.__doc__, f"{cls.__name__}.{name}"

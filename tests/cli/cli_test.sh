@@ -34,7 +34,7 @@ expect_error() {
   local rc=$?
   if [ $rc -eq 0 ]; then bad "$name: exited 0"; return; fi
   if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
-  if ! grep -Eq "$regex" "$work/err.txt"; then bad "$name: stderr does not match /$regex/: $(cat "$work/err.txt")"; return; fi
+  if ! grep -Eq -e "$regex" "$work/err.txt"; then bad "$name: stderr does not match /$regex/: $(cat "$work/err.txt")"; return; fi
   ok
 }
 
@@ -304,16 +304,79 @@ expect_ok "upscale a JPEG and a folder into a folder" "$edgegan" upscale "$work/
 expect_ok "translate" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/t.png"
 [ "$(png_size "$work/t.png")" = "41x30" ] && ok || bad "translate wrote $(png_size "$work/t.png"), not 41x30"
 grep -q "model metadata" "$work/out.txt" && ok || bad "translate did not use the recorded normalisation: $(cat "$work/out.txt")"
+# Formats, alpha, --outscale, folders, --list, --shard.
+png_colour_type() { od -An -tu1 -j25 -N1 "$1" | tr -d ' '; }
+magic() { head -c 12 "$1" | od -An -c | tr -d ' \n'; }
+expect_ok "upscale RGBA" "$edgegan" upscale "$work/sr.egan" "$images/transparent_rgba.png" -o "$work/rgba.png"
+[ "$(png_colour_type "$work/rgba.png")" = 6 ] && [ "$(png_size "$work/rgba.png")" = "164x120" ] && ok || bad "RGBA in did not give a 164x120 RGBA PNG (colour type $(png_colour_type "$work/rgba.png"))"
+expect_ok "upscale x4 model with -s 2" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/half.png" -s 2
+[ "$(png_size "$work/half.png")" = "82x60" ] && ok || bad "-s 2 on a x4 model wrote $(png_size "$work/half.png"), not 82x60"
+grep -q "wrote .*half.png (82x60)" "$work/out.txt" && ok || bad "-s 2 summary: $(cat "$work/out.txt")"
+expect_ok "upscale to JPEG by extension" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/up.jpg" --quality 80
+[ "$(head -c 3 "$work/up.jpg" | od -An -tx1 | tr -d ' ')" = "ffd8ff" ] && ok || bad "up.jpg is not a JPEG"
+expect_ok "upscale RGBA to lossless WebP" "$edgegan" upscale "$work/sr.egan" "$images/transparent_rgba.png" -o "$work/rgba.webp" --quality 100
+[ "$(magic "$work/rgba.webp" | cut -c1-4)" = RIFF ] && ok || bad "rgba.webp is not a RIFF file: $(magic "$work/rgba.webp")"
+expect_ok "a WebP picture in, a PNG out" "$edgegan" upscale "$work/sr.egan" "$work/rgba.webp" -o "$work/from_webp.png" -s 1
+[ "$(png_colour_type "$work/from_webp.png")" = 6 ] && [ "$(png_size "$work/from_webp.png")" = "164x120" ] && ok || bad "WebP in: $(png_size "$work/from_webp.png")"
+mkdir -p "$work/tree/a/b" "$work/tree/c"
+cp "$images/rgb.png" "$work/tree/top.png"; cp "$images/photo.jpg" "$work/tree/a/b/deep.jpg"; cp "$work/rgba.webp" "$work/tree/c/small.webp"
+echo "not a picture" >"$work/tree/c/notes.txt"
+expect_ok "a folder tree, -f webp" "$edgegan" translate "$work/cyc.egan" "$work/tree" -o "$work/tree_out" -f webp -q
+[ "$(cd "$work/tree_out" && find . -type f | sort | tr '\n' ' ')" = "./a/b/deep.webp ./c/small.webp ./top.webp " ] && ok || bad "subfolders not kept: $(cd "$work/tree_out" && find . -type f)"
+printf '%s\n' "$images/rgb.png" "" "$work/tree/a" "  $images/photo.jpg  " >"$work/list.txt"
+expect_ok "--list" "$edgegan" translate "$work/cyc.egan" --list "$work/list.txt" -o "$work/list_out" -q
+[ "$(cd "$work/list_out" && find . -type f | sort | tr '\n' ' ')" = "./b/deep.png ./photo.png ./rgb.png " ] && ok || bad "--list outputs: $(cd "$work/list_out" && find . -type f)"
+# Three shards of seven pictures: together every output once, each shard its own.
+mkdir -p "$work/many"
+for n in 1 2 3 4 5 6 7; do cp "$images/rgb.png" "$work/many/p$n.png"; done
+for i in 1 2 3; do
+  expect_ok "--shard $i/3" "$edgegan" translate "$work/cyc.egan" "$work/many" -o "$work/shard$i" --shard "$i/3"
+  grep -q "shard $i/3: [23] of 7 pictures" "$work/out.txt" && ok || bad "--shard $i/3 summary: $(cat "$work/out.txt")"
+done
+all=$(cd "$work" && ls shard1 shard2 shard3 | grep png | sort | tr '\n' ' ')
+[ "$all" = "p1.png p2.png p3.png p4.png p5.png p6.png p7.png " ] && ok || bad "the shards did not cover the list exactly once: $all"
+[ "$(ls "$work/shard1" | tr '\n' ' ')" = "p1.png p4.png p7.png " ] && ok || bad "shard 1/3 is not every third from the first: $(ls "$work/shard1")"
+# Exit codes: 2 when nothing ran (arguments), 1 when a picture failed.
+"$edgegan" translate "$work/cyc.egan" "$work/many" -o "$work/x_dir" --shard 4/3 2>"$work/err.txt"
+[ $? -eq 2 ] && grep -q "shard '4/3' is not I/N with 1 <= I <= N" "$work/err.txt" && [ ! -e "$work/x_dir" ] && ok || bad "--shard 4/3: $(cat "$work/err.txt")"
+for shard in 0/3 1/0 x 1/ 2/3/4 -1/3; do
+  "$edgegan" translate "$work/cyc.egan" "$work/many" -o "$work/x_dir" --shard "$shard" >/dev/null 2>"$work/err.txt"
+  [ $? -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && grep -q "is not I/N" "$work/err.txt" && ok || bad "--shard $shard: $(cat "$work/err.txt")"
+done
+"$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" -s 0 >/dev/null 2>"$work/err.txt"
+[ $? -eq 2 ] && ok || bad "-s 0 did not exit 2: $(cat "$work/err.txt")"
+expect_error "-f and -o disagree" "-f jpg and -o .*x.png disagree" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" -f jpg
+expect_error "--quality with png" "--quality applies to jpg and webp" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --quality 50
+expect_error "an unknown -f" "image format 'gif' is not png, jpg or webp" "$edgegan" translate "$work/cyc.egan" "$work/many" -o "$work/x_dir" -f gif
+echo "$work/nope.png" >"$work/bad_list.txt"
+expect_error "a missing --list entry" "'$work/nope.png' does not exist" "$edgegan" translate "$work/cyc.egan" --list "$work/bad_list.txt" -o "$work/x_dir"
+expect_error "no pictures at all" "no pictures" "$edgegan" translate "$work/cyc.egan" -o "$work/x_dir"
+[ -e "$work/x_dir" ] && bad "a refused run created its output folder" || ok
+# Damaged pictures in each format: one line naming the file, exit 1, nothing written.
+head -c 200 "$work/rgba.webp" >"$work/cut.webp"
+head -c 60 "$work/rgba.png" >"$work/cut.png"
+python3 -c "import sys; b=bytearray(open(sys.argv[1],'rb').read()); b[len(b)//2]^=0xff; b[len(b)//2+1]^=0x55; open(sys.argv[2],'wb').write(b)" "$work/rgba.png" "$work/flipped.png"
+printf 'RIFF\x16\0\0\0WEBPVP8X\x0a\0\0\0\0\0\0\0\xff\x3f\0\xff\x3f\0' >"$work/huge.webp"
+for f in cut.webp cut.png flipped.png huge.webp; do
+  "$edgegan" upscale "$work/sr.egan" "$work/$f" -o "$work/bad_out.png" >/dev/null 2>"$work/err.txt"
+  rc=$?
+  [ $rc -eq 1 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && grep -q "'$work/$f'" "$work/err.txt" && [ ! -e "$work/bad_out.png" ] && ok || bad "$f: exit $rc, $(cat "$work/err.txt")"
+done
+grep -q "huge.webp' is 16384x16384 pixels, more than edgegan reads" "$work/err.txt" && ok || bad "huge.webp: $(cat "$work/err.txt")"
+"$edgegan" upscale "$work/sr.egan" --colour "$images/rgb.png" -o "$work/x.png" 2>/dev/null
+[ $? -eq 2 ] && ok || bad "an unknown option of upscale did not exit 2"
+
 # The refusals below are the same C++ on every architecture: under an emulator (where
 # each command costs a second or two) they are left to the native run.
 if [ -z "${EDGEGAN_TEST_EMULATOR:-}" ]; then
 expect_error "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate "$work/sr.egan" "$images/rgb.png" -o "$work/x.png"
 expect_error "upscale with a translation model" "keeps the image's size; use 'edgegan translate'" "$edgegan" upscale "$work/cyc.egan" "$images/rgb.png" -o "$work/x.png"
 expect_error "upscale with a noise generator" "not image-to-image" "$edgegan" upscale "$work/dcgan.egan" "$images/rgb.png" -o "$work/x.png"
-expect_error "upscale a transparent image" "has transparent pixels \\(alpha 10 at x 4, y 3\\)" "$edgegan" upscale "$work/sr.egan" "$images/transparent_rgba.png" -o "$work/x.png"
+expect_error "a transparent picture to JPEG" "transparent_rgba.png' has transparent pixels and JPEG has no alpha; write png or webp" "$edgegan" upscale "$work/sr.egan" "$images/transparent_rgba.png" -o "$work/x.jpg"
+[ ! -e "$work/x.jpg" ] && ok || bad "a refused JPEG was written"
 head -c 300 "$images/photo.jpg" >"$work/cut.jpg"
-expect_error "upscale a truncated JPEG" "cut.jpg': the image data is damaged or truncated" "$edgegan" upscale "$work/sr.egan" "$work/cut.jpg" -o "$work/x.png"
-expect_error "upscale a text file" "is not a PNG or JPEG image" "$edgegan" upscale "$work/sr.egan" "$work/garbage.onnx" -o "$work/x.png"
+expect_error "upscale a truncated JPEG" "cut.jpg'(: the JPEG data is damaged or truncated| is not a readable JPEG)" "$edgegan" upscale "$work/sr.egan" "$work/cut.jpg" -o "$work/x.png"
+expect_error "upscale a text file" "is not a PNG, JPEG or WebP image" "$edgegan" upscale "$work/sr.egan" "$work/garbage.onnx" -o "$work/x.png"
 printf '\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR\0\x01\x86\xa0\0\x01\x86\xa0\x08\x02\0\0\0\0\0\0\0' >"$work/huge.png"
 expect_error "upscale a huge image" "huge.png' is 100000x100000 pixels, more than edgegan reads" "$edgegan" upscale "$work/sr.egan" "$work/huge.png" -o "$work/x.png"
 [ -e "$work/x.png" ] && bad "a refused image left an output file" || ok
@@ -321,7 +384,7 @@ expect_error "upscale, one bad image of two" "1 of 2 images failed" "$edgegan" u
 [ -f "$work/mixed/rgb.png" ] && [ ! -e "$work/mixed/huge.png" ] && ok || bad "the good image of a mixed run was not written, or the bad one was"
 expect_error "upscale, memory limit too small" "memory-limit 64K is below what the process already holds" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit 64K
 expect_error "upscale, a memory limit that is not a size" "'lots' is not a size" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit lots
-expect_error "upscale to a .jpg" "must name a .png file" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.jpg"
+expect_error "upscale to a .gif" "must name a .png, .jpg, .jpeg or .webp file" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.gif"
 expect_error "upscale onto its input" "it is the input file" "$edgegan" upscale "$work/sr.egan" "$work/up.png" -o "$work/up.png"
 expect_ok "report at a tile's size" "$edgegan" report "$work/sr.egan" --input-size 64x48
 grep -q " 1x64x48x8 " "$work/out.txt" && ok || bad "report --input-size did not plan 64x48: $(head -5 "$work/out.txt")"

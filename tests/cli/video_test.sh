@@ -46,6 +46,11 @@ expect_ok "upscale an MP4" "$edgegan" upscale sr.egan clip.mp4 -o up.mp4 --threa
 [ "$(probe up.mp4 a codec_name)" = "aac" ] && ok || bad "the audio track was not copied: $(probe up.mp4 a codec_name)"
 [ "$(probe up.mp4 a nb_read_frames)" = "$(probe clip.mp4 a nb_read_frames)" ] && ok || bad "the audio track lost packets"
 grep -q "wrote up.mp4: 20 frames of 256x192" out.txt && ok || bad "no summary: $(cat out.txt)"
+# -s/--outscale resizes every frame as it does a picture: the x4 model's output to x2.
+expect_ok "upscale an MP4 with -s 2" "$edgegan" upscale sr.egan clip.mp4 -o half.mp4 -s 2 -q
+[ "$(probe half.mp4 v width,height,nb_read_frames)" = "128,96,20" ] && ok || bad "-s 2: $(probe half.mp4 v width,height,nb_read_frames)"
+expect_error "--quality on a video" "-f and --quality are for pictures" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --quality 80
+nothing_left "--quality on a video" x.mp4
 
 # --- FFV1 + FLAC in Matroska: translated, and upscaled losslessly
 expect_ok "translate an MKV" "$edgegan" translate cyc.egan clip.mkv -o tr.mkv --codec ffv1 -q

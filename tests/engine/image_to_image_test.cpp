@@ -1,6 +1,6 @@
 // ImageToImage (translate/upscale): the model's scale and stride found by probing,
 // tiled runs against the whole-image run, memory-limited tile choice, the pixel
-// normalisations, and read_image's refusals.
+// normalisations, grey widening, the alpha plane and --outscale.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -178,84 +178,54 @@ TEST(ImageToImage, NormalisationsFromOptionsAndRanges) {
   EXPECT_EQ(given.normalisation_source(), "given");
 }
 
-// ------------------------------------------------------------------ read_image
+// ------------------------------------------------------------------ channels, alpha, outscale
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
+// Grey pictures are widened for an RGB model; a colour picture for a grey model is refused.
+TEST(ImageToImage, WidensGreyAndRefusesColourForAGreyModel) {
+  const ImageToImage sr(golden("zoo_realesrgan_compact"));
+  const Image grey = random_image(12, 9, 1, 5);
+  Image rgb = grey;
+  rgb.channels = 3;
+  rgb.pixels.clear();
+  for (uint8_t v : grey.pixels) rgb.pixels.insert(rgb.pixels.end(), {v, v, v});
+  EXPECT_EQ(sr.run(grey).pixels, sr.run(rgb).pixels);
+  EXPECT_EQ(sr.run(grey).channels, 3);
 }
 
-std::vector<uint8_t> file_bytes(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+// RGBA in, RGBA out: the colour planes are the model's output for the RGB part, the
+// alpha plane is the input's, Lanczos-resized to the output size (here x4).
+TEST(ImageToImage, KeepsTheAlphaPlane) {
+  const ImageToImage sr(golden("zoo_realesrgan_compact"));
+  const Image rgb = random_image(10, 7, 3, 6);
+  Image alpha = random_image(10, 7, 1, 7);
+  const Image rgba = with_alpha(rgb, alpha);
+  const Image out = sr.run(rgba);
+  ASSERT_EQ(out.channels, 4);
+  EXPECT_EQ(out.width, 40);
+  EXPECT_EQ(out.height, 28);
+  EXPECT_EQ(colour_planes(out).pixels, sr.run(rgb).pixels);
+  EXPECT_EQ(alpha_plane(out).pixels, resize_lanczos(alpha, 40, 28).pixels);
+  EXPECT_TRUE(has_transparency(out));
+  // Grey + alpha through an RGB model: RGB + alpha.
+  Image grey_alpha = with_alpha(random_image(10, 7, 1, 8), alpha);
+  EXPECT_EQ(sr.run(grey_alpha).channels, 4);
 }
 
-TEST(ReadImage, RoundTripsAndConvertsGreyToRgb) {
-  const fs::path dir = fs::temp_directory_path() / ("edgegan_image_test_" + std::to_string(::getpid()));
-  fs::create_directories(dir);
-  const Image rgb = random_image(17, 9, 3, 1);
-  write_png((dir / "rgb.png").string(), rgb);
-  const Image back = read_image((dir / "rgb.png").string(), 3);
-  EXPECT_EQ(back.width, 17);
-  EXPECT_EQ(back.height, 9);
-  EXPECT_EQ(back.pixels, rgb.pixels);
-  const Image grey = random_image(5, 4, 1, 2);
-  write_png((dir / "grey.png").string(), grey);
-  const Image widened = read_image((dir / "grey.png").string(), 3);
-  for (size_t p = 0; p < 20; ++p)
-    for (int c = 0; c < 3; ++c) EXPECT_EQ(widened.pixels[p * 3 + static_cast<size_t>(c)], grey.pixels[p]);
-  // A colour image is not silently turned grey.
-  EXPECT_NE(error_of([&] { read_image((dir / "rgb.png").string(), 1); }).find("is a colour image; the model takes grey images"), std::string::npos);
-  // Truncated: the header survives, the pixel data does not.
-  std::vector<uint8_t> bytes = file_bytes(dir / "rgb.png");
-  bytes.resize(bytes.size() / 2);
-  std::string e = error_of([&] { decode_image(bytes.data(), bytes.size(), 3, "'cut.png'"); });
-  EXPECT_NE(e.find("'cut.png': the image data is damaged or truncated"), std::string::npos) << e;
-  // Not an image at all; empty.
-  const std::string text = "certainly not a picture";
-  e = error_of([&] { decode_image(reinterpret_cast<const uint8_t*>(text.data()), text.size(), 3, "'notes.png'"); });
-  EXPECT_NE(e.find("'notes.png' is not a PNG or JPEG image"), std::string::npos) << e;
-  EXPECT_NE(error_of([&] { decode_image(bytes.data(), 0, 3, "'empty.png'"); }).find("is empty"), std::string::npos);
-  EXPECT_NE(error_of([&] { read_image((dir / "missing.png").string(), 3); }).find("missing.png"), std::string::npos);
-  fs::remove_all(dir);
-}
-
-// A PNG header claiming a huge image is refused before anything is decoded or allocated.
-TEST(ReadImage, RefusesHugeDimensionsFromTheHeader) {
-  const uint8_t png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n',
-                         0, 0, 0, 13, 'I', 'H', 'D', 'R',
-                         0, 1, 0x86, 0xa0,  // width 100000
-                         0, 1, 0x86, 0xa0,  // height 100000
-                         8, 2, 0, 0, 0,     // 8-bit RGB
-                         0, 0, 0, 0};       // CRC (stb does not check it)
-  const std::string e = error_of([&] { decode_image(png, sizeof png, 3, "'huge.png'"); });
-  EXPECT_NE(e.find("'huge.png' is 100000x100000 pixels, more than edgegan reads"), std::string::npos) << e;
-  ImageLimits small;
-  small.max_side = 8;
-  const Image im = random_image(9, 3, 3, 4);
-  const fs::path path = fs::temp_directory_path() / ("edgegan_wide_" + std::to_string(::getpid()) + ".png");
-  write_png(path.string(), im);
-  EXPECT_NE(error_of([&] { read_image(path.string(), 3, small); }).find("9x3 pixels, more than edgegan reads"), std::string::npos);
-  fs::remove(path);
-}
-
-// Files written by Pillow (tests/data/images/README.md).
-TEST(ReadImage, ReadsJpegAndOpaqueAlphaAndRefusesTransparency) {
-  const fs::path dir = testing::source_dir() / "tests" / "data" / "images";
-  const Image png = read_image((dir / "rgb.png").string(), 3);
-  const Image jpg = read_image((dir / "photo.jpg").string(), 3);
-  EXPECT_EQ(jpg.width, 41);
-  EXPECT_EQ(jpg.height, 30);
-  EXPECT_LE(compare(jpg, png).max, 40) << "the JPEG is a lossy copy of the PNG";
-  EXPECT_EQ(read_image((dir / "opaque_rgba.png").string(), 3).pixels, png.pixels);
-  const Image grey = read_image((dir / "opaque_grey_alpha.png").string(), 1);
-  for (size_t p = 0; p < grey.pixels.size(); ++p) EXPECT_EQ(grey.pixels[p], png.pixels[p * 3]);
-  const std::string e = error_of([&] { read_image((dir / "transparent_rgba.png").string(), 3); });
-  EXPECT_NE(e.find("has transparent pixels (alpha 10 at x 4, y 3)"), std::string::npos) << e;
+// --outscale: the model's x4, then a Lanczos resize to int(side x outscale).
+TEST(ImageToImage, OutscaleResizesTheModelsOutput) {
+  ImageToImageOptions options;
+  options.outscale = 2;
+  const ImageToImage native(golden("zoo_realesrgan_compact")), half(golden("zoo_realesrgan_compact"), options);
+  const Image in = random_image(11, 7, 3, 9);
+  const Image x4 = native.run(in), x2 = half.run(in);
+  EXPECT_EQ(x2.width, 22);
+  EXPECT_EQ(x2.height, 14);
+  EXPECT_EQ(x2.pixels, resize_lanczos(x4, 22, 14).pixels);
+  EXPECT_EQ(half.output_size(11, 7), (std::pair<int64_t, int64_t>{22, 14}));
+  options.outscale = 0.3;
+  EXPECT_EQ(ImageToImage(golden("zoo_realesrgan_compact"), options).output_size(10, 7), (std::pair<int64_t, int64_t>{3, 2}));
+  options.outscale = -1;
+  EXPECT_THROW(ImageToImage(golden("zoo_realesrgan_compact"), options), Error);
 }
 
 }  // namespace

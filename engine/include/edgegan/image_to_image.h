@@ -4,7 +4,7 @@
 //
 //   auto model = edgegan::Model::load("esrgan_x4.egan");
 //   edgegan::ImageToImage upscaler(model, {.memory_limit_bytes = 256 << 20});
-//   edgegan::write_png("big.png", upscaler.run(edgegan::read_image("small.jpg", upscaler.input_channels())));
+//   edgegan::write_png("big.png", upscaler.run(edgegan::read_image("small.jpg")));
 #pragma once
 
 #include <array>
@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 
 #include "edgegan/edgegan.h"
 #include "edgegan/image.h"
@@ -40,9 +41,13 @@ struct PixelNormalisation {
 
 struct ImageToImageOptions {
   int threads = 0;                   // 0: all cores
+  Backend backend = Backend::kCpu;   // where the tiles run (the plan's memory figures are the CPU's)
   int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
   int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
   uint64_t memory_limit_bytes = 0;   // > 0: the largest tile whose plan fits this (tile is then a ceiling, if set)
+  // > 0: after the model's own scale, a Lanczos (a = 3) resize to int(side x outscale)
+  // rounded down, at least 1; 0: the model's scale as it is. At most 64.
+  double outscale = 0;
   // Overrides of the model's recorded normalisations (see from_metadata; without
   // either, the output's known value range, else [0, 1], is used for both).
   std::optional<PixelNormalisation> input = std::nullopt, output = std::nullopt;
@@ -86,7 +91,12 @@ class ImageToImage {
   TilePlan plan(int64_t width, int64_t height) const;
   // The same under another memory limit (0: none), e.g. what a process has left.
   TilePlan plan(int64_t width, int64_t height, uint64_t memory_limit_bytes) const;
-  // Runs `image` (input_channels() channels); `progress(done, total)` after each tile.
+  // The size run() returns for a width x height picture (model scale, then outscale).
+  std::pair<int64_t, int64_t> output_size(int64_t width, int64_t height) const;
+  // Runs `image`: grey, grey + alpha, RGB or RGBA. Grey is widened for an RGB model (a
+  // colour picture for a grey model is an Error); the model's output comes back in its
+  // own channels, with the input's alpha plane, Lanczos-resized to the output size,
+  // appended. `progress(done, total)` after each tile.
   Image run(const Image& image, const std::function<void(int64_t, int64_t)>& progress = {}) const;
   // ... as `plan` (made for this image's size) cuts it, so a caller that showed the plan
   // does not have it worked out twice.
@@ -94,6 +104,8 @@ class ImageToImage {
 
  private:
   TilePlan plan_for_tile(int64_t width, int64_t height, int64_t tile) const;
+  // The model over `image` (input_channels() channels) as `plan` cuts it.
+  Image run_model(const Image& image, const TilePlan& plan, const std::function<void(int64_t, int64_t)>& progress) const;
 
   std::shared_ptr<const Model> model_;
   ImageToImageOptions options_;

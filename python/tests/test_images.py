@@ -1,0 +1,99 @@
+"""Pictures from Python: read_image/write_image round trips, and ImageToImage.run
+equal, byte for byte, to `edgegan upscale`/`translate` on the same file (RGB, RGBA,
+grey, --outscale), plus the ValueErrors of wrong arrays and options."""
+
+import numpy as np
+import pytest
+
+import edgegan
+from conftest import REPO, run_tool
+
+IMAGES = REPO / "tests" / "data" / "images"
+SR_ONNX = REPO / "tests" / "golden" / "cases" / "zoo_realesrgan_compact" / "model.onnx"
+
+
+@pytest.fixture(scope="module")
+def sr_model(tmp_path_factory):
+    """The small x4 Real-ESRGAN-style model, converted with its input range as the CLI tests do."""
+    path = tmp_path_factory.mktemp("sr") / "sr.egan"
+    edgegan.convert(SR_ONNX, path)
+    return path
+
+
+def picture(height, width, channels, seed):
+    return np.random.default_rng(seed).integers(0, 256, size=(height, width, channels), dtype=np.uint8)
+
+
+@pytest.mark.parametrize("channels", [1, 2, 3, 4])
+def test_png_round_trip_is_exact(tmp_path, channels):
+    image = picture(9, 13, channels, channels)
+    edgegan.write_image(tmp_path / "x.png", image)
+    back = edgegan.read_image(tmp_path / "x.png")
+    assert back.dtype == np.uint8 and back.shape == (9, 13, channels)
+    assert np.array_equal(back, image)
+
+
+def test_webp_lossless_and_jpeg(tmp_path):
+    image = picture(8, 10, 4, 7)
+    image[..., 3] = np.maximum(image[..., 3], 1)  # lossless WebP may recolour fully transparent pixels
+    edgegan.write_image(tmp_path / "x.webp", image, quality=100)
+    assert np.array_equal(edgegan.read_image(tmp_path / "x.webp"), image)
+    smooth = np.tile(np.linspace(40, 200, 32, dtype=np.uint8)[None, :, None], (24, 1, 3))
+    edgegan.write_image(tmp_path / "x.jpeg", smooth, quality=95)
+    back = edgegan.read_image(tmp_path / "x.jpeg").astype(np.float64)
+    psnr = 10 * np.log10(255.0**2 / max(np.mean((back - smooth) ** 2), 1e-12))
+    assert psnr > 40
+    # A strided view (every other column) is read as it is seen.
+    view = picture(6, 12, 3, 8)[:, ::2]
+    edgegan.write_image(tmp_path / "view.png", view)
+    assert np.array_equal(edgegan.read_image(tmp_path / "view.png"), view)
+
+
+@pytest.mark.parametrize(
+    "name, args",
+    [("rgb.png", []), ("transparent_rgba.png", []), ("opaque_grey_alpha.png", []), ("photo.jpg", ["-s", "2"]), ("rgb.png", ["-s", "1.5"])],
+)
+def test_run_equals_cli(cli, tmp_path, sr_model, name, args):
+    out = tmp_path / "cli.png"
+    run_tool(cli, "upscale", sr_model, IMAGES / name, "-o", out, "-q", "--threads", "2", *args)
+    outscale = float(args[1]) if args else None
+    runner = edgegan.ImageToImage(sr_model, threads=2, outscale=outscale)
+    result = runner.run(edgegan.read_image(IMAGES / name))
+    assert np.array_equal(result, edgegan.read_image(out))
+    height, width = edgegan.read_image(IMAGES / name).shape[:2]
+    assert runner.output_size(width, height) == (result.shape[1], result.shape[0])
+
+
+def test_alpha_and_grey(sr_model):
+    runner = edgegan.ImageToImage(edgegan.Model.load(sr_model), tile=16, overlap=4)
+    assert runner.scale == 4 and runner.input_channels == 3
+    rgba = edgegan.read_image(IMAGES / "transparent_rgba.png")
+    out = runner.run(rgba)
+    assert out.shape == (120, 164, 4)
+    assert out[..., 3].min() < 255  # the transparent pixel survives
+    grey = picture(7, 9, 1, 3)
+    assert np.array_equal(runner.run(grey[..., 0]), runner.run(np.repeat(grey, 3, axis=2)))
+
+
+def test_wrong_arrays_and_options(tmp_path, sr_model):
+    runner = edgegan.ImageToImage(sr_model)
+    with pytest.raises(ValueError, match="uint8"):
+        runner.run(np.zeros((4, 4, 3), np.float32))
+    with pytest.raises(ValueError, match="channels"):
+        runner.run(np.zeros((4, 4, 5), np.uint8))
+    with pytest.raises(ValueError, match=r"\(H, W\)"):
+        runner.run(np.zeros(16, np.uint8))
+    with pytest.raises(ValueError, match="backend"):
+        edgegan.ImageToImage(sr_model, backend="tpu")
+    with pytest.raises(ValueError, match="outscale"):
+        edgegan.ImageToImage(sr_model, outscale=0)
+    with pytest.raises(ValueError, match="quality"):
+        edgegan.write_image(tmp_path / "x.png", picture(2, 2, 3, 1), quality=50)
+    with pytest.raises(ValueError, match="format"):
+        edgegan.write_image(tmp_path / "x.gif", picture(2, 2, 3, 1))
+    with pytest.raises(edgegan.Error, match="no alpha"):
+        edgegan.write_image(tmp_path / "x.jpg", picture(2, 2, 4, 1))
+    assert not (tmp_path / "x.jpg").exists()
+    (tmp_path / "cut.png").write_bytes((IMAGES / "rgb.png").read_bytes()[:60])
+    with pytest.raises(edgegan.Error, match="cut.png"):
+        edgegan.read_image(tmp_path / "cut.png")
