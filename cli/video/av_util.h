@@ -10,6 +10,7 @@ extern "C" {
 #include <libswscale/swscale.h>
 }
 
+#include <cstring>
 #include <memory>
 #include <string>
 
@@ -71,10 +72,27 @@ inline Packet make_packet() {
   return p;
 }
 
-// libswscale's coefficients for a stream's colour matrix (BT.601 when unspecified, as
-// FFmpeg's own tools assume).
-inline const int* colour_matrix(AVColorSpace space) {
-  const int index = space == AVCOL_SPC_UNSPECIFIED || space < 0 || space > AVCOL_SPC_BT2020_CL ? SWS_CS_DEFAULT : static_cast<int>(space);
+// The number an FFmpeg enum field holds, read without loading it as the enum: a damaged
+// stream can leave any value there, and an out-of-range enum load is undefined.
+template <class Enum>
+int enum_value(const Enum& field) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int v;
+  std::memcpy(&v, &field, sizeof v);
+  return v;
+}
+
+// A colour description field as the enum when it holds one of its values, else `fallback`.
+template <class Enum>
+Enum valid_or(const Enum& field, int count, Enum fallback) {
+  const int v = enum_value(field);
+  return v >= 0 && v < count ? static_cast<Enum>(v) : fallback;
+}
+
+// libswscale's coefficients for a stream's colour matrix (BT.601 when unspecified or
+// unknown, as FFmpeg's own tools assume).
+inline const int* colour_matrix(int space) {
+  const int index = space == AVCOL_SPC_UNSPECIFIED || space < 0 || space > AVCOL_SPC_BT2020_CL ? SWS_CS_DEFAULT : space;
   return sws_getCoefficients(index);
 }
 

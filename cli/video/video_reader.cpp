@@ -72,8 +72,8 @@ DecodedFrame VideoReader::convert(const AVFrame& f) {
                                      SWS_BICUBIC | SWS_ACCURATE_RND | SWS_FULL_CHR_H_INT, nullptr, nullptr, nullptr));
   if (!scaler_) throw edgegan::Error("'" + path_ + "': cannot convert its " + av_get_pix_fmt_name(static_cast<AVPixelFormat>(f.format)) + " frames");
   // The stream's own matrix and range in, full-range RGB out.
-  const int source_full = f.color_range == AVCOL_RANGE_JPEG ? 1 : 0;
-  sws_setColorspaceDetails(scaler_.get(), colour_matrix(f.colorspace), source_full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
+  const int source_full = enum_value(f.color_range) == AVCOL_RANGE_JPEG ? 1 : 0;
+  sws_setColorspaceDetails(scaler_.get(), colour_matrix(enum_value(f.colorspace)), source_full, sws_getCoefficients(SWS_CS_DEFAULT), 1, 0, 1 << 16, 1 << 16);
   // libswscale reads and writes whole vectors past a row's end: it converts into an
   // FFmpeg frame (aligned, padded rows), copied row by row into the picture.
   if (!converted_) {

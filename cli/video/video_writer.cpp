@@ -94,12 +94,13 @@ VideoWriter::VideoWriter(const std::string& path, const VideoReader& source, int
     e->colorspace = AVCOL_SPC_RGB;
     e->color_range = AVCOL_RANGE_JPEG;
   } else if (e->pix_fmt != AV_PIX_FMT_GRAY8) {
-    const bool given = p->color_space != AVCOL_SPC_UNSPECIFIED && p->color_space != AVCOL_SPC_RGB;
-    e->colorspace = given ? p->color_space : height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
-    e->color_range = p->color_range == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
+    const AVColorSpace space = valid_or(p->color_space, AVCOL_SPC_NB, AVCOL_SPC_UNSPECIFIED);
+    const bool given = space != AVCOL_SPC_UNSPECIFIED && space != AVCOL_SPC_RGB;
+    e->colorspace = given ? space : height >= 720 ? AVCOL_SPC_BT709 : AVCOL_SPC_SMPTE170M;
+    e->color_range = enum_value(p->color_range) == AVCOL_RANGE_JPEG ? AVCOL_RANGE_JPEG : AVCOL_RANGE_MPEG;
   }
-  e->color_primaries = p->color_primaries;
-  e->color_trc = p->color_trc;
+  e->color_primaries = valid_or(p->color_primaries, AVCOL_PRI_NB, AVCOL_PRI_UNSPECIFIED);
+  e->color_trc = valid_or(p->color_trc, AVCOL_TRC_NB, AVCOL_TRC_UNSPECIFIED);
   if (format_->oformat->flags & AVFMT_GLOBALHEADER) e->flags |= AV_CODEC_FLAG_GLOBAL_HEADER;
   if (choice.crf >= 0) {
     if (av_opt_set_int(e->priv_data, "crf", choice.crf, 0) < 0 && av_opt_set_double(e->priv_data, "crf", choice.crf, 0) < 0)

@@ -96,10 +96,16 @@ expect_error "a video onto itself" "it is the input file" "$edgegan" upscale sr.
 nothing_left "refused arguments" x.mp4
 
 # --- interrupted: SIGINT mid-run stops at the next frame, removes the temporary, writes nothing
-ffmpeg -v error -f lavfi -i testsrc=size=64x48:rate=25 -t 40 -c:v libx264 -pix_fmt yuv420p long.mp4
+# (500 frames of 320x240 to 1280x960: many seconds of work, so the signal lands mid-run;
+# it is sent once the temporary output exists, i.e. once frames are being written.)
+ffmpeg -v error -f lavfi -i testsrc=size=320x240:rate=25 -t 20 -c:v libx264 -pix_fmt yuv420p long.mp4
 "$edgegan" upscale sr.egan long.mp4 -o long_up.mp4 --threads 1 -q 2>err_int.txt &
 pid=$!
-sleep 1.5
+for _ in $(seq 100); do
+  ls -a | grep -q '^\.edgegan-tmp-' && break
+  sleep 0.1
+done
+sleep 0.5
 kill -INT $pid
 wait $pid
 rc=$?
