@@ -34,11 +34,8 @@ VideoReader::VideoReader(const std::string& path, int channels, const edgegan::I
   if (video_index_ < 0 || !codec) throw edgegan::Error("'" + path + "': no decoder for its video stream (" + av_error_text(video_index_) + ")");
   const AVStream* stream = format_->streams[video_index_];
   const int64_t w = stream->codecpar->width, h = stream->codecpar->height;
-  if (w <= 0 || h <= 0) throw edgegan::Error("'" + path + "': its video stream has no frame size");
   // The header's frame size, checked before any frame is decoded (as pictures are).
-  if (w > limits.max_side || h > limits.max_side || w * h > limits.max_pixels)
-    throw edgegan::Error("'" + path + "' has " + std::to_string(w) + "x" + std::to_string(h) + " frames, more than edgegan reads (at most " +
-                         std::to_string(limits.max_side) + " pixels a side and " + std::to_string(limits.max_pixels) + " in all)");
+  edgegan::check_image_size("'" + path + "': a frame", w, h, limits);
   decoder_.reset(avcodec_alloc_context3(codec));
   if (!decoder_) throw edgegan::Error("out of memory for a video decoder");
   check_av(avcodec_parameters_to_context(decoder_.get(), stream->codecpar), "'" + path + "': video stream parameters");

@@ -21,8 +21,6 @@ std::vector<uint8_t> encode_png(const Image& image);
 std::vector<uint8_t> encode_jpeg(const Image& image, int quality);  // 1 or 3 channels
 std::vector<uint8_t> encode_webp(const Image& image, int quality);  // 100: lossless
 
-// Error unless width x height is within the limits (and at least 1x1).
-void check_size(const std::string& what, int64_t width, int64_t height, const ImageLimits& limits);
 // An image of the given size with its pixels allocated.
 Image blank_image(int64_t width, int64_t height, int channels);
 

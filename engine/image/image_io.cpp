@@ -65,14 +65,15 @@ void check_layout(const Image& image, const std::string& who) {
 
 }  // namespace
 
-namespace codec {
-
-void check_size(const std::string& what, int64_t width, int64_t height, const ImageLimits& limits) {
+void check_image_size(const std::string& what, int64_t width, int64_t height, const ImageLimits& limits) {
   if (width < 1 || height < 1) throw Error(what + " has no pixels (" + std::to_string(width) + "x" + std::to_string(height) + ")");
   if (width > limits.max_side || height > limits.max_side || width * height > limits.max_pixels)
     throw Error(what + " is " + std::to_string(width) + "x" + std::to_string(height) + " pixels, more than edgegan reads (at most " +
                 std::to_string(limits.max_side) + " per side and " + std::to_string(limits.max_pixels) + " in all)");
 }
+
+namespace codec {
+
 
 Image blank_image(int64_t width, int64_t height, int channels) {
   Image image;
@@ -115,7 +116,7 @@ Image decode_image(const uint8_t* data, size_t size, const std::string& what, co
   if (size == 0) throw Error(what + " is empty");
   int64_t declared_w = 0, declared_h = 0;
   // The header first: the size limits hold before a library parses the file.
-  if (declared_size(data, size, &declared_w, &declared_h)) codec::check_size(what, declared_w, declared_h, limits);
+  if (declared_size(data, size, &declared_w, &declared_h)) check_image_size(what, declared_w, declared_h, limits);
   Image image;
   if (is_png(data, size)) image = codec::decode_png(data, size, what, limits);
   else if (is_jpeg(data, size)) image = codec::decode_jpeg(data, size, what, limits);

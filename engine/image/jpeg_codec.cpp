@@ -28,7 +28,7 @@ Image decode_jpeg(const uint8_t* data, size_t size, const std::string& what, con
   int width = 0, height = 0, subsampling = 0, colourspace = 0;
   if (tjDecompressHeader3(tj.get(), data, static_cast<unsigned long>(size), &width, &height, &subsampling, &colourspace) != 0)
     throw Error(what + " is not a readable JPEG (" + tj_message(tj.get()) + ")");
-  check_size(what, width, height, limits);
+  check_image_size(what, width, height, limits);
   if (colourspace == TJCS_CMYK || colourspace == TJCS_YCCK) throw Error(what + " is a CMYK JPEG; edgegan reads grey and colour (RGB/YCbCr) JPEGs");
   const bool grey = colourspace == TJCS_GRAY;
   Image image = blank_image(width, height, grey ? 1 : 3);

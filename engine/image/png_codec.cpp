@@ -35,7 +35,7 @@ png_uint_32 png_format(int channels) {
 Image decode_png(const uint8_t* data, size_t size, const std::string& what, const ImageLimits& limits) {
   PngImageGuard png;
   if (!png_image_begin_read_from_memory(&png.image, data, size)) throw Error(what + " is not a readable PNG (" + png.image.message + ")");
-  check_size(what, png.image.width, png.image.height, limits);
+  check_image_size(what, png.image.width, png.image.height, limits);
   // The file's own channels, 8 bits each: palettes expand to RGB(A), a tRNS chunk
   // becomes an alpha channel, 16-bit samples are reduced.
   const bool colour = (png.image.format & PNG_FORMAT_FLAG_COLOR) != 0, alpha = (png.image.format & PNG_FORMAT_FLAG_ALPHA) != 0;

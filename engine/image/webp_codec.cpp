@@ -52,7 +52,7 @@ Image decode_webp(const uint8_t* data, size_t size, const std::string& what, con
   if (!WebPInitDecoderConfig(&config)) throw Error(what + ": the WebP library does not match its headers");
   VP8StatusCode status = WebPGetFeatures(data, size, &config.input);
   if (status != VP8_STATUS_OK) throw Error(what + " is not a readable WebP (" + status_text(status) + ")");
-  check_size(what, config.input.width, config.input.height, limits);
+  check_image_size(what, config.input.width, config.input.height, limits);
   if (config.input.has_animation) throw Error(what + " is an animated WebP; edgegan reads still pictures");
   const bool alpha = config.input.has_alpha != 0;
   Image image = blank_image(config.input.width, config.input.height, alpha ? 4 : 3);

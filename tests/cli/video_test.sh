@@ -7,22 +7,13 @@
 set -u
 edgegan=$1 convert=$2 src=$3 work=$4
 rm -rf "$work" && mkdir -p "$work"
-passed=0 failed=0
-ok() { passed=$((passed + 1)); }
-bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
-expect_ok() {
-  local name=$1; shift
-  if "$@" >"$work/out.txt" 2>"$work/err.txt"; then ok; else bad "$name: exit $? — $(cat "$work/err.txt")"; fi
-}
-# expect_error NAME REGEX CMD...: non-zero exit (no crash), one line on stderr matching REGEX
-expect_error() {
-  local name=$1 regex=$2; shift 2
-  "$@" >"$work/out.txt" 2>"$work/err.txt"
-  local rc=$?
-  if [ $rc -eq 0 ]; then bad "$name: exited 0"; return; fi
-  if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
-  if ! grep -Eq -- "$regex" "$work/err.txt"; then bad "$name: stderr does not match /$regex/: $(cat "$work/err.txt")"; return; fi
-  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "$name: more than one line on stderr: $(cat "$work/err.txt")"
+source "$src/tests/cli/test_helpers.sh"
+# expect_error, and that line is all of stderr
+expect_error_line() {
+  local before=$failed
+  expect_error "$@"
+  [ $failed -eq $before ] && [ "$(wc -l <"$work/err.txt")" -ne 1 ] && bad "$1: more than one line on stderr: $(cat "$work/err.txt")"
+  return 0
 }
 # probe FILE ENTRIES: ffprobe's values, e.g. "h264,256,192,10/1"
 probe() { ffprobe -v error -select_streams "$2" -count_frames -show_entries "stream=$3" -of csv=p=0 "$1"; }
@@ -49,7 +40,7 @@ grep -q "wrote up.mp4: 20 frames of 256x192" out.txt && ok || bad "no summary: $
 # -s/--outscale resizes every frame as it does a picture: the x4 model's output to x2.
 expect_ok "upscale an MP4 with -s 2" "$edgegan" upscale sr.egan clip.mp4 -o half.mp4 -s 2 -q
 [ "$(probe half.mp4 v width,height,nb_read_frames)" = "128,96,20" ] && ok || bad "-s 2: $(probe half.mp4 v width,height,nb_read_frames)"
-expect_error "--quality on a video" "-f and --quality are for pictures" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --quality 80
+expect_error_line "--quality on a video" "-f and --quality are for pictures" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --quality 80
 nothing_left "--quality on a video" x.mp4
 
 # --- FFV1 + FLAC in Matroska: translated, and upscaled losslessly
@@ -77,22 +68,22 @@ expect_ok "--crf on x264" "$edgegan" upscale sr.egan clip.mkv -o crf.mp4 --crf 3
 
 # --- damaged, truncated and refused
 head -c 15000 clip.mp4 >cut.mp4
-expect_error "truncated MP4" "cut.mp4' is truncated: [0-9]+ of the 20 frames" "$edgegan" upscale sr.egan cut.mp4 -o x.mp4
+expect_error_line "truncated MP4" "cut.mp4' is truncated: [0-9]+ of the 20 frames" "$edgegan" upscale sr.egan cut.mp4 -o x.mp4
 nothing_left "truncated MP4" x.mp4
 head -c 25000 clip.mkv >cut.mkv
-expect_error "truncated MKV" "cut.mkv' is truncated: its frames end at" "$edgegan" upscale sr.egan cut.mkv -o x.mkv
+expect_error_line "truncated MKV" "cut.mkv' is truncated: its frames end at" "$edgegan" upscale sr.egan cut.mkv -o x.mkv
 nothing_left "truncated MKV" x.mkv
 head -c 3000 /dev/urandom >noise.mp4
-expect_error "not a video" "noise.mp4' is not a video FFmpeg can read" "$edgegan" upscale sr.egan noise.mp4 -o x.mp4
+expect_error_line "not a video" "noise.mp4' is not a video FFmpeg can read" "$edgegan" upscale sr.egan noise.mp4 -o x.mp4
 nothing_left "not a video" x.mp4
-expect_error "video to a PNG" "-o must name a video file" "$edgegan" upscale sr.egan clip.mp4 -o x.png
-expect_error "unknown encoder" "--codec nosuch: this FFmpeg has no such encoder" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec nosuch
-expect_error "audio encoder" "--codec aac is not a video encoder" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec aac
-expect_error "FFV1 in MP4" "--codec ffv1 cannot go into a mp4 file" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec ffv1
-expect_error "--crf on FFV1" "the ffv1 encoder has no crf setting" "$edgegan" upscale sr.egan clip.mkv -o x.mkv --codec ffv1 --crf 20
-expect_error "--codec for a picture" "--codec and --crf are for a video output" "$edgegan" upscale sr.egan f7.png -o x.png --codec ffv1
-expect_error "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate sr.egan clip.mp4 -o x.mp4
-expect_error "a video onto itself" "it is the input file" "$edgegan" upscale sr.egan clip.mp4 -o clip.mp4
+expect_error_line "video to a PNG" "-o must name a video file" "$edgegan" upscale sr.egan clip.mp4 -o x.png
+expect_error_line "unknown encoder" "--codec nosuch: this FFmpeg has no such encoder" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec nosuch
+expect_error_line "audio encoder" "--codec aac is not a video encoder" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec aac
+expect_error_line "FFV1 in MP4" "--codec ffv1 cannot go into a mp4 file" "$edgegan" upscale sr.egan clip.mp4 -o x.mp4 --codec ffv1
+expect_error_line "--crf on FFV1" "the ffv1 encoder has no crf setting" "$edgegan" upscale sr.egan clip.mkv -o x.mkv --codec ffv1 --crf 20
+expect_error_line "--codec for a picture" "--codec and --crf are for a video output" "$edgegan" upscale sr.egan f7.png -o x.png --codec ffv1
+expect_error_line "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate sr.egan clip.mp4 -o x.mp4
+expect_error_line "a video onto itself" "it is the input file" "$edgegan" upscale sr.egan clip.mp4 -o clip.mp4
 nothing_left "refused arguments" x.mp4
 
 # --- interrupted: SIGINT mid-run stops at the next frame, removes the temporary, writes nothing

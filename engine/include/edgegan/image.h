@@ -33,6 +33,11 @@ bool image_format_of_path(const std::string& path, ImageFormat* format);
 // "png", "jpg", "webp": the extension a folder run gives its outputs.
 const char* image_format_extension(ImageFormat format);
 
+// Throws Error("<what> is WxH pixels, more than edgegan reads ...") when a picture or video
+// frame of that size exceeds `limits` (or has no pixels): checked on a header, before
+// anything is decoded.
+void check_image_size(const std::string& what, int64_t width, int64_t height, const ImageLimits& limits = {});
+
 // Reads a PNG, JPEG or WebP (recognised by its bytes, not its name) with the file's
 // own channels: PNG 1-4 (16-bit samples are reduced to 8, palettes expanded), JPEG
 // 1 or 3, WebP 3 or 4. Any defect (not an image, truncated, corrupt, too large,

@@ -1,0 +1,23 @@
+# Shared by the CLI's shell tests (cli_test.sh, video_test.sh): counters and the
+# expect_ok / expect_error checks. Sourced; needs $work (where out.txt and err.txt go).
+passed=0 failed=0
+
+ok() { passed=$((passed + 1)); }
+bad() { failed=$((failed + 1)); echo "FAIL: $*"; }
+
+# expect_ok NAME CMD...: exit 0
+expect_ok() {
+  local name=$1; shift
+  if "$@" >"$work/out.txt" 2>"$work/err.txt"; then ok; else bad "$name: exit $? — $(cat "$work/err.txt")"; fi
+}
+
+# expect_error NAME REGEX CMD...: non-zero exit, stderr matches REGEX, no crash (exit < 128)
+expect_error() {
+  local name=$1 regex=$2; shift 2
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  if [ $rc -eq 0 ]; then bad "$name: exited 0"; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
+  if ! grep -Eq -e "$regex" "$work/err.txt"; then bad "$name: stderr does not match /$regex/: $(cat "$work/err.txt")"; return; fi
+  ok
+}
