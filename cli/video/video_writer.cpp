@@ -184,14 +184,18 @@ void VideoWriter::write_frame(const edgegan::Image& image, int64_t pts) {
   const size_t row = static_cast<size_t>(image.width) * static_cast<size_t>(channels_);
   for (int64_t y = 0; y < image.height; ++y)
     std::memcpy(source_->data[0] + y * source_->linesize[0], image.pixels.data() + row * static_cast<size_t>(y), row);
-  // A new buffer per frame: the encoder may still hold the previous one (reference-counted).
-  av_frame_unref(frame_.get());
-  frame_->format = e->pix_fmt;
-  frame_->width = e->width;
-  frame_->height = e->height;
-  frame_->colorspace = e->colorspace;
-  frame_->color_range = e->color_range;
-  check_av(av_frame_get_buffer(frame_.get(), 0), "a video frame");
+  // The encoder may still hold the last frame (reference-counted): make_writable gives
+  // this one a buffer of its own only then, else reuses it.
+  if (!frame_->buf[0]) {
+    frame_->format = e->pix_fmt;
+    frame_->width = e->width;
+    frame_->height = e->height;
+    frame_->colorspace = e->colorspace;
+    frame_->color_range = e->color_range;
+    check_av(av_frame_get_buffer(frame_.get(), 0), "a video frame");
+  } else {
+    check_av(av_frame_make_writable(frame_.get()), "a video frame");
+  }
   sws_scale(scaler_.get(), source_->data, source_->linesize, 0, e->height, frame_->data, frame_->linesize);
   frame_->pts = pts;
   check_av(avcodec_send_frame(e, frame_.get()), "'" + path_ + "': encoding");
