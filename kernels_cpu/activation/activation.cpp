@@ -1,6 +1,7 @@
 #include "kernels_cpu/activation/activation.h"
 
 #include "kernels_cpu/activation/activation_functors.h"
+#include "kernels_cpu/common/simd_clones.h"
 
 namespace edgegan::cpu {
 
@@ -18,13 +19,29 @@ void map_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
     for (int64_t c = 0; c < channels; ++c) y[p * pixel_stride + c] = f(y[p * pixel_stride + c]);
 }
 
+// PRelu with a slope per channel over each pixel's channels. The product is computed for
+// every value and then selected (a vector blend; written with the product inside the
+// branch GCC keeps it scalar, as kernels_cpu/prelu found); exact, so every clone gives the
+// same bits.
+EDGEGAN_SIMD_CLONES void prelu_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* slope) {
+  for (int64_t p = 0; p < count; ++p) {
+    float* row = y + p * pixel_stride;
+EDGEGAN_NO_ALIAS_LOOP
+    for (int64_t c = 0; c < channels; ++c) {
+      const float v = row[c], scaled = v * slope[c];
+      row[c] = v > 0.f ? v : scaled;
+    }
+  }
+}
+
 }  // namespace
 
 float fast_tanh(float x) { return tanh_rational(x); }
 
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
-                      Activation activation, float alpha, float beta) {
+                      Activation activation, float alpha, float beta, const float* slope) {
   if (activation == Activation::kNone) return;
+  if (activation == Activation::kPRelu && slope) return prelu_pixels(y, count, channels, pixel_stride, slope);
   with_activation(activation, alpha, [&](auto f) { map_pixels(y, count, channels, pixel_stride, f); }, beta);
 }
 
@@ -35,6 +52,7 @@ void activation_backward(int64_t count, const float* y, float* grad, Activation 
       for (int64_t i = 0; i < count; ++i) grad[i] = y[i] > 0.f ? grad[i] : 0.f;
       break;
     case Activation::kLeakyRelu:  // alpha > 0: sign(y) = sign(x)
+    case Activation::kPRelu:      // one slope, alpha
       for (int64_t i = 0; i < count; ++i) grad[i] = y[i] > 0.f ? grad[i] : grad[i] * alpha;
       break;
     case Activation::kTanh:
