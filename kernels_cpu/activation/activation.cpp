@@ -1,6 +1,8 @@
 #include "kernels_cpu/activation/activation.h"
 
 #include "kernels_cpu/activation/activation_functors.h"
+#include "kernels_cpu/activation/activation_run.h"
+#include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/common/simd_clones.h"
 
 namespace edgegan::cpu {
@@ -38,10 +40,30 @@ EDGEGAN_NO_ALIAS_LOOP
 
 float fast_tanh(float x) { return tanh_rational(x); }
 
+ActivateRunFn wide_activation_run(Activation activation) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+  // Tanh and Sigmoid only: the others' loops are memory-bound or call libm per value.
+  if (activation == Activation::kTanh || activation == Activation::kSigmoid) {
+    switch (active_isa()) {
+      case Isa::kAvx512: return activate_run__avx512;
+      case Isa::kAvx2: return activate_run__avx2;
+      default: break;
+    }
+  }
+#endif
+  (void)activation;
+  return nullptr;
+}
+
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
                       Activation activation, float alpha, float beta, const float* slope) {
   if (activation == Activation::kNone) return;
   if (activation == Activation::kPRelu && slope) return prelu_pixels(y, count, channels, pixel_stride, slope);
+  if (const ActivateRunFn run = wide_activation_run(activation)) {
+    if (pixel_stride == channels) return run(y, count * channels, activation, alpha, beta);
+    for (int64_t p = 0; p < count; ++p) run(y + p * pixel_stride, channels, activation, alpha, beta);
+    return;
+  }
   with_activation(activation, alpha, [&](auto f) { map_pixels(y, count, channels, pixel_stride, f); }, beta);
 }
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "kernels_cpu/activation/activation_functors.h"
+#include "kernels_cpu/activation/activation_run.h"
 #include "kernels_cpu/common/simd_clones.h"
 
 namespace edgegan::cpu {
@@ -69,6 +70,11 @@ void fill_bias(float* y, int64_t count, int64_t channels, int64_t pixel_stride, 
 void store_with_epilogue(const float* acc, int64_t count, int64_t channels, float* const* rows, const float* bias,
                          Activation activation, float alpha, float beta, const float* slope) {
   if (activation == Activation::kPRelu && slope) return store_rows_prelu(acc, count, channels, rows, bias, slope);
+  if (wide_activation_run(activation)) {  // apply_activation's bits: the sums stored, then activated in place
+    store_rows(acc, count, channels, rows, bias, [](float v) { return v; });
+    for (int64_t p = 0; p < count; ++p) apply_activation(rows[p], 1, channels, channels, activation, alpha, beta);
+    return;
+  }
   with_activation(activation, alpha, [&](auto f) { store_rows(acc, count, channels, rows, bias, f); }, beta);
 }
 
