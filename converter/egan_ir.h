@@ -38,6 +38,7 @@ struct IrOp {
   schema::Activation activation = schema::Activation_None;
   float alpha = 0.01f;
   float beta = 0.f;                  // the activation's second parameter
+  std::vector<float> slope;          // activation PRelu (fused): one slope per output channel
   int64_t in_features = 0, out_features = 0;  // Dense; Embedding rows / dim
   int axis = 0;                      // Concat, Slice: storage order
   int64_t start = 0, step = 1;       // Slice

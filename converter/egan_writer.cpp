@@ -35,7 +35,7 @@ uint32_t EganWriter::conv_transpose_blob(const std::vector<float>& values) {
   return static_cast<uint32_t>(blobs_.size());
 }
 
-flatbuffers::Offset<fb::Epilogue> EganWriter::epilogue(const IrOp& op) { return fb::CreateEpilogue(b_, blob(op.bias), op.activation, op.alpha, op.beta); }
+flatbuffers::Offset<fb::Epilogue> EganWriter::epilogue(const IrOp& op) { return fb::CreateEpilogue(b_, blob(op.bias), op.activation, op.alpha, op.beta, blob(op.slope)); }
 
 flatbuffers::Offset<fb::Op> EganWriter::op(const IrOp& op, fb::OpKind kind, flatbuffers::Offset<void> body) {
   return fb::CreateOp(b_, b_.CreateString(op.name), kind, body);

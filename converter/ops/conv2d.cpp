@@ -11,7 +11,7 @@ namespace {
 class Conv2DLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"Conv"}; }
-  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true, .residual = true}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true, .residual = true, .prelu = true}; }
 
   void infer(RuntimeNode& n) const override {
     const Value& x = n.runtime_input(0);

@@ -15,7 +15,7 @@ namespace {
 class ConvTranspose2DLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override { return {"ConvTranspose"}; }
-  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true}; }
+  EpilogueFusions epilogue_fusions() const override { return {.activation = true, .scale_shift = true, .prelu = true}; }
 
   void infer(RuntimeNode& n) const override {
     const Value& x = n.runtime_input(0);

@@ -29,12 +29,14 @@ enum class Fusion {
   kActivation,  // an invertible activation (Relu, LeakyRelu, Sigmoid, Tanh ...)
   kScaleShift,  // a per-output-channel scale and shift: BatchNorm, a constant Mul / Add
   kResidual,    // an Add of another tensor of the output's shape
+  kPRelu,       // a PRelu with constant positive slopes (one, or one per output channel)
 };
 
 struct EpilogueFusions {
-  bool activation = false, scale_shift = false, residual = false;
+  bool activation = false, scale_shift = false, residual = false, prelu = false;
   bool takes(Fusion f) const {
     switch (f) {
+      case Fusion::kPRelu: return prelu;
       case Fusion::kActivation: return activation;
       case Fusion::kScaleShift: return scale_shift;
       case Fusion::kResidual: return residual;

@@ -1,5 +1,8 @@
 // PRelu from ONNX PRelu with a constant slope: one value ([1], a scalar), or one per
 // channel ([C,1,1], [1,C,1,1] on an NCHW map; [C] or [1,C] on [N,C] rows).
+#include <algorithm>
+#include <cmath>
+
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
@@ -44,10 +47,22 @@ class PReluLowering final : public OpLowering {
   }
 
   void lower(const Node& n, Lowering& l) const override {
+    const std::vector<float> s = slopes(n, l.value(n.inputs[0]).shape, l.constant(n, 1));
+    // Into the producing convolution's epilogue (no pass of its own) where its gradient
+    // follows from the output: every slope positive, so y and x have one sign.
+    const bool positive = std::all_of(s.begin(), s.end(), [](float v) { return v > 0.f && std::isfinite(v); });
+    if (IrOp* p = positive ? l.fusable_producer(n, Fusion::kPRelu) : nullptr) {
+      const auto channels = static_cast<size_t>(op_lowering(p->kind).output_channels(*p));
+      p->activation = schema::Activation_PRelu;
+      p->slope = s.size() == 1 ? std::vector<float>(channels, s[0]) : s;
+      l.absorb(n, *p);
+      l.model().activations_fused++;
+      return;
+    }
     // Per channel on a 1-D map: the slope runs along its channels, so the map must be NHWC.
     const size_t rank = l.value(n.inputs[0]).shape.size();
     IrOp& o = l.add_op(schema::OpKind_PRelu, n, {rank == 3 ? l.spatial_tensor(n, 0) : l.tensor(n, 0)});
-    o.weights = slopes(n, l.value(n.inputs[0]).shape, l.constant(n, 1));
+    o.weights = s;
   }
 
   flatbuffers::Offset<schema::Op> write(const IrModel&, const IrOp& op, EganWriter& w) const override {

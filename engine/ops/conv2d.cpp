@@ -140,13 +140,14 @@ class Conv2DKernel final : public OpKernel {
   void backward(const BackwardContext& b) override {
     const int64_t pixels = shape_.batch * shape_.h.out * shape_.w.out;
     float* g = b.grad(output_);
-    cpu::activation_backward(pixels * shape_.out_channels, b.ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
+    const bool params = b.wants_parameters();
+    // A fused PRelu's slope gradient (slot 2) comes with its activation gradient.
+    cpu::epilogue_activation_backward(pixels, shape_.out_channels, b.ctx.f32(output_), g, epilogue_, params ? b.parameter_gradient(2) : nullptr);
     ScratchLayout scratch(b.ctx.workspace);
     float* dw = scratch.take(weight_floats_);
     float* db = scratch.take(shape_.out_channels);
     const int64_t kernel_scratch_floats = std::max(weights_workspace_floats_, input_workspace_floats_);
     float* kernel_scratch = scratch.take(kernel_scratch_floats);
-    const bool params = b.wants_parameters();
     if (params && b.parameter_gradient(1)) {
       cpu::bias_backward(pixels, shape_.out_channels, g, db);
       add_into(b.parameter_gradient(1), db, shape_.out_channels);
@@ -269,7 +270,7 @@ class Conv2DDef final : public OpDef {
              std::to_string(op.out_channels()));
     v.expect_buffer(op.weights(), static_cast<uint64_t>(op.kernel_h()) * op.kernel_w() * (op.in_channels() / groups) * op.out_channels(),
                     "weights", false);
-    v.check_epilogue(op.epilogue(), op.out_channels());
+    v.check_epilogue(op.epilogue(), op.out_channels(), true);
     v.check_residual(residual, y, op.epilogue() ? op.epilogue()->activation() : schema::Activation_None);
   }
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
@@ -291,7 +292,7 @@ class Conv2DDef final : public OpDef {
   }
   std::vector<ParameterSlot> parameters(const schema::Op& o) const override {
     const auto& c = *o.kind_as_Conv2D();
-    return {{"weights", c.weights()}, {"bias", c.epilogue() ? c.epilogue()->bias() : 0u}};
+    return {{"weights", c.weights()}, {"bias", c.epilogue() ? c.epilogue()->bias() : 0u}, {"slope", c.epilogue() ? c.epilogue()->slope() : 0u}};
   }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
     return std::make_unique<Conv2DKernel>(a, *a.op.kind_as_Conv2D());

@@ -57,9 +57,10 @@ class PhaseBackward {
   Step begin(const BackwardContext& b, const cpu::ConvShape& shape, int input, int output, const cpu::Epilogue& ep) {
     const int64_t pixels = shape.batch * shape.h.out * shape.w.out;
     float* g = b.grad(output);
-    cpu::activation_backward(pixels * shape.out_channels, b.ctx.f32(output), g, ep.activation, ep.alpha, ep.beta);
     params_ = b.wants_parameters();
     const size_t bias_slot = phase_floats_.size();
+    // A fused PRelu's slope gradient (the slot after the bias) comes with its activation gradient.
+    cpu::epilogue_activation_backward(pixels, shape.out_channels, b.ctx.f32(output), g, ep, params_ ? b.parameter_gradient(bias_slot + 1) : nullptr);
     ScratchLayout scratch(b.ctx.workspace);
     float* db = scratch.take(shape.out_channels);
     if (params_ && b.parameter_gradient(bias_slot)) {
@@ -416,7 +417,7 @@ class ConvTranspose2DDef final : public OpDef {
       }
     }
     if (fp16_phases != 0 && fp16_phases != stored_phases) v.fail("mixes float16 and float32 sub-kernels (one precision per op)");
-    v.check_epilogue(op.epilogue(), op.out_channels());
+    v.check_epilogue(op.epilogue(), op.out_channels(), true);
   }
 
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
@@ -445,6 +446,7 @@ class ConvTranspose2DDef final : public OpDef {
     for (const auto* p : *c.phases())
       slots.push_back({"phase (" + std::to_string(p->phase_h()) + "," + std::to_string(p->phase_w()) + ") weights", p->weights()});
     slots.push_back({"bias", c.epilogue() ? c.epilogue()->bias() : 0u});
+    slots.push_back({"slope", c.epilogue() ? c.epilogue()->slope() : 0u});
     return slots;
   }
 

@@ -38,7 +38,8 @@ static_assert(static_cast<int>(schema::Activation_None) == static_cast<int>(cpu:
                   static_cast<int>(schema::Activation_HardSigmoid) == static_cast<int>(cpu::Activation::kHardSigmoid) &&
                   static_cast<int>(schema::Activation_HardSwish) == static_cast<int>(cpu::Activation::kHardSwish) &&
                   static_cast<int>(schema::Activation_Softplus) == static_cast<int>(cpu::Activation::kSoftplus) &&
-                  static_cast<int>(schema::Activation_Mish) == static_cast<int>(cpu::Activation::kMish),
+                  static_cast<int>(schema::Activation_Mish) == static_cast<int>(cpu::Activation::kMish) &&
+                  static_cast<int>(schema::Activation_PRelu) == static_cast<int>(cpu::Activation::kPRelu),
               "schema::Activation and cpu::Activation number the activations alike");
 inline cpu::Activation to_cpu(schema::Activation a) { return static_cast<cpu::Activation>(a); }
 

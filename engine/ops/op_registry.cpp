@@ -39,6 +39,7 @@ cpu::Epilogue KernelArgs::epilogue(const schema::Epilogue* ep) const {
   e.activation = to_cpu(ep->activation());
   e.alpha = ep->alpha();
   e.beta = ep->beta();
+  e.slope = weights.f32(ep->slope());
   return e;
 }
 

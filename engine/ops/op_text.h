@@ -23,6 +23,7 @@ inline const char* activation_name(schema::Activation a) {
     case schema::Activation_HardSwish: return "hard_swish";
     case schema::Activation_Softplus: return "softplus";
     case schema::Activation_Mish: return "mish";
+    case schema::Activation_PRelu: return "prelu";
   }
   return "";
 }

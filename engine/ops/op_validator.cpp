@@ -105,6 +105,8 @@ void OpValidator::expect_buffer(uint32_t index, uint64_t elements, const char* r
 
 void OpValidator::check_activation(schema::Activation a, float alpha, float beta) const {
   if (a < schema::Activation_MIN || a > schema::Activation_MAX) fail("unknown activation");
+  // Its slopes live in an epilogue (check_epilogue), so nowhere else may name it.
+  if (a == schema::Activation_PRelu) fail("activation PRelu outside a convolution's epilogue");
   if (!std::isfinite(alpha)) fail("activation slope is not finite");
   if (!std::isfinite(beta)) fail("activation parameter beta is not finite");
   // The gradients from the output need these (docs/ops.md).
@@ -125,9 +127,15 @@ void OpValidator::check_residual(const TensorDesc* r, const TensorDesc& y, schem
   if (activation != schema::Activation_None) fail("a residual needs activation None (it is added after the epilogue)");
 }
 
-void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels) const {
+void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels, bool prelu) const {
   if (!ep) return;
   expect_buffer(ep->bias(), static_cast<uint64_t>(channels), "bias", true);
+  if (ep->activation() == schema::Activation_PRelu) {
+    if (!prelu) fail("activation PRelu cannot be fused into this op");
+    expect_buffer(ep->slope(), static_cast<uint64_t>(channels), "slope", false);
+    return;
+  }
+  if (ep->slope()) fail("slope set without activation PRelu");
   check_activation(ep->activation(), ep->alpha(), ep->beta());
   if (!cpu::activation_invertible(static_cast<cpu::Activation>(ep->activation())))
     fail("a fused activation whose gradient needs its input (HardSwish, Mish)");

@@ -55,7 +55,8 @@ class OpValidator {
   // half-precision weights too. Buffer 0 is accepted when optional or elements == 0.
   void expect_buffer(uint32_t index, uint64_t elements, const char* role, bool optional, bool fp16_allowed = false) const;
   void check_activation(schema::Activation activation, float alpha, float beta = 0.f) const;
-  void check_epilogue(const schema::Epilogue* epilogue, int64_t channels) const;
+  // prelu: the op's kernels apply a fused PRelu (Conv2D, ConvTranspose2D); elsewhere it is refused.
+  void check_epilogue(const schema::Epilogue* epilogue, int64_t channels, bool prelu = false) const;
   // An op's optional residual (y = op(x) + residual; index -1: none, then nullptr): an
   // input like any other (in range, produced earlier, so never the op's own output),
   // to be checked against the output with check_residual once that is defined.

@@ -1,6 +1,9 @@
 #include "kernels_cpu/activation/activation.h"
 
 #include "kernels_cpu/activation/activation_functors.h"
+#include "kernels_cpu/activation/activation_run.h"
+#include "kernels_cpu/common/cpu_isa.h"
+#include "kernels_cpu/common/simd_clones.h"
 
 namespace edgegan::cpu {
 
@@ -18,13 +21,66 @@ void map_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
     for (int64_t c = 0; c < channels; ++c) y[p * pixel_stride + c] = f(y[p * pixel_stride + c]);
 }
 
+// PRelu with a slope per channel over each pixel's channels. The product is computed for
+// every value and then selected (a vector blend; written with the product inside the
+// branch GCC keeps it scalar, as kernels_cpu/prelu found); exact, so every clone gives the
+// same bits.
+// Contiguous pixels of few channels (FSRCNN's 12) go as runs of `per_run` pixels against
+// the slopes repeated that often, so the vector loop is not a 12-wide remainder per pixel.
+EDGEGAN_SIMD_CLONES void prelu_pixels(float* y, int64_t count, int64_t channels, int64_t pixel_stride, const float* slope) {
+  constexpr int64_t kRun = 256;
+  int64_t p = 0;
+  if (pixel_stride == channels && channels <= kRun / 4) {
+    const int64_t per_run = kRun / channels, n = per_run * channels;
+    float repeated[kRun];
+    for (int64_t i = 0; i < n; ++i) repeated[i] = slope[i % channels];
+    for (; p + per_run <= count; p += per_run) {
+      float* run = y + p * channels;
+EDGEGAN_NO_ALIAS_LOOP
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = run[i], scaled = v * repeated[i];
+        run[i] = v > 0.f ? v : scaled;
+      }
+    }
+  }
+  for (; p < count; ++p) {
+    float* row = y + p * pixel_stride;
+EDGEGAN_NO_ALIAS_LOOP
+    for (int64_t c = 0; c < channels; ++c) {
+      const float v = row[c], scaled = v * slope[c];
+      row[c] = v > 0.f ? v : scaled;
+    }
+  }
+}
+
 }  // namespace
 
 float fast_tanh(float x) { return tanh_rational(x); }
 
+ActivateRunFn wide_activation_run(Activation activation) {
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+  // Tanh and Sigmoid only: the others' loops are memory-bound or call libm per value.
+  if (activation == Activation::kTanh || activation == Activation::kSigmoid) {
+    switch (active_isa()) {
+      case Isa::kAvx512: return activate_run__avx512;
+      case Isa::kAvx2: return activate_run__avx2;
+      default: break;
+    }
+  }
+#endif
+  (void)activation;
+  return nullptr;
+}
+
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride,
-                      Activation activation, float alpha, float beta) {
+                      Activation activation, float alpha, float beta, const float* slope) {
   if (activation == Activation::kNone) return;
+  if (activation == Activation::kPRelu && slope) return prelu_pixels(y, count, channels, pixel_stride, slope);
+  if (const ActivateRunFn run = wide_activation_run(activation)) {
+    if (pixel_stride == channels) return run(y, count * channels, activation, alpha, beta);
+    for (int64_t p = 0; p < count; ++p) run(y + p * pixel_stride, channels, activation, alpha, beta);
+    return;
+  }
   with_activation(activation, alpha, [&](auto f) { map_pixels(y, count, channels, pixel_stride, f); }, beta);
 }
 
@@ -35,6 +91,7 @@ void activation_backward(int64_t count, const float* y, float* grad, Activation 
       for (int64_t i = 0; i < count; ++i) grad[i] = y[i] > 0.f ? grad[i] : 0.f;
       break;
     case Activation::kLeakyRelu:  // alpha > 0: sign(y) = sign(x)
+    case Activation::kPRelu:      // one slope, alpha
       for (int64_t i = 0; i < count; ++i) grad[i] = y[i] > 0.f ? grad[i] : grad[i] * alpha;
       break;
     case Activation::kTanh:

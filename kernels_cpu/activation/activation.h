@@ -12,11 +12,14 @@ namespace edgegan::cpu {
 
 // Parameters: LeakyRelu slope alpha; Elu alpha; Selu alpha and gamma (beta); Clip min
 // (alpha) and max (beta); HardSigmoid alpha*x + beta. HardSwish, Softplus, Mish: none.
+// PRelu: LeakyRelu with a slope per channel, which only an epilogue carries
+// (Epilogue::slope, a fused PRelu op); where a function below takes no slope array,
+// alpha is the channel's slope.
 enum class Activation : int {
   kNone = 0, kRelu = 1, kLeakyRelu = 2, kTanh = 3, kSigmoid = 4,
-  kElu = 5, kSelu = 6, kClip = 7, kHardSigmoid = 8, kHardSwish = 9, kSoftplus = 10, kMish = 11
+  kElu = 5, kSelu = 6, kClip = 7, kHardSigmoid = 8, kHardSwish = 9, kSoftplus = 10, kMish = 11, kPRelu = 12
 };
-inline constexpr int kActivationCount = 12;
+inline constexpr int kActivationCount = 13;
 
 // Whether the gradient follows from the activation's OUTPUT (activation_backward); the
 // others (HardSwish, Mish) need the input (activation_backward_from_input) and so never
@@ -31,7 +34,8 @@ inline float activate(float v, Activation a, float alpha, float beta = 0.f) {
   switch (a) {
     case Activation::kNone: return v;
     case Activation::kRelu: return v > 0.f ? v : 0.f;
-    case Activation::kLeakyRelu: return v > 0.f ? v : v * alpha;
+    case Activation::kLeakyRelu:
+    case Activation::kPRelu: return v > 0.f ? v : v * alpha;
     case Activation::kTanh: return std::tanh(v);
     case Activation::kSigmoid: return 1.f / (1.f + std::exp(-v));
     case Activation::kElu: return v > 0.f ? v : alpha * std::expm1(v);
@@ -51,12 +55,14 @@ float fast_tanh(float x);
 
 // Applies the activation in place to `count` pixels of `channels` floats,
 // `pixel_stride` floats apart (vectorised; tanh and sigmoid through fast_tanh).
+// kPRelu reads `slope` ([channels], the pixels' first channel's slope first).
 void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_stride, Activation activation, float alpha,
-                      float beta = 0.f);
+                      float beta = 0.f, const float* slope = nullptr);
 
 // The gradient from the activation's OUTPUT y (what a fused epilogue leaves):
 // dx = dy * act'(x), written in place into `grad` (which holds dy on entry). For the
-// activations activation_invertible() accepts.
+// activations activation_invertible() accepts (kPRelu: one slope, alpha > 0; a slope
+// per channel: prelu_backward_from_output in epilogue.h).
 void activation_backward(int64_t count, const float* y, float* grad, Activation activation, float alpha, float beta = 0.f);
 
 // The same from the activation's INPUT x: every activation (HardSwish and Mish need it).

@@ -58,6 +58,7 @@ void with_activation(Activation activation, float alpha, Body body, float beta =
     case Activation::kHardSwish: return body([](float v) { return v * std::min(1.f, std::max(0.f, v * (1.f / 6.f) + 0.5f)); });
     case Activation::kSoftplus: return body(softplus_fn);
     case Activation::kMish: return body([](float v) { return v * tanh_rational(softplus_fn(v)); });
+    case Activation::kPRelu: return body([alpha](float v) { return v > 0.f ? v : v * alpha; });  // one slope (see Activation)
   }
 }
 

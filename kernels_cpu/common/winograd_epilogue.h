@@ -18,6 +18,7 @@
 
 namespace edgegan::cpu {
 
+// `ep`'s bias and slope start at the block's first channel (Epilogue::from_column).
 // Runs transform(f, residual) with f the activation when it can be inlined, else with
 // the identity and no residual (nullptr) and then activates each of the `pixels`
 // outputs out[p] (nullptr: not computed) in place and adds residual[p] (the array or
@@ -37,7 +38,7 @@ inline __attribute__((always_inline)) void winograd_epilogue(const Epilogue& ep,
   transform([](float v) { return v; }, static_cast<const float* const*>(nullptr));
   for (int p = 0; p < pixels; ++p) {
     if (!out[p]) continue;
-    apply_activation(out[p], 1, width, width, ep.activation, ep.alpha, ep.beta);
+    apply_activation(out[p], 1, width, width, ep.activation, ep.alpha, ep.beta, ep.slope);
     if (residual && residual[p]) add_residual(out[p], 1, width, width, residual[p]);
   }
 }

@@ -95,7 +95,7 @@ void f2x2_output_transform(const float* const* m, int64_t width, float* const* o
   const bool activated = output_transform_inlined(m, width, out, ep.bias ? ep.bias + column : nullptr, ep.activation, ep.alpha);
   for (int q = 0; q < 4; ++q) {
     if (!out[q]) continue;
-    if (!activated) apply_activation(out[q], 1, width, width, ep.activation, ep.alpha, ep.beta);
+    if (!activated) apply_activation(out[q], 1, width, width, ep.activation, ep.alpha, ep.beta, ep.slope ? ep.slope + column : nullptr);
     if (residual && residual[q]) add_residual(out[q], 1, width, width, residual[q]);
   }
 }

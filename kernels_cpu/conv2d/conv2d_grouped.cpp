@@ -28,7 +28,7 @@ void conv2d_grouped_reference(const ConvShape& s, int64_t groups, const float* x
                 acc += x[((n * s.h.in + ih) * s.w.in + iw) * cin + c0 + ci] * w[((co * cin_g + ci) * s.h.kernel + kh) * s.w.kernel + kw];
             }
           const int64_t i = ((n * s.h.out + oh) * s.w.out + ow) * cout + co;
-          y[i] = activate(acc, ep.activation, ep.alpha, ep.beta);
+          y[i] = ep.activate(acc, co);
           if (ep.residual) y[i] += ep.residual[i];
         }
 }
@@ -244,8 +244,7 @@ void conv2d_grouped(const ConvShape& s, int64_t groups, const float* packed, con
   for (int64_t g = 0; g < groups; ++g) {
     copy_channels(in_pixels, cin_g, x + g * cin_g, s.in_channels, xg, cin_g, threads);
     copy_channels(rows, cout_g, packed + g * cout_g, s.out_channels, wg, cout_g, 1);
-    Epilogue e = ep;
-    if (e.bias) e.bias += g * cout_g;
+    Epilogue e = ep.from_column(g * cout_g);
     e.residual = nullptr;  // added as the group's channels are scattered into y
     conv2d_trimmed(gs, wg, xg, yg, e, threads, z.inner > 0 ? inner : nullptr, map);
     copy_channels(out_pixels, cout_g, yg, cout_g, y + g * cout_g, s.out_channels, threads, ep.residual ? ep.residual + g * cout_g : nullptr);

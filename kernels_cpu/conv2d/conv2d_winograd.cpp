@@ -119,9 +119,9 @@ EDGEGAN_ALWAYS_INLINE void output_transform_with(const float* const* m, int64_t 
 // The window's outputs with the epilogue (its bias from output channel `column`).
 EDGEGAN_SIMD_CLONES void output_transform(const float* const* m, int64_t width, float* const* out, const float* const* res, const Epilogue& ep,
                                           int64_t column) {
-  const float* bias = ep.bias ? ep.bias + column : nullptr;
-  winograd_epilogue(ep, width, kTile * kTile, out, res,
-                    [&](auto f, const float* const* r) EDGEGAN_ALWAYS_INLINE_LAMBDA { output_transform_with(m, width, out, r, bias, f); });
+  const Epilogue block = ep.from_column(column);
+  winograd_epilogue(block, width, kTile * kTile, out, res,
+                    [&](auto f, const float* const* r) EDGEGAN_ALWAYS_INLINE_LAMBDA { output_transform_with(m, width, out, r, block.bias, f); });
 }
 
 }  // namespace

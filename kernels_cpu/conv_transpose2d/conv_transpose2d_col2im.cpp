@@ -54,7 +54,7 @@ void conv_transpose2d_col2im(const ConvShape& s, const float* col_kernel, const 
         }
       }
     }
-    apply_activation(yrow, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta);
+    apply_activation(yrow, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta, ep.slope);
   }
 }
 

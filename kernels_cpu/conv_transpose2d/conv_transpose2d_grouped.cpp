@@ -31,7 +31,7 @@ void conv_transpose2d_grouped_reference(const ConvShape& s, int64_t groups, cons
                 yn[(oh * ow_n + ow) * cout + g * cout_g + c] += xv * w[((ci * cout_g + c) * s.h.kernel + kh) * s.w.kernel + kw];
             }
           }
-    for (int64_t i = 0; i < oh_n * ow_n * cout; ++i) yn[i] = activate(yn[i], ep.activation, ep.alpha, ep.beta);
+    for (int64_t i = 0; i < oh_n * ow_n * cout; ++i) yn[i] = ep.activate(yn[i], i % cout);
   }
 }
 
@@ -122,8 +122,7 @@ void conv_transpose2d_grouped(const ConvShape& s, const std::vector<ConvTranspos
   const int64_t inner_floats = need - (inner - ws);
   for (int64_t g = 0; g < groups; ++g) {
     copy_channels(in_pixels, gs.in_channels, x + g * gs.in_channels, s.in_channels, xg, gs.in_channels, threads);
-    Epilogue e = ep;
-    if (e.bias) e.bias += g * gs.out_channels;
+    const Epilogue e = ep.from_column(g * gs.out_channels);
     conv_transpose2d_split(gs, views[static_cast<size_t>(g)], xg, yg, e, threads, inner, inner_floats);
     copy_channels(out_pixels, gs.out_channels, yg, gs.out_channels, y + g * gs.out_channels, s.out_channels, threads);
   }

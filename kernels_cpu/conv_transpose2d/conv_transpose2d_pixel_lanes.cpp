@@ -153,7 +153,8 @@ void store_block(const ConvShape& s, const ConvTranspose2DWeights& wts, const Pi
           for (int64_t j = 0; j < n; ++j) row[(col[b] + j * s.w.stride) * cout + co] = phase_acc[b][co * channel_stride + j] + bias;
         }
     }
-    uk.activate(out, 2 * n * cout, ep.activation, ep.alpha, ep.beta);
+    if (ep.activation == Activation::kPRelu) apply_activation(out, 2 * n, cout, cout, ep.activation, ep.alpha, ep.beta, ep.slope);  // per channel
+    else uk.activate(out, 2 * n * cout, ep.activation, ep.alpha, ep.beta);
   }
 }
 

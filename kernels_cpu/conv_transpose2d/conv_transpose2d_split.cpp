@@ -165,8 +165,7 @@ bool tile_gemm(const ConvShape& s, const PanelLayout& layout, const AxisPhase& p
         if constexpr (std::is_same_v<WT, float>) {  // (fp16 layers get no `store`)
           Epilogue ep;  // back into scratch: the sums only
           if (to_output) {
-            ep = *store;
-            if (ep.bias) ep.bias += n0;
+            ep = store->from_column(n0);
           }
           gemm_store_rows(m, n, cin, a_rows.data(), panel, layout.width(n0), c_rows.data(), out, ep);
         }
@@ -316,7 +315,7 @@ void narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
       for (size_t b = 0; b < wts.phases_w.size(); ++b)
         if (wts.phases_w[b].q_end > wts.phases_w[b].q_begin)
           row_dot(s, dot, ph, wts.phases_w[b], transposed[a * static_cast<size_t>(sw) + b], x, y, img, qh);
-      apply_activation(row, row_floats, 1, 1, ep.activation, ep.alpha, ep.beta);
+      apply_activation(row, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta, ep.slope);
     }
   }
 }
@@ -459,7 +458,8 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
     const int64_t last = last_taps[static_cast<size_t>(phase)];
     const bool stored = wts.fp16() ? tile_gemm(s, layout, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store)
                                    : tile_gemm(s, layout, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store);
-    if (!stored) store_with_epilogue(acc, t.count, width, t.out.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha, ep.beta);
+    if (!stored) store_with_epilogue(acc, t.count, width, t.out.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha, ep.beta,
+                                    ep.slope ? ep.slope + j0 : nullptr);
   }
 }
 

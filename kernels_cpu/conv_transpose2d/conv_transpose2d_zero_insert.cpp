@@ -52,7 +52,7 @@ void conv_transpose2d_zero_insert(const ConvShape& s, const float* full_kernel, 
         gemm_accumulate(s.w.out, cout, cin, a, cin, b, cout, yrow, cout);
       }
     }
-    apply_activation(yrow, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta);
+    apply_activation(yrow, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta, ep.slope);
   }
 }
 

@@ -54,15 +54,14 @@ void rows_store(const GemmUkernel& uk, int64_t m, int64_t n, int64_t k, const fl
       if (out_rows[i] != c_rows[i]) std::copy(c_rows[i], c_rows[i] + n, out_rows[i]);
     rows_product(uk, m, n, k, a_rows, b, ldb, out_rows);
     if (ep.bias || ep.activation != Activation::kNone)
-      for (int64_t i = 0; i < m; ++i) store_with_epilogue(out_rows[i], 1, n, out_rows + i, ep.bias, ep.activation, ep.alpha, ep.beta);
+      for (int64_t i = 0; i < m; ++i) store_with_epilogue(out_rows[i], 1, n, out_rows + i, ep.bias, ep.activation, ep.alpha, ep.beta, ep.slope);
     return;
   }
   std::array<const float*, kMaxMr> c;
   std::array<float*, kMaxMr> out;
   for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
     const int nr = static_cast<int>(std::min<int64_t>(uk.nr, n - n0));
-    Epilogue tile_ep = ep;
-    if (ep.bias) tile_ep.bias = ep.bias + n0;
+    const Epilogue tile_ep = ep.from_column(n0);
     for (int64_t i0 = 0; i0 < m; i0 += uk.mr) {
       const int mr = static_cast<int>(std::min<int64_t>(uk.mr, m - i0));
       for (int i = 0; i < mr; ++i) {

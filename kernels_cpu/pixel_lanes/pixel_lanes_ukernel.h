@@ -19,7 +19,7 @@
 //     out[(2l + i) * cout + co] = (i ? second : first)[co * channel_stride + l] + bias[co]
 //
 //   activate: the activation, in place, on n contiguous floats (the same functions
-//   as apply_activation, vectorised for the family).
+//   as apply_activation, vectorised for the family: activate_run__avx512).
 #pragma once
 
 #include <cstdint>
@@ -79,7 +79,6 @@ void planes_from_pixels_16x16__avx512(const float* src, int64_t pixels, int64_t 
                                      int64_t row_floats);
 void interleave_phases_16__avx512(const float* first, const float* second, int64_t channel_stride, int cout, const float* bias,
                                   float* out);
-void activate__avx512(float* y, int64_t n, Activation activation, float alpha, float beta);
 #endif
 
 }  // namespace edgegan::cpu

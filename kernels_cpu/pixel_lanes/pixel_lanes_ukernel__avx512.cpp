@@ -9,7 +9,6 @@
 #include <array>
 #include <bit>
 
-#include "kernels_cpu/activation/activation_functors.h"
 #include "kernels_cpu/pixel_lanes/pixel_lanes_ukernel.h"
 
 namespace edgegan::cpu {
@@ -195,15 +194,6 @@ void interleave_phases_16__avx512(const float* first, const float* second, int64
       }
       break;
   }
-}
-
-void activate__avx512(float* y, int64_t n, Activation activation, float alpha, float beta) {
-  if (activation == Activation::kNone) return;
-  with_activation(
-      activation, alpha, [&](auto f) {
-        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
-      },
-      beta);
 }
 
 void pixel_lanes_ukernel_4phase__avx512(const PixelLanesPlan& plan, const PixelLanesArgs& args) {

@@ -1,5 +1,6 @@
 // An activation as the CUDA kernels take it: its number (cpu::Activation and the model
-// file's, 0 None .. 11 Mish) and its two parameters (LeakyRelu slope and Elu alpha in
+// file's, 0 None .. 11 Mish; never 12 PRelu, which the op kernels apply as a pass:
+// FusedPRelu in engine/backend/cuda/cuda_kernel.h) and its two parameters (LeakyRelu slope and Elu alpha in
 // alpha; Selu gamma, Clip max and HardSigmoid offset in beta; see kernels_cpu/activation).
 // A plain struct, so host code builds it and kernels receive it by value.
 #pragma once

@@ -47,6 +47,7 @@ TEST(GroupNormLoader, RejectsHostileGroupNormOps) {
        }, "shift buffer has"},
       {"scale index out of range", [](schema::ModelT&, schema::GroupNormT& g) { g.scale = 999; }, "out of range"},
       {"unknown activation", [](schema::ModelT&, schema::GroupNormT& g) { g.activation = static_cast<schema::Activation>(42); }, "activation"},
+      {"PRelu outside an epilogue", [](schema::ModelT&, schema::GroupNormT& g) { g.activation = schema::Activation_PRelu; }, "outside a convolution's epilogue"},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

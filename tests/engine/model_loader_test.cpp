@@ -297,6 +297,16 @@ TEST(ModelLoader, RejectsHostileContentWithAMessage) {
        }, "int64"},
       {"unknown activation", [](schema::ModelT& m) { first_conv_transpose(m).epilogue->activation = static_cast<schema::Activation>(42); }, "activation"},
       {"non-finite slope", [](schema::ModelT& m) { first_conv_transpose(m).epilogue->alpha = NAN; }, "not finite"},
+      {"fused PRelu without slopes", [](schema::ModelT& m) { first_conv_transpose(m).epilogue->activation = schema::Activation_PRelu; }, "slope is missing"},
+      {"fused PRelu slopes not one per channel", [](schema::ModelT& m) {
+         auto& c = first_conv_transpose(m);
+         c.epilogue->activation = schema::Activation_PRelu;
+         c.epilogue->slope = c.phases[0]->weights;
+       }, "slope buffer has"},
+      {"slopes without PRelu", [](schema::ModelT& m) {
+         auto& c = first_conv_transpose(m);
+         c.epilogue->slope = c.epilogue->bias;
+       }, "slope set without activation PRelu"},
       {"weights of an unknown dtype", [](schema::ModelT& m) { m.buffers[1]->dtype = schema::DType_Int64; }, "float32 or float16"},
       {"float16 bias", [](schema::ModelT& m) {
          auto& bias = *m.buffers[first_conv_transpose(m).epilogue->bias];

@@ -13,6 +13,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cuda/cuda_kernel.h"
+#include "kernels_cuda/prelu/prelu.h"
 
 namespace edgegan {
 namespace cuda {
@@ -332,6 +333,7 @@ GemmOpKernel::GemmOpKernel(const KernelArgs& a, int input, int output, uint32_t 
   f16_ = a.weights.is_f16(weights);
   bias_ = upload_.weights(ep ? ep->bias() : 0);
   activation_ = activation_params(ep);
+  prelu_ = FusedPRelu(a, upload_, ep, output);
   gemm_.shape = std::move(shape);
   gemm_.prepare(a, upload_);
   upload_.commit();
@@ -342,6 +344,20 @@ void GemmOpKernel::run(const RunContext& ctx) { run_gemm(ctx, ctx.f32(input_)); 
 void GemmOpKernel::run_gemm(const RunContext& ctx, const float* x) const {
   gemm_.run(upload_, x, ctx.f32(output_), upload_.at(weights_), f16_, upload_.as<float>(bias_), activation_,
             residual_ >= 0 ? ctx.f32(residual_) : nullptr, ctx.workspace, static_cast<cudaStream_t>(ctx.stream));
+  prelu_.run(ctx, upload_);
+}
+
+FusedPRelu::FusedPRelu(const KernelArgs& a, KernelUpload& upload, const schema::Epilogue* ep, int output) {
+  if (!ep || ep->activation() != schema::Activation_PRelu) return;
+  output_ = output;
+  channels_ = a.tensor(output).dims.back();  // NHWC: the output channels, as the slopes (validated)
+  pixels_ = a.batch * a.tensor(output).per_sample / channels_;
+  slope_ = upload.weights(ep->slope());
+}
+
+void FusedPRelu::run(const RunContext& ctx, const KernelUpload& upload) const {
+  if (slope_ < 0) return;
+  prelu(pixels_, channels_, upload.as<float>(slope_), ctx.f32(output_), ctx.f32(output_), stream_of(ctx));
 }
 
 void no_backward(const char* kernel) {

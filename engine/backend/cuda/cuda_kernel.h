@@ -90,10 +90,30 @@ struct PreparedGemm {
 // A kernel that has no backward pass on this backend.
 [[noreturn]] void no_backward(const char* kernel);
 
-// An activation as the file states it (an op's epilogue; none when absent).
+// An activation as the file states it (an op's epilogue; none when absent). A fused
+// PRelu is none here: FusedPRelu applies it after the op's kernel.
 inline ActivationParams activation_params(const schema::Epilogue* ep) {
-  return ep ? ActivationParams{static_cast<int>(ep->activation()), ep->alpha(), ep->beta()} : ActivationParams{};
+  if (!ep || ep->activation() == schema::Activation_PRelu) return {};
+  return ActivationParams{static_cast<int>(ep->activation()), ep->alpha(), ep->beta()};
 }
+
+// A PRelu fused into a convolution's epilogue (activation PRelu, a slope per output
+// channel). The device epilogues take no per-channel parameters, so the op's kernel
+// runs without it (activation_params) and run() then applies the PRelu kernel
+// (kernels_cuda/prelu, the standalone op's) in place over the output: the values of the
+// unfused model, one pass more on the device.
+class FusedPRelu {
+ public:
+  FusedPRelu() = default;  // none
+  // Queues the slopes on `upload` (before its commit()); none unless `ep` holds a PRelu.
+  FusedPRelu(const KernelArgs& args, KernelUpload& upload, const schema::Epilogue* ep, int output);
+  // After the op's kernel, on its stream; nothing without a PRelu.
+  void run(const RunContext& ctx, const KernelUpload& upload) const;
+
+ private:
+  int slope_ = -1, output_ = -1;
+  int64_t channels_ = 0, pixels_ = 0;
+};
 inline ActivationParams activation_params(schema::Activation a, float alpha, float beta) { return {static_cast<int>(a), alpha, beta}; }
 
 // An op whose whole run is one implicit GEMM with a bias, activation and residual
@@ -119,6 +139,7 @@ class GemmOpKernel : public OpKernel {
   int input_, output_, residual_;
   int weights_ = -1, bias_ = -1;
   ActivationParams activation_;
+  FusedPRelu prelu_;
   bool f16_ = false;
 };
 

@@ -7,6 +7,8 @@
 #include <vector>
 
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/activation/activation_run.h"
+#include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/common/epilogue.h"
 #include "kernels_cpu/elementwise/elementwise.h"
 #include "tests/test_util.h"
@@ -126,6 +128,83 @@ TEST(Activation, NewActivationsVectorisedMatchDefinitions) {
       store_with_epilogue(before.data(), count, channels, rows.data(), nullptr, p.a, p.alpha, p.beta);
       EXPECT_EQ(stored, y);
     }
+}
+
+// PRelu with a slope per channel (a fused PRelu's epilogue): over contiguous pixels
+// (runs of pixels against repeated slopes, then a remainder) and strided ones, and in the
+// fused store, exactly the definition with each channel's slope.
+TEST(Activation, PReluPerChannelMatchesDefinitionOnEveryLayout) {
+  std::mt19937 rng(21);
+  for (int64_t channels : {1, 3, 12, 16, 56, 64, 65, 130}) {
+    const auto slope = random_floats(rng, static_cast<size_t>(channels), 0.05f, 0.6f);
+    for (int64_t count : {int64_t{1}, int64_t{21}, int64_t{uniform_int(rng, 2, 700)}}) {
+      SCOPED_TRACE(std::to_string(channels) + " channels, " + std::to_string(count) + " pixels");
+      const auto x = random_floats(rng, static_cast<size_t>(count * channels));
+      std::vector<float> want(x.size());
+      for (size_t i = 0; i < x.size(); ++i) want[i] = activate(x[i], Activation::kPRelu, slope[i % static_cast<size_t>(channels)]);
+      auto y = x;
+      apply_activation(y.data(), count, channels, channels, Activation::kPRelu, 0.01f, 0.f, slope.data());
+      ASSERT_EQ(y, want);
+      std::vector<float> strided(static_cast<size_t>(count * (channels + 2)), 7.f);
+      for (int64_t p = 0; p < count; ++p) std::copy_n(x.begin() + p * channels, channels, strided.begin() + p * (channels + 2));
+      apply_activation(strided.data(), count, channels, channels + 2, Activation::kPRelu, 0.01f, 0.f, slope.data());
+      for (int64_t p = 0; p < count; ++p) {
+        ASSERT_TRUE(std::equal(want.begin() + p * channels, want.begin() + (p + 1) * channels, strided.begin() + p * (channels + 2)));
+        ASSERT_EQ(strided[static_cast<size_t>(p * (channels + 2) + channels)], 7.f);
+      }
+      std::vector<float> stored(x.size());
+      std::vector<float*> rows(static_cast<size_t>(count));
+      for (int64_t r = 0; r < count; ++r) rows[static_cast<size_t>(r)] = stored.data() + r * channels;
+      store_with_epilogue(x.data(), count, channels, rows.data(), nullptr, Activation::kPRelu, 0.01f, 0.f, slope.data());
+      ASSERT_EQ(stored, want);
+    }
+  }
+}
+
+// Tanh and Sigmoid run on the widest family the CPU has (activation_run.h): on each,
+// within the definitions' tolerance, and the fused store, the unfused pass on 1 and 3
+// threads and strided pixels all give apply_activation's bits.
+TEST(Activation, TanhAndSigmoidOnEveryFamilyMatchDefinitionsAndEachOther) {
+  std::mt19937 rng(20);
+  for (Isa isa : kAllIsas) {
+    if (!isa_supported(isa)) continue;
+    ScopedIsa forced(isa);
+    SCOPED_TRACE(isa_name(isa));
+#if defined(EDGEGAN_HAVE_X86_KERNELS)
+    EXPECT_EQ(wide_activation_run(Activation::kTanh) != nullptr, isa == Isa::kAvx2 || isa == Isa::kAvx512);
+#endif
+    for (Activation a : {Activation::kTanh, Activation::kSigmoid})
+      for (int64_t channels : {1, 9, 64, 67}) {
+        const int64_t count = uniform_int(rng, 1, 400);
+        auto x = random_floats(rng, static_cast<size_t>(count * channels));
+        for (float& v : x) v *= 10.f;
+        auto y = x;
+        apply_activation(y.data(), count, channels, channels, a, 0.2f);
+        for (size_t i = 0; i < y.size(); ++i) {
+          const float want = activate(x[i], a, 0.2f);
+          ASSERT_NEAR(y[i], want, 2e-6f * (1.f + std::abs(want))) << "activation " << static_cast<int>(a) << " at " << x[i];
+        }
+        std::vector<float> stored(x.size());
+        std::vector<float*> rows(static_cast<size_t>(count));
+        for (int64_t r = 0; r < count; ++r) rows[static_cast<size_t>(r)] = stored.data() + r * channels;
+        store_with_epilogue(x.data(), count, channels, rows.data(), nullptr, a, 0.2f);
+        EXPECT_EQ(stored, y);
+        for (int threads : {1, 3}) {
+          std::vector<float> z(x.size());
+          elementwise_activation(static_cast<int64_t>(x.size()), x.data(), z.data(), a, 0.2f, 0.f, threads);
+          EXPECT_EQ(z, y) << threads << " threads";
+        }
+        // Pixels one channel wider than their values (a block of a wider map).
+        std::vector<float> strided(static_cast<size_t>(count * (channels + 1)), 7.f);
+        for (int64_t p = 0; p < count; ++p)
+          std::copy_n(x.begin() + p * channels, channels, strided.begin() + p * (channels + 1));
+        apply_activation(strided.data(), count, channels, channels + 1, a, 0.2f);
+        for (int64_t p = 0; p < count; ++p) {
+          ASSERT_TRUE(std::equal(y.begin() + p * channels, y.begin() + (p + 1) * channels, strided.begin() + p * (channels + 1)));
+          ASSERT_EQ(strided[static_cast<size_t>(p * (channels + 1) + channels)], 7.f);
+        }
+      }
+  }
 }
 
 // The unfused pass over many blocks, on several threads, in place and not: the same

@@ -10,12 +10,13 @@
 #include "kernels_cpu/conv2d/conv2d_input_map.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "tests/test_util.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 
 struct Conv2DRandomCase {
   ConvShape s;
-  std::vector<float> x, w, bias, residual, ref;
+  std::vector<float> x, w, bias, residual, ref, slopes;
   Epilogue ep;
   bool mapped = false;
   std::vector<int32_t> rows, cols;
@@ -77,6 +78,10 @@ inline Conv2DRandomCase make_conv2d_random_case(std::mt19937& rng, const ConvSha
   c.ep.alpha = c.ep.activation == Activation::kClip ? -0.5f : 0.2f;
   c.ep.beta = c.ep.activation == Activation::kClip ? 0.5f : c.ep.activation == Activation::kSelu ? 1.0507f : 0.5f;
   if (c.ep.activation == Activation::kNone && uniform_int(rng, 0, 1)) c.ep.residual = c.residual.data();
+  if (c.ep.activation == Activation::kPRelu) {
+    c.slopes = random_prelu_slopes(rng, s.out_channels);
+    c.ep.slope = c.slopes.data();
+  }
 
   std::vector<float> seen = c.x;
   if (mapped) {

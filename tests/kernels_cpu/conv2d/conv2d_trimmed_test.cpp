@@ -6,6 +6,7 @@
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_common/conv_geometry.h"
 #include "tests/kernels_cpu/conv2d/conv2d_random_case.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -49,8 +50,8 @@ TEST(Conv2DProperty, TrimmedMatchesReferenceOnRandomGeometries) {
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
     Epilogue ep;
     ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
-    ep.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
-    ep.alpha = 0.2f;
+    std::vector<float> slopes;
+    draw_epilogue_activation(rng, ep, slopes, s.out_channels);
     const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
     std::vector<float> ref(out_size), y(out_size, NAN), packed(w.size());
     conv2d_reference(s, x.data(), w.data(), ref.data(), ep);

@@ -13,6 +13,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "tests/kernels_cpu/backward_test_util.h"
 #include "tests/test_util.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -71,8 +72,8 @@ TEST(ConvTranspose2DGrouped, SplitMatchesReferenceOnRandomGeometries) {
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
     Epilogue ep;
     ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
-    ep.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
-    ep.alpha = 0.2f;
+    std::vector<float> slopes;
+    draw_epilogue_activation(rng, ep, slopes, s.out_channels);
     const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
     std::vector<float> ref(out_size);
     conv_transpose2d_grouped_reference(s, groups, x.data(), w.data(), ref.data(), ep);

@@ -20,6 +20,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_split.h"
 #include "kernels_cpu/phase_lanes/phase_lanes_ukernel.h"
 #include "tests/test_util.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -107,6 +108,8 @@ void check_random_layers(uint32_t seed, int cases) {
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
     ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
     ep.activation = static_cast<Activation>(uniform_int(rng, 0, kActivationCount - 1));
+    const auto slopes = random_prelu_slopes(rng, s.out_channels);
+    if (ep.activation == Activation::kPRelu) ep.slope = slopes.data();
     ep.alpha = 0.2f;
     ep.beta = ep.activation == Activation::kClip ? 0.5f : ep.activation == Activation::kSelu ? 1.05f : 0.5f;
     if (ep.activation == Activation::kClip) ep.alpha = -0.5f;

@@ -20,6 +20,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -107,8 +108,8 @@ void check_random_heads(uint32_t seed, int cases) {
     Epilogue ep;
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
     ep.bias = uniform_int(rng, 0, 1) ? bias.data() : nullptr;
-    ep.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
-    ep.alpha = 0.2f;
+    std::vector<float> slopes;
+    draw_epilogue_activation(rng, ep, slopes, s.out_channels);
     ConvTranspose2DWeights split;
     split.phases_h = split_conv_transpose_axis(s.h);
     split.phases_w = split_conv_transpose_axis(s.w);

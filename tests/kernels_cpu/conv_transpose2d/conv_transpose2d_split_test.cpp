@@ -17,6 +17,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -70,17 +71,17 @@ void check_random_geometries(uint32_t seed, int cases, int max_cin, int max_cout
     s.h = random_axis(rng, uniform_int(rng, 1, 7), dilated);
     s.w = random_axis(rng, uniform_int(rng, 1, 7), dilated);
     if (s.h.out < 1 || s.w.out < 1) continue;  // pads ate the whole output
-    c.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
+    Epilogue ep;
+    std::vector<float> slopes;
+    draw_epilogue_activation(rng, ep, slopes, s.out_channels);
+    c.activation = ep.activation;
     c.bias = uniform_int(rng, 0, 1) == 1;
     SCOPED_TRACE(describe(c));
 
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
     const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));
-    Epilogue ep;
     ep.bias = c.bias ? bias.data() : nullptr;
-    ep.activation = c.activation;
-    ep.alpha = 0.2f;
     const size_t out_size = static_cast<size_t>(s.batch * s.h.out * s.w.out * s.out_channels);
 
     std::vector<float> ref(out_size);

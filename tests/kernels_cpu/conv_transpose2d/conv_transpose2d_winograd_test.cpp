@@ -16,6 +16,7 @@
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_reference.h"
 #include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/conv_transpose2d/conv_transpose2d_geometry.h"
+#include "tests/kernels_cpu/fused_prelu.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -58,8 +59,8 @@ TEST(ConvTransposeWinograd, RandomGeometriesMatchReference) {
     if (s.h.out < 1 || s.w.out < 1) continue;
     ++checked;
     Epilogue ep;
-    ep.activation = static_cast<Activation>(uniform_int(rng, 0, 4));
-    ep.alpha = 0.2f;
+    std::vector<float> slopes;
+    draw_epilogue_activation(rng, ep, slopes, s.out_channels);
     const auto x = random_floats(rng, static_cast<size_t>(s.batch * s.h.in * s.w.in * s.in_channels));
     const auto w = random_floats(rng, static_cast<size_t>(s.in_channels * s.out_channels * s.h.kernel * s.w.kernel));
     const auto bias = random_floats(rng, static_cast<size_t>(s.out_channels));

@@ -95,6 +95,7 @@ class DirectConv2DCuda final : public OpKernel {
         depthwise_(op.groups() == op.in_channels()), activation_(activation_params(op.epilogue())) {
     weights_ = upload_.weights(op.weights());
     bias_ = upload_.weights(op.epilogue() ? op.epilogue()->bias() : 0);
+    prelu_ = FusedPRelu(a, upload_, op.epilogue(), op.output());
     std::vector<int32_t> rows, cols;
     if (has_input_map(op)) {
       queue_map_tables(a, op, s, upload_, rows, cols, rows_, cols_);
@@ -114,6 +115,7 @@ class DirectConv2DCuda final : public OpKernel {
     const DeviceInputMap map{upload_.as<int>(rows_), upload_.as<int>(cols_), src_h_, src_w_};
     conv2d_direct(shape_, groups_, map, ctx.f32(input_), upload_.as<float>(weights_), upload_.as<float>(bias_), activation_,
                   residual_ >= 0 ? ctx.f32(residual_) : nullptr, ctx.f32(output_), stream_of(ctx));
+    prelu_.run(ctx, upload_);
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
@@ -124,6 +126,7 @@ class DirectConv2DCuda final : public OpKernel {
   int groups_;
   bool depthwise_;
   ActivationParams activation_;
+  FusedPRelu prelu_;
   int weights_ = -1, bias_ = -1, rows_ = -1, cols_ = -1, src_h_ = 0, src_w_ = 0;
 };
 

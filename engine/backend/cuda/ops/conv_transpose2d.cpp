@@ -41,6 +41,7 @@ class ConvTranspose2DCuda final : public OpKernel {
       : upload_(a), algo_(a.conv_transpose2d_algo), input_(op.input()), output_(op.output()), shape_(a.conv_shape(op)) {
     const auto* ep = op.epilogue();
     activation_ = activation_params(ep);
+    prelu_ = FusedPRelu(a, upload_, ep, op.output());
     const auto phases_h = kernels::split_conv_transpose_axis(shape_.h), phases_w = kernels::split_conv_transpose_axis(shape_.w);
     projection_ = algo_ == ConvTranspose2DAlgo::kSplit && shape_.h.in == 1 && shape_.w.in == 1;
     // (A projection uploads its bias expanded to every output position instead.)
@@ -115,6 +116,13 @@ class ConvTranspose2DCuda final : public OpKernel {
   uint64_t macs() const override { return conv_transpose2d_macs(shape_, algo_); }
 
   void run(const RunContext& ctx) override {
+    run_kernels(ctx);
+    prelu_.run(ctx, upload_);
+  }
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ private:
+  void run_kernels(const RunContext& ctx) const {
     const float* x = ctx.f32(input_);
     float* y = ctx.f32(output_);
     const float* bias = upload_.as<float>(bias_);
@@ -134,9 +142,6 @@ class ConvTranspose2DCuda final : public OpKernel {
       }
     }
   }
-  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
-
- private:
   // The whole kernel in `layout`, assembled from the file's phases (fp16 widened).
   std::vector<float> full_kernel(const KernelArgs& a, const schema::ConvTranspose2D& op, kernels::FullKernelLayout layout) const {
     std::vector<std::vector<float>> widened;
@@ -155,6 +160,7 @@ class ConvTranspose2DCuda final : public OpKernel {
   bool projection_ = false;                    // a 1x1 input: one dense GEMM
   int first_ = -1, bias_ = -1;
   ActivationParams activation_;
+  FusedPRelu prelu_;
   bool f16_ = false;
   uint64_t staging_bytes_ = 0;  // the baselines' upsampled input or columns, ahead of the GEMM's own scratch
 };
@@ -169,6 +175,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
     const std::vector<float> full = conv_transpose2d_grouped_full_kernel(shape_, groups_, w);
     weights_ = upload_.bytes(full.data(), full.size() * 4);
     bias_ = upload_.weights(op.epilogue() ? op.epilogue()->bias() : 0);
+    prelu_ = FusedPRelu(a, upload_, op.epilogue(), op.output());
     upload_.commit();
   }
   const char* kernel_name() const override { return "cuda_conv_transpose2d_grouped_direct"; }
@@ -177,6 +184,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
   void run(const RunContext& ctx) override {
     conv_transpose2d_grouped_direct(shape_, groups_, ctx.f32(input_), upload_.as<float>(weights_), upload_.as<float>(bias_), activation_,
                                     ctx.f32(output_), stream_of(ctx));
+    prelu_.run(ctx, upload_);
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
@@ -186,6 +194,7 @@ class GroupedConvTranspose2DCuda final : public OpKernel {
   kernels::ConvShape shape_;
   int groups_;
   ActivationParams activation_;
+  FusedPRelu prelu_;
   int weights_ = -1, bias_ = -1;
 };
 
