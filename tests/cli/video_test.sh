@@ -95,6 +95,14 @@ expect_error_line "translate with an SR model" "enlarges images 4x; use 'edgegan
 expect_error_line "a video onto itself" "it is the input file" "$edgegan" upscale sr.egan clip.mp4 -o clip.mp4
 nothing_left "refused arguments" x.mp4
 
+# --- the video module (cli/video/video_module.h): a picture never loads FFmpeg; the
+# program without its module refuses a video by name and still does pictures.
+grep -qE "libav(codec|format)" <(ldd "$edgegan") && bad "the CLI links FFmpeg's libraries itself" || ok
+mkdir -p alone && cp "$edgegan" alone/edgegan
+expect_error_line "a video without the module" "video module is missing .*edgegan_video.so" alone/edgegan upscale sr.egan clip.mp4 -o x.mp4
+nothing_left "a video without the module" x.mp4
+expect_ok "a picture without the video module" alone/edgegan upscale sr.egan f7.png -o alone/f7.png -q
+
 # --- interrupted: SIGINT mid-run stops at the next frame, removes the temporary, writes nothing
 # (500 frames of 320x240 to 1280x960: many seconds of work, so the signal lands mid-run;
 # it is sent once the temporary output exists, i.e. once frames are being written.)
