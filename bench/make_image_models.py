@@ -24,8 +24,14 @@ def main():
     torch.manual_seed(0)
     for name, model, size in [("cyclegan_resnet9_256", ResnetGenerator(ngf=64, n_blocks=9), 256), ("fast_style_256", TransformerNet(w=32), 256),
                               ("realesr_compact_x4", SRVGGNetCompact(num_feat=64, num_conv=16, upscale=4), 64)]:
-        torch.onnx.export(model.eval(), torch.randn(1, 3, size, size), os.path.join(out, name + ".onnx"), opset_version=17,
-                          input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "n"}, "y": {0: "n"}})
+        args = (model.eval(), torch.randn(1, 3, size, size), os.path.join(out, name + ".onnx"))
+        kwargs = dict(opset_version=17, input_names=["x"], output_names=["y"], dynamic_axes={"x": {0: "n"}, "y": {0: "n"}})
+        # The TorchScript exporter keeps the weights inside the file (from torch 2.9 the
+        # default dynamo exporter writes them beside it, which edgegan-convert refuses).
+        try:
+            torch.onnx.export(*args, dynamo=False, **kwargs)
+        except TypeError:  # a torch without the dynamo exporter
+            torch.onnx.export(*args, **kwargs)
         print(os.path.join(out, name + ".onnx"))
 
 

@@ -82,6 +82,7 @@ edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   options.threads = a.threads;
   options.tile = a.tile;
   options.overlap = a.overlap;
+  options.batch = a.batch;
   options.outscale = a.outscale;
   if (!a.memory_limit.empty()) options.memory_limit_bytes = parse_byte_size(a.memory_limit);
   if (!a.input_range.empty()) options.input = edgegan::PixelNormalisation::parse_range(a.input_range);
@@ -184,6 +185,7 @@ int run_image_command(const ImageCommandArgs& a) {
       // allocator's slack): measured, a plan of 248 MiB peaked at 259 MiB with 7 MiB held.
       uint64_t budget = 0;
       if (options.memory_limit_bytes > 0) {
+        runner.release_session();  // the last picture's Session is not this one's to count
         const uint64_t resident = resident_bytes(), mapped = model->file_bytes();
         const uint64_t margin = (uint64_t{16} << 20) + options.memory_limit_bytes / 32;
         const uint64_t held = (resident > mapped ? resident - mapped : 0) + margin;

@@ -25,6 +25,7 @@ struct ImageCommandArgs {
   std::string shard;                  // "I/N": this machine's share of the sorted job list
   int threads = 0;
   int64_t tile = 0, overlap = 16;
+  int batch = 1;                      // tiles per model run (frames of a video, tiles of a picture)
   std::string memory_limit;           // "256M", "1G", bytes; empty: none
   std::string input_range, mean, std, output_range;
   bool quiet = false;

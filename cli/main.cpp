@@ -362,6 +362,8 @@ int main(int argc, char** argv) {
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
+    c->add_option("--batch", a.batch, "tiles run through the model together: a video's frames, or a tiled picture's tiles (default 1)")
+        ->check(CLI::Range(1, 1024));
     c->add_option("--memory-limit", a.memory_limit, "peak memory (RSS) for the run, e.g. 256M: the largest tile that fits it");
     auto* range = c->add_option("--input-range", a.input_range, "the model's input values for pixels 0 and 255, e.g. -1,1 (default: as converted)");
     auto* mean = c->add_option("--mean", a.mean, "per-channel mean of pixel/255 (with --std)");

@@ -2,6 +2,7 @@
 #   include/edgegan/*.h                      public headers (version.h generated)
 #   lib/libedgegan.so*, lib/libedgegan.a     the engine, shared and static, kernels included
 #   bin/edgegan, bin/edgegan-convert         the command-line tools
+#   lib/edgegan/edgegan_video.so             the CLI's video module (FFmpeg), loaded for videos only
 #   lib/cmake/edgegan/                       find_package(edgegan CONFIG): edgegan::edgegan (shared),
 #                                            edgegan::edgegan_static
 #   lib/pkgconfig/edgegan.pc                 pkg-config --cflags --libs edgegan (shared)
@@ -20,6 +21,9 @@ if(TARGET edgegan-convert)
   list(APPEND edgegan_tools edgegan-convert)
 endif()
 install(TARGETS ${edgegan_tools} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+if(TARGET edgegan_video)  # the CLI's video module (cli/video/video_module.h), found relative to bin/edgegan
+  install(TARGETS edgegan_video LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/edgegan COMPONENT runtime)
+endif()
 
 # The CMake package. Its config finds what the exported targets name (OpenMP, and the
 # CUDA runtime in builds with the CUDA backend) before loading them.

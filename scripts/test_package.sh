@@ -33,6 +33,15 @@ for f in include/edgegan/edgegan.h include/edgegan/version.h lib/libedgegan.a li
 done
 version=$("$prefix/bin/edgegan" --version)
 echo "$version; $("$prefix/bin/edgegan-convert" --version)"
+# The installed CLI finds its video module (lib/edgegan/edgegan_video.so) from bin/.
+if grep -q "^EDGEGAN_VIDEO_BUILT:INTERNAL=ON" "$build/CMakeCache.txt"; then
+  [ -e "$prefix/lib/edgegan/edgegan_video.so" ] || { echo "missing from the install: lib/edgegan/edgegan_video.so"; exit 1; }
+  ffmpeg -v error -f lavfi -i testsrc=size=32x24:rate=5 -t 1 -c:v ffv1 "$work/clip.mkv"
+  "$prefix/bin/edgegan-convert" -q "$repo/tests/golden/cases/zoo_realesrgan_compact/model.onnx" -o "$work/sr.egan" --input-range 0,1
+  "$prefix/bin/edgegan" upscale "$work/sr.egan" "$work/clip.mkv" -o "$work/up.mkv" -q
+  [ -s "$work/up.mkv" ] || { echo "the installed CLI wrote no video"; exit 1; }
+  echo "the installed CLI upscaled a video through lib/edgegan/edgegan_video.so"
+fi
 
 echo "-- samples/consumer with find_package, shared and static"
 for kind in shared static; do

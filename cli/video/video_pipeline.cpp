@@ -16,6 +16,7 @@
 #include <sstream>
 #include <thread>
 #include <variant>
+#include <vector>
 
 #include "cli/progress_bar.h"
 #include "cli/video/video_reader.h"
@@ -140,12 +141,14 @@ VideoResult run_video(const edgegan::ImageToImage& runner, const VideoJob& job, 
     log << job.input << ": " << reader.width() << "x" << reader.height() << " " << avcodec_get_name(reader.decoder()->codec_id) << " at "
         << fps_text(av_q2d(rate)) << " fps" << (expected > 0 ? ", " + std::to_string(expected) + " frames" : "") << " -> " << job.output << ": "
         << out_width << "x" << out_height << " " << writer.encoder_name() << " (" << writer.pixel_format() << "), "
-        << plan.tiles() << (plan.tiles() == 1 ? " tile" : " tiles") << " per frame\n";
+        << plan.tiles() << (plan.tiles() == 1 ? " tile" : " tiles") << " per frame"
+        << (plan.batch > 1 ? ", " + std::to_string(plan.batch) + " frames per model run" : "") << "\n";
     for (const std::string& s : writer.skipped()) log << "edgegan: warning: " << s << " cannot go into " << job.output << "; left out\n";
   }
 
   // decode -> model -> encode; a few frames in flight per queue bound the memory.
-  StageQueue<Item> decoded(4), translated(4);
+  const size_t in_flight = static_cast<size_t>(std::max(4, plan.batch));
+  StageQueue<Item> decoded(in_flight), translated(in_flight);
   Failure failure;
   auto stop_all = [&] {
     decoded.abort();
@@ -179,21 +182,45 @@ VideoResult run_video(const edgegan::ImageToImage& runner, const VideoJob& job, 
   // On a terminal the bar is redrawn on `progress`; otherwise its lines go to `log`,
   // so a failed run's stderr is its one error line.
   ProgressBar bar(interactive ? progress_out : log, std::max<int64_t>(expected, 1), interactive, "frame");
-  try {
-    Item item;
-    while (decoded.pop(item)) {
-      InterruptGuard::check();
-      if (auto* f = std::get_if<DecodedFrame>(&item)) {
-        DecodedFrame out{runner.run(f->image, plan), f->pts};
+  // Frames go through the model `plan.batch` at a time. A copied packet (audio) that
+  // arrives while a batch fills waits for the batch's frames; the muxer interleaves by
+  // timestamp, so the file is the same.
+  std::vector<edgegan::Image> batch_images;
+  std::vector<int64_t> batch_pts;
+  std::vector<Item> held;
+  auto run_batch = [&]() -> bool {
+    if (!batch_images.empty()) {
+      std::vector<edgegan::Image> outs = runner.run_batch(batch_images, plan);
+      for (size_t n = 0; n < outs.size(); ++n) {
         ++frames;
         if (!job.quiet && expected > 0) bar.update(std::min(frames, expected), "");
-        if (!translated.push(Item(std::move(out)))) break;
-      } else if (!translated.push(std::move(item))) {
-        break;
+        if (!translated.push(Item(DecodedFrame{std::move(outs[n]), batch_pts[n]}))) return false;
+      }
+    }
+    for (Item& h : held)
+      if (!translated.push(std::move(h))) return false;
+    batch_images.clear();
+    batch_pts.clear();
+    held.clear();
+    return true;
+  };
+  try {
+    Item item;
+    bool open = true;
+    while (open && decoded.pop(item)) {
+      InterruptGuard::check();
+      if (auto* f = std::get_if<DecodedFrame>(&item)) {
+        batch_images.push_back(std::move(f->image));
+        batch_pts.push_back(f->pts);
+        if (static_cast<int>(batch_images.size()) >= plan.batch) open = run_batch();
+      } else if (batch_images.empty()) {
+        open = translated.push(std::move(item));
+      } else {
+        held.push_back(std::move(item));
       }
     }
     InterruptGuard::check();
-    translated.close();
+    if (open && run_batch()) translated.close();
   } catch (...) {
     failure.set(std::current_exception());
     stop_all();

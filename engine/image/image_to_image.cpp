@@ -6,12 +6,14 @@
 // overlap their outputs are cross-faded (linear weights summing to one), and the
 // outer quarters, where a tile's own border is closest, take the neighbour's pixels.
 // Output rows are finished band by band, so the float accumulator holds one tile row
-// of the output, never the whole image.
+// of the output, never the whole image. The same tile of several pictures (or several
+// tiles of one row) run as one batch; the Session is kept for the next run.
 #include "edgegan/image_to_image.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <mutex>
 #include <sstream>
 
 #include "edgegan/image.h"
@@ -113,6 +115,37 @@ int64_t source_index(int64_t p, int64_t length) {
 
 }  // namespace
 
+// One idle tile Session: a run takes it when its tile size and batch match (else a new
+// one is made, the idle one freed first so that two never coexist), and leaves its own
+// behind when done.
+class ImageToImage::SessionCache {
+ public:
+  struct Entry {
+    int64_t tile_height = 0, tile_width = 0;
+    int batch = 0;
+    std::unique_ptr<Session> session;
+  };
+  Entry take(int64_t tile_height, int64_t tile_width, int batch) {
+    std::lock_guard lock(mutex_);
+    Entry e = std::move(idle_);
+    idle_ = {};
+    if (e.session && (e.tile_height != tile_height || e.tile_width != tile_width || e.batch != batch)) e = {};
+    return e;
+  }
+  void clear() {
+    std::lock_guard lock(mutex_);
+    idle_ = {};
+  }
+  void give_back(Entry e) {
+    std::lock_guard lock(mutex_);
+    idle_ = std::move(e);
+  }
+
+ private:
+  std::mutex mutex_;
+  Entry idle_;
+};
+
 PixelNormalisation PixelNormalisation::range(float lo, float hi) {
   if (!std::isfinite(lo) || !std::isfinite(hi) || !(hi != lo)) throw Error("a value range needs two different finite ends");
   PixelNormalisation n;
@@ -163,9 +196,10 @@ std::string PixelNormalisation::to_string() const {
 }
 
 ImageToImage::ImageToImage(std::shared_ptr<const Model> model, const ImageToImageOptions& options)
-    : model_(std::move(model)), options_(options) {
+    : model_(std::move(model)), options_(options), sessions_(std::make_shared<SessionCache>()) {
   if (!model_) throw Error("ImageToImage: no model");
   if (options_.tile < 0 || options_.overlap < 0) throw Error("tile and overlap must not be negative");
+  if (options_.batch < 1 || options_.batch > 1024) throw Error("batch must be 1 to 1024");
   if (!(options_.outscale >= 0 && options_.outscale <= 64)) throw Error("outscale must be above 0 and at most 64 (0: the model's own scale)");
   const InputInfo& in = image_input(*model_);
   input_channels_ = static_cast<int>(in.dims[3]);
@@ -241,19 +275,22 @@ TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile
                   " (tiles must be at least 2 x overlap + " + std::to_string(a) + ")");
   p.tiles_y = static_cast<int64_t>(tile_origins(hp, p.tile_height, p.overlap).size());
   p.tiles_x = static_cast<int64_t>(tile_origins(wp, p.tile_width, p.overlap).size());
+  p.batch = options_.batch;
   SessionOptions so;
   so.threads = options_.threads;
   so.backend = options_.backend;
+  so.batch = p.batch;
   const MemoryReport r = memory_report(Model::at_input_size(model_, p.tile_height, p.tile_width), so);
   p.session_bytes = r.totals.session_bytes;
   p.arena_bytes = r.totals.arena_bytes;
   p.mapped_bytes = r.file_bytes;
   const uint64_t s = static_cast<uint64_t>(scale_), cin = static_cast<uint64_t>(input_channels_), cout = static_cast<uint64_t>(output_channels_);
   const uint64_t th = static_cast<uint64_t>(p.tile_height), tw = static_cast<uint64_t>(p.tile_width);
-  p.buffer_bytes = static_cast<uint64_t>(width * height) * cin                          // the input image
-                   + static_cast<uint64_t>(width * height) * s * s * cout                 // the output image
-                   + th * tw * cin * 4 + th * tw * s * s * cout * 4                      // the tile's input and output tensors
-                   + s * th * s * static_cast<uint64_t>(wp) * cout * 4                   // the blending band
+  const uint64_t b = static_cast<uint64_t>(p.batch);
+  p.buffer_bytes = b * static_cast<uint64_t>(width * height) * cin                      // the input images
+                   + b * static_cast<uint64_t>(width * height) * s * s * cout             // the output images
+                   + b * (th * tw * cin * 4 + th * tw * s * s * cout * 4)                // the batch's input and output tensors
+                   + b * s * th * s * static_cast<uint64_t>(wp) * cout * 4               // the blending bands
                    + (static_cast<uint64_t>(hp + wp) * s) * 4 * 2;                       // per-axis weights and sums
   return p;
 }
@@ -301,35 +338,64 @@ std::pair<int64_t, int64_t> ImageToImage::output_size(int64_t width, int64_t hei
 }
 
 Image ImageToImage::run(const Image& image, const TilePlan& p, const std::function<void(int64_t, int64_t)>& progress) const {
-  if (image.channels < 1 || image.channels > 4) throw Error("the image has " + std::to_string(image.channels) + " channels, not 1 to 4");
-  if (image.pixels.size() != static_cast<size_t>(image.width * image.height * image.channels)) throw Error("the image's size and its pixels disagree");
+  return std::move(run_batch(std::vector<Image>{image}, p, progress)[0]);
+}
+
+void ImageToImage::release_session() const { sessions_->clear(); }
+
+std::vector<Image> ImageToImage::run_batch(const std::vector<Image>& images, const std::function<void(int64_t, int64_t)>& progress) const {
+  if (images.empty()) return {};
+  if (images[0].width < 1 || images[0].height < 1) throw Error("the image has no pixels");
+  return run_batch(images, plan(images[0].width, images[0].height), progress);
+}
+
+std::vector<Image> ImageToImage::run_batch(const std::vector<Image>& images, const TilePlan& p,
+                                           const std::function<void(int64_t, int64_t)>& progress) const {
   // The model sees the colour planes (grey widened to RGB for an RGB model; colour is
   // never turned grey). Alpha does not go through it: the plane is resized on its own
   // (Lanczos, straight to the output size) and put back, so RGBA stays RGBA.
-  Image colour = colour_planes(image);
-  if (colour.channels == 3 && input_channels_ == 1) throw Error("it is a colour image; the model takes grey images");
-  if (colour.channels == 1 && input_channels_ == 3) {
-    Image rgb;
-    rgb.width = colour.width;
-    rgb.height = colour.height;
-    rgb.channels = 3;
-    rgb.pixels.resize(colour.pixels.size() * 3);
-    for (size_t i = 0; i < colour.pixels.size(); ++i) rgb.pixels[i * 3] = rgb.pixels[i * 3 + 1] = rgb.pixels[i * 3 + 2] = colour.pixels[i];
-    colour = std::move(rgb);
+  std::vector<Image> colours;
+  colours.reserve(images.size());
+  for (const Image& image : images) {
+    if (image.channels < 1 || image.channels > 4) throw Error("the image has " + std::to_string(image.channels) + " channels, not 1 to 4");
+    if (image.pixels.size() != static_cast<size_t>(image.width * image.height * image.channels)) throw Error("the image's size and its pixels disagree");
+    if (image.width != images[0].width || image.height != images[0].height || image.channels != images[0].channels)
+      throw Error("pictures run together must have one size and channel count: " + std::to_string(image.width) + "x" + std::to_string(image.height) +
+                  "x" + std::to_string(image.channels) + " after " + std::to_string(images[0].width) + "x" + std::to_string(images[0].height) + "x" +
+                  std::to_string(images[0].channels));
+    Image colour = colour_planes(image);
+    if (colour.channels == 3 && input_channels_ == 1) throw Error("it is a colour image; the model takes grey images");
+    if (colour.channels == 1 && input_channels_ == 3) {
+      Image rgb;
+      rgb.width = colour.width;
+      rgb.height = colour.height;
+      rgb.channels = 3;
+      rgb.pixels.resize(colour.pixels.size() * 3);
+      for (size_t i = 0; i < colour.pixels.size(); ++i) rgb.pixels[i * 3] = rgb.pixels[i * 3 + 1] = rgb.pixels[i * 3 + 2] = colour.pixels[i];
+      colour = std::move(rgb);
+    }
+    colours.push_back(std::move(colour));
   }
-  Image result = run_model(colour, p, progress);
-  const auto [width, height] = output_size(image.width, image.height);
-  if (width != result.width || height != result.height) result = resize_lanczos(result, width, height);
-  if (image.channels == 2 || image.channels == 4) result = with_alpha(result, resize_lanczos(alpha_plane(image), width, height));
-  return result;
+  std::vector<Image> results = run_model(colours, p, progress);
+  colours.clear();
+  for (size_t n = 0; n < images.size(); ++n) {
+    const Image& image = images[n];
+    const auto [width, height] = output_size(image.width, image.height);
+    if (width != results[n].width || height != results[n].height) results[n] = resize_lanczos(results[n], width, height);
+    if (image.channels == 2 || image.channels == 4) results[n] = with_alpha(results[n], resize_lanczos(alpha_plane(image), width, height));
+  }
+  return results;
 }
 
-Image ImageToImage::run_model(const Image& image, const TilePlan& p, const std::function<void(int64_t, int64_t)>& progress) const {
-  if (p.width != image.width || p.height != image.height)
-    throw Error("the tile plan is for a " + std::to_string(p.width) + "x" + std::to_string(p.height) + " image, not " + std::to_string(image.width) +
-                "x" + std::to_string(image.height));
+std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, const TilePlan& p,
+                                           const std::function<void(int64_t, int64_t)>& progress) const {
+  if (images.empty()) return {};
+  const int64_t width = images[0].width, height = images[0].height;
+  if (p.width != width || p.height != height)
+    throw Error("the tile plan is for a " + std::to_string(p.width) + "x" + std::to_string(p.height) + " image, not " + std::to_string(width) + "x" +
+                std::to_string(height));
   const int64_t s = scale_, a = alignment_, th = p.tile_height, tw = p.tile_width;
-  const int64_t hp = round_up(image.height, a), wp = round_up(image.width, a);
+  const int64_t hp = round_up(height, a), wp = round_up(width, a);
   const int cin = input_channels_, cout = output_channels_;
   const std::vector<int64_t> ys = tile_origins(hp, th, p.overlap), xs = tile_origins(wp, tw, p.overlap);
   std::vector<std::vector<float>> wy, wx;
@@ -337,73 +403,101 @@ Image ImageToImage::run_model(const Image& image, const TilePlan& p, const std::
   for (size_t j = 0; j < xs.size(); ++j) wx.push_back(axis_weights(xs, j, tw, s));
   const std::vector<float> ny = axis_norms(ys, wy, hp, s), nx = axis_norms(xs, wx, wp, s);
 
-  SessionOptions so;
-  so.threads = options_.threads;
-  so.backend = options_.backend;
-  const auto tile_model = Model::at_input_size(model_, th, tw);
-  Session session(tile_model, so);
+  // A tile row's work: every picture's tile in every column, cut into runs of `batch`;
+  // a short last run is filled up with copies of its last tile (their outputs dropped),
+  // so one Session serves the whole job.
+  const int64_t row_items = static_cast<int64_t>(images.size() * xs.size());
+  const int batch = static_cast<int>(std::clamp<int64_t>(std::min<int64_t>(p.batch, options_.batch), 1, row_items));
+  SessionCache::Entry lease = sessions_->take(th, tw, batch);
+  if (!lease.session) {
+    SessionOptions so;
+    so.threads = options_.threads;
+    so.backend = options_.backend;
+    so.batch = batch;
+    lease = {th, tw, batch, std::make_unique<Session>(Model::at_input_size(model_, th, tw), so)};
+  }
+  Session& session = *lease.session;
   Tensor x;
-  x.name = tile_model->inputs()[0].name;
+  x.name = model_->inputs()[0].name;
   x.layout = Layout::kNHWC;
-  x.shape = {1, th, tw, cin};
-  x.f32.resize(static_cast<size_t>(th * tw * cin));
+  x.shape = {batch, th, tw, cin};
+  const int64_t tile_in = th * tw * cin, tile_out = th * s * tw * s * cout;
+  x.f32.resize(static_cast<size_t>(batch * tile_in));
 
-  Image out;
-  out.width = image.width * s;
-  out.height = image.height * s;
-  out.channels = cout;
-  out.pixels.resize(static_cast<size_t>(out.width * out.height * cout));
-  const int64_t band_w = wp * s, band_rows = th * s;
-  std::vector<float> band(static_cast<size_t>(band_rows * band_w * cout), 0.f);
+  std::vector<Image> outs(images.size());
+  for (Image& out : outs) {
+    out.width = width * s;
+    out.height = height * s;
+    out.channels = cout;
+    out.pixels.resize(static_cast<size_t>(out.width * out.height * cout));
+  }
+  const int64_t band_w = wp * s, band_rows = th * s, band_size = band_rows * band_w * cout;
+  std::vector<float> bands(static_cast<size_t>(band_size) * images.size(), 0.f);  // one per picture
   int64_t band_top = 0;  // output row of band row 0
-  const int64_t total = p.tiles();
+  const int64_t total = p.tiles() * static_cast<int64_t>(images.size());
   int64_t done = 0;
   for (size_t i = 0; i < ys.size(); ++i) {
-    for (size_t j = 0; j < xs.size(); ++j) {
-      for (int64_t r = 0; r < th; ++r) {
-        const int64_t sy = source_index(ys[i] + r, image.height);
-        for (int64_t c = 0; c < tw; ++c) {
-          const int64_t sx = source_index(xs[j] + c, image.width);
-          const uint8_t* px = image.pixels.data() + (sy * image.width + sx) * cin;
-          float* dst = x.f32.data() + (r * tw + c) * cin;
-          for (int k = 0; k < cin; ++k) dst[k] = (static_cast<float>(px[k]) / 255.f - input_norm_.mean[k]) / input_norm_.std[k];
+    for (int64_t first = 0; first < row_items; first += batch) {
+      const int64_t count = std::min<int64_t>(batch, row_items - first);
+      for (int64_t k = 0; k < batch; ++k) {  // item first + k: picture (first + k) / columns, column (first + k) % columns
+        const int64_t item = first + std::min(k, count - 1);
+        const Image& image = images[static_cast<size_t>(item) / xs.size()];
+        const int64_t x0 = xs[static_cast<size_t>(item) % xs.size()];
+        for (int64_t r = 0; r < th; ++r) {
+          const int64_t sy = source_index(ys[i] + r, height);
+          for (int64_t c = 0; c < tw; ++c) {
+            const int64_t sx = source_index(x0 + c, width);
+            const uint8_t* px = image.pixels.data() + (sy * width + sx) * cin;
+            float* dst = x.f32.data() + k * tile_in + (r * tw + c) * cin;
+            for (int ch = 0; ch < cin; ++ch) dst[ch] = (static_cast<float>(px[ch]) / 255.f - input_norm_.mean[ch]) / input_norm_.std[ch];
+          }
         }
       }
       const std::vector<Tensor> y = session.run({x});
-      const float* v = y[0].f32.data();
-      for (int64_t r = 0; r < th * s; ++r) {
-        const float row_w = wy[i][static_cast<size_t>(r)];
-        if (row_w == 0.f) continue;
-        float* acc = band.data() + ((ys[i] * s + r - band_top) * band_w + xs[j] * s) * cout;
-        const float* src = v + r * tw * s * cout;
-        for (int64_t c = 0; c < tw * s; ++c) {
-          const float w = row_w * wx[j][static_cast<size_t>(c)];
-          for (int k = 0; k < cout; ++k) acc[c * cout + k] += w * src[c * cout + k];
+      for (int64_t k = 0; k < count; ++k) {
+        const int64_t item = first + k;
+        const size_t picture = static_cast<size_t>(item) / xs.size(), j = static_cast<size_t>(item) % xs.size();
+        float* band = bands.data() + static_cast<int64_t>(picture) * band_size;
+        const float* v = y[0].f32.data() + k * tile_out;
+        for (int64_t r = 0; r < th * s; ++r) {
+          const float row_w = wy[i][static_cast<size_t>(r)];
+          if (row_w == 0.f) continue;
+          float* acc = band + ((ys[i] * s + r - band_top) * band_w + xs[j] * s) * cout;
+          const float* src = v + r * tw * s * cout;
+          for (int64_t c = 0; c < tw * s; ++c) {
+            const float w = row_w * wx[j][static_cast<size_t>(c)];
+            for (int ch = 0; ch < cout; ++ch) acc[c * cout + ch] += w * src[c * cout + ch];
+          }
         }
+        if (progress) progress(++done, total);
       }
-      if (progress) progress(++done, total);
     }
-    // Rows above the next tile row's first are final: normalise, convert, drop from the band.
+    // Rows above the next tile row's first are final: normalise, convert, drop from the bands.
     const int64_t next_top = i + 1 < ys.size() ? ys[i + 1] * s : hp * s;
-    for (int64_t row = band_top; row < next_top; ++row) {
-      if (row >= out.height) continue;
-      const float* acc = band.data() + (row - band_top) * band_w * cout;
-      uint8_t* dst = out.pixels.data() + row * out.width * cout;
-      for (int64_t c = 0; c < out.width; ++c) {
-        const float norm = ny[static_cast<size_t>(row)] * nx[static_cast<size_t>(c)];
-        for (int k = 0; k < cout; ++k) {
-          const float value = acc[c * cout + k] / norm;
-          const float pixel = (value * output_norm_.std[k] + output_norm_.mean[k]) * 255.f;
-          dst[c * cout + k] = static_cast<uint8_t>(std::lround(std::clamp(std::isnan(pixel) ? 0.f : pixel, 0.f, 255.f)));
+    const int64_t kept = std::max<int64_t>(0, band_top + band_rows - next_top);
+    for (size_t picture = 0; picture < images.size(); ++picture) {
+      Image& out = outs[picture];
+      float* band = bands.data() + static_cast<int64_t>(picture) * band_size;
+      for (int64_t row = band_top; row < next_top; ++row) {
+        if (row >= out.height) continue;
+        const float* acc = band + (row - band_top) * band_w * cout;
+        uint8_t* dst = out.pixels.data() + row * out.width * cout;
+        for (int64_t c = 0; c < out.width; ++c) {
+          const float norm = ny[static_cast<size_t>(row)] * nx[static_cast<size_t>(c)];
+          for (int ch = 0; ch < cout; ++ch) {
+            const float value = acc[c * cout + ch] / norm;
+            const float pixel = (value * output_norm_.std[ch] + output_norm_.mean[ch]) * 255.f;
+            dst[c * cout + ch] = static_cast<uint8_t>(std::lround(std::clamp(std::isnan(pixel) ? 0.f : pixel, 0.f, 255.f)));
+          }
         }
       }
+      if (kept > 0) std::memmove(band, band + (next_top - band_top) * band_w * cout, static_cast<size_t>(kept * band_w * cout) * sizeof(float));
+      std::fill(band + kept * band_w * cout, band + band_size, 0.f);
     }
-    const int64_t kept = std::max<int64_t>(0, band_top + band_rows - next_top);
-    if (kept > 0) std::memmove(band.data(), band.data() + (next_top - band_top) * band_w * cout, static_cast<size_t>(kept * band_w * cout) * sizeof(float));
-    std::fill(band.begin() + kept * band_w * cout, band.end(), 0.f);
     band_top = next_top;
   }
-  return out;
+  sessions_->give_back(std::move(lease));
+  return outs;
 }
 
 }  // namespace edgegan

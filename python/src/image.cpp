@@ -83,8 +83,8 @@ void write_image(const std::filesystem::path& path, nb::handle image, std::optio
 }
 
 // Python's ImageToImage. The lock keeps two Python threads from running it at once
-// while the GIL is released (each run makes its own Session, but one at a time keeps
-// the memory a run plans for true).
+// while the GIL is released: the runner keeps one tile Session between runs, and one
+// run at a time keeps the memory a run plans for true.
 struct PyImageToImage {
   std::shared_ptr<const edgegan::Model> model;
   std::unique_ptr<edgegan::ImageToImage> runner;
@@ -117,18 +117,20 @@ void bind_image(nb::module_& m) {
                              "what `edgegan translate` and `edgegan upscale` do for each file.")
       .def(
           "__init__",
-          [](PyImageToImage* self, nb::handle model, const std::string& backend, int threads, int64_t tile, int64_t overlap,
+          [](PyImageToImage* self, nb::handle model, const std::string& backend, int threads, int64_t tile, int64_t overlap, int batch,
              std::optional<uint64_t> memory_limit, std::optional<double> outscale) {
             edgegan::ImageToImageOptions o;
             if (threads < 0) throw nb::value_error(("threads must be 0 (all cores) or more, got " + std::to_string(threads)).c_str());
             if (tile < 0) throw nb::value_error(("tile must be 0 (the whole picture) or more, got " + std::to_string(tile)).c_str());
             if (overlap < 0) throw nb::value_error(("overlap must be 0 or more, got " + std::to_string(overlap)).c_str());
+            if (batch < 1 || batch > 1024) throw nb::value_error(("batch must be 1 to 1024, got " + std::to_string(batch)).c_str());
             if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
             else if (backend != "cpu") throw nb::value_error(("backend must be 'cpu' or 'cuda', got '" + backend + "'").c_str());
             if (outscale && !(*outscale > 0 && *outscale <= 64)) throw nb::value_error("outscale must be above 0 and at most 64");
             o.threads = threads;
             o.tile = tile;
             o.overlap = overlap;
+            o.batch = batch;
             if (memory_limit) o.memory_limit_bytes = *memory_limit;
             if (outscale) o.outscale = *outscale;
             std::shared_ptr<const edgegan::Model> loaded = model_of(model);
@@ -139,10 +141,11 @@ void bind_image(nb::module_& m) {
             }
             new (self) PyImageToImage{std::move(loaded), std::move(runner), o, {}};
           },
-          "model"_a, nb::kw_only(), "backend"_a = "cpu", "threads"_a = 0, "tile"_a = 0, "overlap"_a = 16, "memory_limit"_a = nb::none(),
+          "model"_a, nb::kw_only(), "backend"_a = "cpu", "threads"_a = 0, "tile"_a = 0, "overlap"_a = 16, "batch"_a = 1, "memory_limit"_a = nb::none(),
           "outscale"_a = nb::none(),
           "model: an edgegan.Model or a .egan path. backend: 'cpu' or 'cuda'. threads: CPU threads (0: all cores). tile: tile side in "
-          "input pixels (0: the whole picture unless memory_limit). overlap: input pixels neighbouring tiles share, blended. "
+          "input pixels (0: the whole picture unless memory_limit). overlap: input pixels neighbouring tiles share, blended. batch: "
+          "tiles run through the model together (of the pictures given to run_batch, or of one picture's tile row). "
           "memory_limit: bytes the tiles' plan may take (the largest tile that fits). outscale: final size = input size x outscale, "
           "by a Lanczos resize after the model's own scale (default: the model's scale).")
       .def(
@@ -161,6 +164,26 @@ void bind_image(nb::module_& m) {
           "Runs a uint8 picture (H, W) or (H, W, C): grey, grey + alpha, RGB or RGBA. Returns uint8 (H', W', C'): the model's "
           "channels, plus the input's alpha plane (Lanczos-resized) when it had one. Grey is widened for an RGB model; a colour "
           "picture for a grey model raises edgegan.Error.")
+      .def(
+          "run_batch",
+          [](PyImageToImage& s, nb::sequence images) {
+            std::vector<edgegan::Image> in;
+            in.reserve(nb::len(images));
+            for (nb::handle image : images) in.push_back(to_image(image));
+            std::vector<edgegan::Image> out;
+            {
+              nb::gil_scoped_release unlocked;
+              std::lock_guard lock(s.busy);
+              out = s.runner->run_batch(in);
+            }
+            nb::list arrays;
+            for (edgegan::Image& image : out) arrays.append(to_array(std::move(image)));
+            return arrays;
+          },
+          "images"_a,
+          "Runs a list of uint8 pictures of one size and channel count (a video's frames) as one job: the same tile of up to "
+          "`batch` pictures goes through the model per run. Returns a list of arrays, each as run() returns it for that picture "
+          "(equal but for a rare one-level rounding tie: a larger batch may take another kernel path).")
       .def("output_size",
            [](PyImageToImage& s, int64_t width, int64_t height) {
              if (width < 1 || height < 1) throw nb::value_error("width and height must be at least 1");

@@ -1,6 +1,7 @@
 """Pictures from Python: read_image/write_image round trips, and ImageToImage.run
 equal, byte for byte, to `edgegan upscale`/`translate` on the same file (RGB, RGBA,
-grey, --outscale), plus the ValueErrors of wrong arrays and options."""
+grey, --outscale), run_batch against runs alone, plus the ValueErrors of wrong arrays
+and options."""
 
 import numpy as np
 import pytest
@@ -73,6 +74,23 @@ def test_alpha_and_grey(sr_model):
     assert out[..., 3].min() < 255  # the transparent pixel survives
     grey = picture(7, 9, 1, 3)
     assert np.array_equal(runner.run(grey[..., 0]), runner.run(np.repeat(grey, 3, axis=2)))
+
+
+def test_run_batch_equals_runs_alone(sr_model):
+    """Frames of one size as one job, two per model run (three frames: a short last run)."""
+    frames = [picture(12, 10, 3, seed) for seed in range(3)]
+    alone = edgegan.ImageToImage(sr_model, threads=2)
+    outs = edgegan.ImageToImage(sr_model, threads=2, batch=2).run_batch(frames)
+    assert len(outs) == 3
+    for frame, out in zip(frames, outs):
+        expected = alone.run(frame)
+        assert out.shape == expected.shape == (48, 40, 3)
+        difference = np.abs(out.astype(int) - expected.astype(int))
+        assert difference.max() <= 1 and np.count_nonzero(difference) <= difference.size // 1000
+    with pytest.raises(edgegan.Error, match="one size"):
+        alone.run_batch([picture(12, 10, 3, 0), picture(10, 12, 3, 1)])
+    with pytest.raises(ValueError, match="batch"):
+        edgegan.ImageToImage(sr_model, batch=0)
 
 
 def test_wrong_arrays_and_options(tmp_path, sr_model):

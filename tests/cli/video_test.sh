@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `edgegan translate` / `upscale` on videos, end to end: clips made here with the
 # ffmpeg tool (H.264 + AAC in MP4, FFV1 + FLAC in Matroska), frame count, size, rate and
-# audio kept; a lossless FFV1 frame equal to `upscale` of the same frame as a PNG;
+# audio kept; a lossless FFV1 frame equal to `upscale` of the same frame as a PNG; --batch
+# giving the same frames;
 # truncated, damaged or interrupted runs refused with one line and nothing written.
 # usage: video_test.sh EDGEGAN EDGEGAN_CONVERT SOURCE_DIR WORK_DIR
 set -u
@@ -63,6 +64,14 @@ print("inf" if mse == 0 else f"{10 * math.log10(255 ** 2 / mse):.1f}")
 PY
 )
 case "$psnr" in inf) ok ;; size) bad "frame 7: sizes differ" ;; *) awk -v p="$psnr" 'BEGIN { exit !(p >= 45) }' && ok || bad "frame 7 PSNR $psnr dB < 45" ;; esac
+# --batch 3: frames through the model three at a time (20 frames: a short last run),
+# the audio packets held meanwhile; the same frames, rate and audio as one at a time.
+expect_ok "upscale an MKV with --batch 3" "$edgegan" upscale sr.egan clip.mkv -o up3.mkv --codec ffv1 --batch 3 --threads 2
+grep -q "3 frames per model run" out.txt && ok || bad "--batch 3 not in the summary: $(cat out.txt)"
+[ "$(probe up3.mkv v width,height,r_frame_rate,nb_read_frames)" = "256,192,10/1,20" ] && ok || bad "--batch 3: $(probe up3.mkv v width,height,r_frame_rate,nb_read_frames)"
+[ "$(probe up3.mkv a nb_read_frames)" = "$(probe up.mkv a nb_read_frames)" ] && ok || bad "--batch 3 lost audio packets"
+cmp -s <(ffmpeg -v error -i up.mkv -f rawvideo -pix_fmt rgb24 -) <(ffmpeg -v error -i up3.mkv -f rawvideo -pix_fmt rgb24 -) && ok \
+  || bad "--batch 3 changed the frames"
 expect_ok "--crf on x264" "$edgegan" upscale sr.egan clip.mkv -o crf.mp4 --crf 30 -q
 [ "$(probe crf.mp4 v nb_read_frames)" = "20" ] && ok || bad "--crf 30: $(probe crf.mp4 v nb_read_frames) frames"
 
@@ -85,6 +94,14 @@ expect_error_line "--codec for a picture" "--codec and --crf are for a video out
 expect_error_line "translate with an SR model" "enlarges images 4x; use 'edgegan upscale'" "$edgegan" translate sr.egan clip.mp4 -o x.mp4
 expect_error_line "a video onto itself" "it is the input file" "$edgegan" upscale sr.egan clip.mp4 -o clip.mp4
 nothing_left "refused arguments" x.mp4
+
+# --- the video module (cli/video/video_module.h): a picture never loads FFmpeg; the
+# program without its module refuses a video by name and still does pictures.
+grep -qE "libav(codec|format)" <(ldd "$edgegan") && bad "the CLI links FFmpeg's libraries itself" || ok
+mkdir -p alone && cp "$edgegan" alone/edgegan
+expect_error_line "a video without the module" "video module is missing .*edgegan_video.so" alone/edgegan upscale sr.egan clip.mp4 -o x.mp4
+nothing_left "a video without the module" x.mp4
+expect_ok "a picture without the video module" alone/edgegan upscale sr.egan f7.png -o alone/f7.png -q
 
 # --- interrupted: SIGINT mid-run stops at the next frame, removes the temporary, writes nothing
 # (500 frames of 320x240 to 1280x960: many seconds of work, so the signal lands mid-run;

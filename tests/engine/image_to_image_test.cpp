@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <thread>
+#include <vector>
 
 #include "edgegan/edgegan.h"
 #include "edgegan/image.h"
@@ -226,6 +228,81 @@ TEST(ImageToImage, OutscaleResizesTheModelsOutput) {
   EXPECT_EQ(ImageToImage(golden("zoo_realesrgan_compact"), options).output_size(10, 7), (std::pair<int64_t, int64_t>{3, 2}));
   options.outscale = -1;
   EXPECT_THROW(ImageToImage(golden("zoo_realesrgan_compact"), options), Error);
+}
+
+// --batch: frames of a video (run_batch) and the tiles of one picture go through the
+// model together; every picture comes out as it does alone. The kernels may pick
+// another path for a larger batch, so floats can differ in the last bits: a rare
+// rounding tie moves a pixel by one level.
+TEST(ImageToImage, BatchedRunsEqualRunsAlone) {
+  for (const char* name : {"zoo_realesrgan_compact", "zoo_cyclegan_resnet"}) {
+    SCOPED_TRACE(name);
+    const auto model = golden(name);
+    const ImageToImage alone(model, {.threads = 2});
+    std::vector<Image> frames;
+    for (uint32_t seed = 0; seed < 5; ++seed) frames.push_back(random_image(36, 28, alone.input_channels(), 20 + seed));
+    // 5 frames in runs of 2: the last run is filled up with a copy.
+    const ImageToImage batched(model, {.threads = 2, .batch = 2});
+    int64_t calls = 0;
+    const std::vector<Image> outs = batched.run_batch(frames, [&](int64_t done, int64_t total) {
+      EXPECT_EQ(done, ++calls);
+      EXPECT_EQ(total, 5);
+    });
+    ASSERT_EQ(outs.size(), frames.size());
+    EXPECT_EQ(calls, 5);
+    for (size_t n = 0; n < frames.size(); ++n) {
+      const Difference d = compare(outs[n], alone.run(frames[n]));
+      EXPECT_LE(d.max, 1) << "frame " << n;
+      EXPECT_LE(d.differing, static_cast<int64_t>(outs[n].pixels.size() / 1000)) << "frame " << n;
+    }
+    // The tiles of one picture, 3 per run (4 columns: a short run per tile row).
+    const ImageToImage tiles_alone(model, {.threads = 2, .tile = 24, .overlap = 8});
+    const ImageToImage tiles_batched(model, {.threads = 2, .tile = 24, .overlap = 8, .batch = 3});
+    const Image wide = random_image(72, 40, alone.input_channels(), 30);
+    const TilePlan plan = tiles_batched.plan(wide.width, wide.height);
+    EXPECT_EQ(plan.batch, 3);
+    EXPECT_GE(plan.tiles_x, 4);
+    const Difference d = compare(tiles_batched.run(wide), tiles_alone.run(wide));
+    EXPECT_LE(d.max, 1);
+    EXPECT_LE(d.differing, static_cast<int64_t>(wide.pixels.size() * 4 * 4 / 1000));
+    // The plan counts the batch's memory.
+    EXPECT_GT(plan.total_bytes(), tiles_alone.plan(wide.width, wide.height).total_bytes());
+  }
+}
+
+// The tile Session is kept for the next run of the same size: the second run of a
+// picture is the first, bit for bit, also after a run at another size came between.
+TEST(ImageToImage, KeptSessionGivesTheSameResults) {
+  const ImageToImage sr(golden("zoo_realesrgan_compact"), {.threads = 2, .batch = 2});
+  const Image a = random_image(20, 12, 3, 40), b = random_image(9, 14, 3, 41);
+  const Image first = sr.run(a);
+  EXPECT_EQ(sr.run(a).pixels, first.pixels);
+  const std::vector<Image> pair = sr.run_batch({a, a});
+  sr.run(b);
+  EXPECT_EQ(sr.run(a).pixels, first.pixels);
+  EXPECT_EQ(sr.run_batch({a, a})[1].pixels, pair[1].pixels);
+  sr.release_session();
+  EXPECT_EQ(sr.run(a).pixels, first.pixels);
+  // A copy shares the kept Session, and runs from two threads each get one of their own.
+  const ImageToImage copy = sr;
+  std::vector<Image> results(4);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t) threads.emplace_back([&, t] { results[t] = (t % 2 ? copy : sr).run(a); });
+  for (std::thread& t : threads) t.join();
+  for (const Image& r : results) EXPECT_EQ(r.pixels, first.pixels);
+}
+
+TEST(ImageToImage, BatchRefusesPicturesOfDifferentSizesAndBadBatches) {
+  const ImageToImage sr(golden("zoo_realesrgan_compact"), {.batch = 2});
+  try {
+    sr.run_batch({random_image(10, 8, 3, 1), random_image(8, 10, 3, 2)});
+    ADD_FAILURE() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("one size and channel count"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(sr.run_batch({}).empty());
+  EXPECT_THROW(ImageToImage(golden("zoo_realesrgan_compact"), {.batch = 0}), Error);
+  EXPECT_THROW(ImageToImage(golden("zoo_realesrgan_compact"), {.batch = 1025}), Error);
 }
 
 }  // namespace

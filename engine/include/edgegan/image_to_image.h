@@ -15,6 +15,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "edgegan/edgegan.h"
 #include "edgegan/image.h"
@@ -44,6 +45,10 @@ struct ImageToImageOptions {
   Backend backend = Backend::kCpu;   // where the tiles run (the plan's memory figures are the CPU's)
   int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
   int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
+  // Tiles run through the model together, as one batch: tiles of one picture, or of the
+  // pictures given to run_batch (a video's frames). The plan counts the memory of
+  // `batch` pictures at once. At most 1024.
+  int batch = 1;
   uint64_t memory_limit_bytes = 0;   // > 0: the largest tile whose plan fits this (tile is then a ceiling, if set)
   // > 0: after the model's own scale, a Lanczos (a = 3) resize to int(side x outscale)
   // rounded down, at least 1; 0: the model's scale as it is. At most 64.
@@ -61,12 +66,17 @@ struct TilePlan {
   int64_t overlap = 0;                       // input pixels, after rounding to the alignment
   uint64_t session_bytes = 0;                // the tile's Session: arena + weight copies (MemoryReport)
   uint64_t arena_bytes = 0;                  // of which the activation arena
-  uint64_t buffer_bytes = 0;                 // images, tile tensors and the blending band
+  int batch = 1;                             // tiles per model run (ImageToImageOptions::batch)
+  uint64_t buffer_bytes = 0;                 // images, tile tensors and the blending bands, for `batch` pictures
   uint64_t mapped_bytes = 0;                 // the model file, mapped
   uint64_t total_bytes() const { return session_bytes + buffer_bytes + mapped_bytes; }
   int64_t tiles() const { return tiles_x * tiles_y; }
 };
 
+// Holds the model (shared, read-only) and the tile Session of its last run, which the
+// next run of the same tile size reuses: pictures or video frames of one size in a
+// row make the Session (its arena, its prepared weights) once. Runs may come from
+// several threads at once; each then works in a Session of its own.
 class ImageToImage {
  public:
   // Throws Error when the model is not image-to-image: one float NHWC input and one
@@ -101,11 +111,22 @@ class ImageToImage {
   // ... as `plan` (made for this image's size) cuts it, so a caller that showed the plan
   // does not have it worked out twice.
   Image run(const Image& image, const TilePlan& plan, const std::function<void(int64_t, int64_t)>& progress = {}) const;
+  // Pictures of one size and channel count (a video's frames) as one job: the same tile
+  // of up to options.batch pictures goes through the model in one run. Each result equals
+  // run() of that picture alone. `progress(done, total)` counts tiles of all pictures.
+  std::vector<Image> run_batch(const std::vector<Image>& images, const std::function<void(int64_t, int64_t)>& progress = {}) const;
+  std::vector<Image> run_batch(const std::vector<Image>& images, const TilePlan& plan,
+                               const std::function<void(int64_t, int64_t)>& progress = {}) const;
+  // Frees the tile Session kept from the last run (the next run makes a new one): for a
+  // caller about to measure what the process holds.
+  void release_session() const;
 
  private:
+  class SessionCache;
   TilePlan plan_for_tile(int64_t width, int64_t height, int64_t tile) const;
-  // The model over `image` (input_channels() channels) as `plan` cuts it.
-  Image run_model(const Image& image, const TilePlan& plan, const std::function<void(int64_t, int64_t)>& progress) const;
+  // The model over `images` (input_channels() channels each, all of the plan's size) as
+  // `plan` cuts them.
+  std::vector<Image> run_model(const std::vector<Image>& images, const TilePlan& plan, const std::function<void(int64_t, int64_t)>& progress) const;
 
   std::shared_ptr<const Model> model_;
   ImageToImageOptions options_;
@@ -114,6 +135,7 @@ class ImageToImage {
   PixelNormalisation input_norm_, output_norm_;
   std::string norm_source_;
   std::string whole_image_op_;
+  std::shared_ptr<SessionCache> sessions_;  // shared by copies of this object
 };
 
 }  // namespace edgegan
