@@ -87,6 +87,13 @@ struct PreparedGemm {
            const float* residual, void* workspace, cudaStream_t stream) const;
 };
 
+// A layer the kernels cannot run as the model has it (a shape past their limits; the
+// message says which): thrown by a kernel's constructor, planning builds included, so
+// that CudaBackend::supports() finds it before the session allocates anything.
+struct KernelRefusal : Error {
+  using Error::Error;
+};
+
 // A kernel that has no backward pass on this backend.
 [[noreturn]] void no_backward(const char* kernel);
 
@@ -143,8 +150,8 @@ class GemmOpKernel : public OpKernel {
 
 inline cudaStream_t stream_of(const RunContext& ctx) { return static_cast<cudaStream_t>(ctx.stream); }
 
-// The kernel factory of an op kind, defined in ops/<op>.cpp; cuda_backend.cpp lists
-// the kinds that have one.
+// The kernel factory of an op kind, defined in ops/<op>.cpp. cuda_backend.cpp's table
+// takes it for every kind of the schema, so a kind without one fails the link.
 template <schema::OpKind Kind>
 std::unique_ptr<OpKernel> create_kernel(const KernelArgs& args);
 
