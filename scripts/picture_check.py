@@ -69,8 +69,11 @@ def unfilter_row(filt, line, prev, channels):
 
 def read_png(path):
     """(width, height, channels, bytes) of an 8-bit, non-interlaced grey/RGB/grey+alpha/RGBA PNG."""
-    with open(path, "rb") as f:
-        data = f.read()
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as e:
+        sys.exit(f"{path}: {e.strerror}")
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         sys.exit(f"{path}: not a PNG file")
     pos, idat = 8, bytearray()
