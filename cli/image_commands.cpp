@@ -80,6 +80,7 @@ namespace {
 edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   edgegan::ImageToImageOptions options;
   options.threads = a.threads;
+  options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
   options.tile = a.tile;
   options.overlap = a.overlap;
   options.batch = a.batch;

@@ -7,7 +7,7 @@
 //   edgegan finetune G.egan [--discriminator D.egan] --data images.npy [--labels l.npy] --steps N -o tuned.egan
 //   edgegan finetune G.egan --data inputs.npy --targets outputs.npy --steps N -o tuned.egan   (paired)
 //   edgegan translate MODEL in.png [more.jpg | folder/]... [--list files.txt] -o out.png|out.jpg|out.webp|folder/ [-f png|jpg|webp] [--quality 95]
-//                     [--tile 256 --overlap 16] [--memory-limit 256M] [--shard I/N]
+//                     [--tile 256 --overlap 16] [--memory-limit 256M] [--shard I/N] [--backend cpu|cuda]
 //   edgegan upscale MODEL in.jpg -o big.png [-s 2] [--tile N] [--memory-limit 256M] (and translate's options)
 //   edgegan verify MODEL...
 // Every command verifies a model's checksums as it loads it, unless --no-verify.
@@ -360,11 +360,15 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(0.01, 64.0));
     c->add_option("--shard", a.shard, "I/N: run only the I-th of N interleaved shares of the sorted picture list (one per machine)");
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
+    c->add_option("--backend", a.backend, "cpu or cuda: where the model runs (decoding, blending and encoding stay on the CPU)")
+        ->check(CLI::IsMember({"cpu", "cuda"}));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
     c->add_option("--batch", a.batch, "tiles run through the model together: a video's frames, or a tiled picture's tiles (default 1)")
         ->check(CLI::Range(1, 1024));
-    c->add_option("--memory-limit", a.memory_limit, "peak memory (RSS) for the run, e.g. 256M: the largest tile that fits it");
+    c->add_option("--memory-limit", a.memory_limit,
+                  "peak memory (RSS) for the run, e.g. 256M: the largest tile that fits it. With --backend cuda it bounds the session's device "
+                  "memory (arena, weights) and the host's buffers together, not the CUDA runtime's own (its context)");
     auto* range = c->add_option("--input-range", a.input_range, "the model's input values for pixels 0 and 255, e.g. -1,1 (default: as converted)");
     auto* mean = c->add_option("--mean", a.mean, "per-channel mean of pixel/255 (with --std)");
     auto* stdv = c->add_option("--std", a.std, "per-channel std of pixel/255 (with --mean)");

@@ -59,8 +59,6 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
   for (int i = 0; i < n_ops; ++i) {
     const schema::Op& op = *ops.Get(static_cast<uint32_t>(i));
     const OpDef& def = op_def(op);
-    if (!backend.supports(def))
-      throw Error("session: the " + std::string(backend.name()) + " backend has no " + def.name() + " kernel (" + op_label(op, i) + ")");
     const KernelArgs args{.model = m,
                           .op = op,
                           .weights = weights,
@@ -73,6 +71,9 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
                           .training = options.training,
                           .accumulate_input = options.training ? plan.accumulate[static_cast<size_t>(i)] : std::vector<char>{},
                           .zero_insert_backward = options.zero_insert_backward};
+    std::string why;
+    if (!backend.supports(args, &why))
+      throw Error("session: the " + std::string(backend.name()) + " backend cannot run " + op_label(op, i) + " (" + def.name() + "): " + why);
     plan.kernels.push_back(backend.create_kernel(def, args));
     plan.session_weight_bytes += plan.kernels.back()->repacked_weight_bytes();
   }

@@ -54,7 +54,10 @@ class ComputeBackend {
   virtual ~ComputeBackend() = default;
   virtual Backend kind() const = 0;
   virtual const char* name() const = 0;  // "cpu", "cuda", as reports print it
-  virtual bool supports(const OpDef& op) const = 0;
+  // Whether it runs this op as the model has it: its kind, and the shapes, types and
+  // attributes `args` carries (the op, the model's tensors, the batch). If not, `why`
+  // says what the backend lacks; the session then refuses the model, naming the op.
+  virtual bool supports(const KernelArgs& args, std::string* why) const = 0;
   virtual std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const = 0;
   // `bytes` of the backend's memory, accounted to `tracker` (64-byte aligned at least).
   virtual std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const = 0;

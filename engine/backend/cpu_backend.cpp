@@ -38,7 +38,7 @@ class CpuBackend final : public ComputeBackend {
  public:
   Backend kind() const override { return Backend::kCpu; }
   const char* name() const override { return "cpu"; }
-  bool supports(const OpDef&) const override { return true; }
+  bool supports(const KernelArgs&, std::string*) const override { return true; }  // every op has a CPU kernel; loading checked its limits
   std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override { return op.create_cpu_kernel(args); }
   std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const override {
     return std::make_unique<HostBuffer>(tracker, bytes);

@@ -18,6 +18,7 @@
 
 #include "edgegan/image.h"
 #include "edgegan/report.h"
+#include "engine/backend/backend.h"
 
 namespace edgegan {
 namespace {
@@ -198,6 +199,9 @@ std::string PixelNormalisation::to_string() const {
 ImageToImage::ImageToImage(std::shared_ptr<const Model> model, const ImageToImageOptions& options)
     : model_(std::move(model)), options_(options), sessions_(std::make_shared<SessionCache>()) {
   if (!model_) throw Error("ImageToImage: no model");
+  // A backend that cannot run here (no CUDA device, or a build without CUDA) is refused
+  // now, with its reason, rather than at the first picture's plan.
+  compute_backend(options_.backend, "image-to-image");
   if (options_.tile < 0 || options_.overlap < 0) throw Error("tile and overlap must not be negative");
   if (options_.batch < 1 || options_.batch > 1024) throw Error("batch must be 1 to 1024");
   if (!(options_.outscale >= 0 && options_.outscale <= 64)) throw Error("outscale must be above 0 and at most 64 (0: the model's own scale)");

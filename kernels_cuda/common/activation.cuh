@@ -6,23 +6,30 @@
 
 namespace edgegan::cuda {
 
+// A new activation in the enum fails here until activate() has its case (the backend's
+// static_assert makes the enum follow the CPU's). Update the count with the case.
+static_assert(kActivationCount == 13, "activate() below has a case for each of 13 activations: add the new one's");
+
 // log(1 + exp(v)) without overflow, as the CPU's softplus_exact.
 __device__ __forceinline__ float softplus_exact(float v) { return v > 20.f ? v : log1pf(expf(v)); }
 
 __device__ __forceinline__ float activate(float v, const ActivationParams& a) {
+  // None is the default case: the branch layout the kernels were tuned with (a `case
+  // kNone` compiles to different code). Every file's activation is validated on load.
   switch (a.kind) {
-    case 1: return v > 0.f ? v : 0.f;                                    // Relu
-    case 2: return v > 0.f ? v : v * a.alpha;                            // LeakyRelu
-    case 3: return tanhf(v);                                             // Tanh
-    case 4: return 1.f / (1.f + expf(-v));                               // Sigmoid
-    case 5: return v > 0.f ? v : a.alpha * expm1f(v);                    // Elu
-    case 6: return v > 0.f ? a.beta * v : a.beta * a.alpha * expm1f(v);  // Selu
-    case 7: return fminf(a.beta, fmaxf(a.alpha, v));                     // Clip
-    case 8: return fminf(1.f, fmaxf(0.f, a.alpha * v + a.beta));         // HardSigmoid
-    case 9: return v * fminf(1.f, fmaxf(0.f, v / 6.f + 0.5f));           // HardSwish
-    case 10: return softplus_exact(v);                                   // Softplus
-    case 11: return v * tanhf(softplus_exact(v));                        // Mish
-    default: return v;                                                   // None
+    case Activation::kRelu: return v > 0.f ? v : 0.f;
+    case Activation::kLeakyRelu:
+    case Activation::kPRelu: return v > 0.f ? v : v * a.alpha;
+    case Activation::kTanh: return tanhf(v);
+    case Activation::kSigmoid: return 1.f / (1.f + expf(-v));
+    case Activation::kElu: return v > 0.f ? v : a.alpha * expm1f(v);
+    case Activation::kSelu: return v > 0.f ? a.beta * v : a.beta * a.alpha * expm1f(v);
+    case Activation::kClip: return fminf(a.beta, fmaxf(a.alpha, v));
+    case Activation::kHardSigmoid: return fminf(1.f, fmaxf(0.f, a.alpha * v + a.beta));
+    case Activation::kHardSwish: return v * fminf(1.f, fmaxf(0.f, v / 6.f + 0.5f));
+    case Activation::kSoftplus: return softplus_exact(v);
+    case Activation::kMish: return v * tanhf(softplus_exact(v));
+    default: return v;  // Activation::kNone
   }
 }
 

@@ -14,8 +14,11 @@
 
 namespace edgegan::cuda {
 
+// The first pass has a row of blocks per sample (the grid's y, at most 65535 on CUDA).
+constexpr int kGroupNormMaxBatch = 65535;
+
 struct GroupNormGeometry {
-  int batch = 1;
+  int batch = 1;          // at most kGroupNormMaxBatch
   long long pixels = 1;  // H * W
   int channels = 1;      // a multiple of groups
   int groups = 1;

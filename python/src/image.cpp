@@ -143,10 +143,11 @@ void bind_image(nb::module_& m) {
           },
           "model"_a, nb::kw_only(), "backend"_a = "cpu", "threads"_a = 0, "tile"_a = 0, "overlap"_a = 16, "batch"_a = 1, "memory_limit"_a = nb::none(),
           "outscale"_a = nb::none(),
-          "model: an edgegan.Model or a .egan path. backend: 'cpu' or 'cuda'. threads: CPU threads (0: all cores). tile: tile side in "
+          "model: an edgegan.Model or a .egan path. backend: 'cpu' or 'cuda' (where CUDA cannot run, an edgegan.Error with its reason). threads: CPU threads (0: all cores). tile: tile side in "
           "input pixels (0: the whole picture unless memory_limit). overlap: input pixels neighbouring tiles share, blended. batch: "
           "tiles run through the model together (of the pictures given to run_batch, or of one picture's tile row). "
-          "memory_limit: bytes the tiles' plan may take (the largest tile that fits). outscale: final size = input size x outscale, "
+          "memory_limit: bytes the tiles' plan may take (the largest tile that fits; on CUDA the session's device memory and the host's "
+          "buffers together, not the CUDA runtime's own). outscale: final size = input size x outscale, "
           "by a Lanczos resize after the model's own scale (default: the model's scale).")
       .def(
           "run",

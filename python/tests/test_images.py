@@ -3,6 +3,8 @@ equal, byte for byte, to `edgegan upscale`/`translate` on the same file (RGB, RG
 grey, --outscale), run_batch against runs alone, plus the ValueErrors of wrong arrays
 and options."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -91,6 +93,21 @@ def test_run_batch_equals_runs_alone(sr_model):
         alone.run_batch([picture(12, 10, 3, 0), picture(10, 12, 3, 1)])
     with pytest.raises(ValueError, match="batch"):
         edgegan.ImageToImage(sr_model, batch=0)
+
+
+def test_cuda_backend_runs_or_names_its_problem(sr_model):
+    """backend="cuda" runs where CUDA can (within one level of the CPU's picture), and
+    elsewhere is refused when the runner is made, with the reason in CUDA's words."""
+    image = edgegan.read_image(IMAGES / "rgb.png")
+    try:
+        runner = edgegan.ImageToImage(sr_model, backend="cuda")
+    except edgegan.Error as e:
+        assert re.fullmatch(r"image-to-image: the CUDA backend (has no usable device: .+|is not available in this build.*)", str(e)), str(e)
+        return
+    cpu = edgegan.ImageToImage(sr_model).run(image)
+    gpu = runner.run(image)
+    assert gpu.shape == cpu.shape
+    assert np.abs(gpu.astype(np.int16) - cpu.astype(np.int16)).max() <= 1
 
 
 def test_wrong_arrays_and_options(tmp_path, sr_model):

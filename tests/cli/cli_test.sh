@@ -364,6 +364,19 @@ expect_error "upscale a huge image" "huge.png' is 100000x100000 pixels, more tha
 [ -e "$work/x.png" ] && bad "a refused image left an output file" || ok
 expect_error "upscale, one bad image of two" "1 of 2 images failed" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" "$work/huge.png" -o "$work/mixed" -q
 [ -f "$work/mixed/rgb.png" ] && [ ! -e "$work/mixed/huge.png" ] && ok || bad "the good image of a mixed run was not written, or the bad one was"
+# --backend cuda where CUDA cannot run (no usable GPU, or a build without CUDA): refused
+# before any picture, in one line with the reason (CUDA's own text), exit 2, nothing
+# written. With a GPU it runs (scripts/gpu_check.sh compares it with the CPU's picture).
+for cmd in "upscale|$work/sr.egan" "translate|$work/cyc.egan"; do
+  IFS='|' read -r name model <<<"$cmd"
+  rm -f "$work/cuda_out.png"
+  "$edgegan" "$name" "$model" "$images/rgb.png" -o "$work/cuda_out.png" --backend cuda >/dev/null 2>"$work/err.txt"
+  rc=$?
+  if [ $rc -eq 0 ] && [ -f "$work/cuda_out.png" ]; then ok
+  elif [ $rc -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && [ ! -e "$work/cuda_out.png" ] &&
+    grep -Eq "^edgegan: error: image-to-image: the CUDA backend (has no usable device: .+|is not available in this build)" "$work/err.txt"; then ok
+  else bad "$name --backend cuda: exit $rc, $(cat "$work/err.txt")"; fi
+done
 expect_error "upscale, memory limit too small" "memory-limit 64K is below what the process already holds" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit 64K
 expect_error "upscale, a memory limit that is not a size" "'lots' is not a size" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit lots
 expect_error "upscale to a .gif" "must name a .png, .jpg, .jpeg or .webp file" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.gif"

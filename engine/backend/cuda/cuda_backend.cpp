@@ -1,15 +1,17 @@
 // The CUDA backend: device memory for the arena and the kernels' weights (allocated
 // when a session is created, never per run), one stream per executor with pinned
 // staging for inputs and outputs, and the forward pass recorded once as a CUDA graph
-// and replayed. The ops it runs are listed in kernel_factories() below, one line per
-// op kind; each kind's kernel is in ops/<op>.cpp.
+// and replayed. Every op kind's kernel is in ops/<op>.cpp; the table of them
+// (kFactories below) is built from the schema's kinds.
 #include <cuda_runtime_api.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "engine/backend/backend.h"
 #include "engine/backend/cuda/cuda_kernel.h"
@@ -158,38 +160,47 @@ class CudaStream final : public BackendStream {
 
 using KernelFactory = std::unique_ptr<OpKernel> (*)(const KernelArgs&);
 
-template <schema::OpKind Kind>
-std::pair<std::string, KernelFactory> entry() {
-  return {schema::EnumNameOpKind(Kind), &create_kernel<Kind>};
+template <size_t... I>
+constexpr std::array<KernelFactory, sizeof...(I)> factory_table(std::index_sequence<I...>) {
+  // Kind 0 is NONE; kinds 1..OpKind_MAX are the ops.
+  return {&create_kernel<static_cast<schema::OpKind>(I + 1)>...};
 }
 
-// The op kinds this backend runs, by the schema's name (OpDef::name()).
-const std::map<std::string, KernelFactory>& kernel_factories() {
-  static const std::map<std::string, KernelFactory> factories = {
-      entry<schema::OpKind_ConvTranspose2D>(), entry<schema::OpKind_Conv2D>(),    entry<schema::OpKind_Dense>(),
-      entry<schema::OpKind_Embedding>(),       entry<schema::OpKind_Concat>(),    entry<schema::OpKind_Reshape>(),
-      entry<schema::OpKind_ChannelAffine>(),   entry<schema::OpKind_Elementwise>(),
-      entry<schema::OpKind_Pad>(),
-      entry<schema::OpKind_Binary>(),
-      entry<schema::OpKind_PRelu>(),
-      entry<schema::OpKind_DepthToSpace>(),
-      entry<schema::OpKind_Resize>(),
-      entry<schema::OpKind_Slice>(),
-      entry<schema::OpKind_Pool>(),
-      entry<schema::OpKind_GroupNorm>(),
-      entry<schema::OpKind_SlidingChannelConv>(),
-  };
-  return factories;
+// Every op kind's kernel factory, indexed by kind - 1, built from the schema's list of
+// kinds as the CPU's op_registry.cpp is: a kind whose ops/<op>.cpp does not define
+// create_kernel<Kind> fails the link of every CUDA build, naming the kind. No list of
+// ops is kept by hand and nothing is looked up by name.
+constexpr auto kFactories = factory_table(std::make_index_sequence<static_cast<size_t>(schema::OpKind_MAX)>{});
+
+KernelFactory factory_of(schema::OpKind kind) {
+  const int k = static_cast<int>(kind);
+  if (k < 1 || k > static_cast<int>(schema::OpKind_MAX)) throw Error("CUDA backend: unknown op kind " + std::to_string(k));
+  return kFactories[static_cast<size_t>(k - 1)];
 }
 
 class CudaBackend final : public ComputeBackend {
  public:
   Backend kind() const override { return Backend::kCuda; }
   const char* name() const override { return "cuda"; }
-  bool supports(const OpDef& op) const override { return kernel_factories().count(op.name()) != 0; }
-  std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override {
+  // Every kind has a kernel (the table above); what a kernel cannot run is a shape past
+  // its limits, which its constructor refuses with KernelRefusal. A planning build (no
+  // tracker: nothing allocated or uploaded) asks it before the session's real build.
+  bool supports(const KernelArgs& args, std::string* why) const override {
+    KernelArgs planning = args;
+    planning.tracker = nullptr;
     try {
-      return kernel_factories().at(op.name())(args);
+      factory_of(args.op.kind_type())(planning);
+      return true;
+    } catch (const KernelRefusal& e) {
+      if (why) *why = e.what();
+      return false;
+    } catch (const CudaError& e) {
+      throw Error(std::string("CUDA backend: ") + e.what());
+    }
+  }
+  std::unique_ptr<OpKernel> create_kernel(const OpDef&, const KernelArgs& args) const override {
+    try {
+      return factory_of(args.op.kind_type())(args);
     } catch (const CudaError& e) {
       throw Error(std::string("CUDA backend: ") + e.what());
     }
@@ -310,9 +321,7 @@ void KernelUpload::commit() {
 
 void PreparedGemm::prepare(const KernelArgs& args, KernelUpload& upload) {
   std::string why;
-  if (!conv_gemm_supports(shape, &why))
-    throw Error("CUDA backend: " + std::string(schema::EnumNameOpKind(args.op.kind_type())) +
-                (args.op.name() ? " '" + args.op.name()->str() + "'" : std::string()) + " is outside what its kernels run: " + why);
+  if (!conv_gemm_supports(shape, &why)) throw KernelRefusal("its implicit GEMM takes no problem with " + why);
   launch = plan_conv_gemm(shape, multiprocessor_count(), args.allow_tf32 ? GemmMath::kTf32 : GemmMath::kFp32);
   tasks = upload.bytes(shape.tasks.data(), shape.tasks.size() * sizeof(ConvGemmTask));
 }

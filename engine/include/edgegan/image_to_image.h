@@ -42,7 +42,11 @@ struct PixelNormalisation {
 
 struct ImageToImageOptions {
   int threads = 0;                   // 0: all cores
-  Backend backend = Backend::kCpu;   // where the tiles run (the plan's memory figures are the CPU's)
+  // Where the tiles run. The constructor throws Error, with the reason, for a backend
+  // that cannot run here. On CUDA, a plan's session_bytes are the session's device
+  // memory (arena and weights), counted with the host's buffers against
+  // memory_limit_bytes; the CUDA runtime's own memory (its context) is not counted.
+  Backend backend = Backend::kCpu;
   int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
   int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
   // Tiles run through the model together, as one batch: tiles of one picture, or of the

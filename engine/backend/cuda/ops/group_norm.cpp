@@ -12,6 +12,8 @@ class GroupNormCuda final : public OpKernel {
   GroupNormCuda(const KernelArgs& a, const schema::GroupNorm& op)
       : upload_(a), input_(op.input()), output_(op.output()), residual_(op.residual()), epsilon_(op.epsilon()),
         activation_(activation_params(op.activation(), op.alpha(), op.beta())) {
+    if (a.batch > kGroupNormMaxBatch)
+      throw KernelRefusal("its kernels take at most " + std::to_string(kGroupNormMaxBatch) + " samples per batch, not " + std::to_string(a.batch));
     const TensorDesc& x = a.tensor(op.input());
     geometry_.batch = static_cast<int>(a.batch);
     geometry_.pixels = x.dims[1] * x.dims[2];
