@@ -12,6 +12,16 @@ expect_ok() {
 }
 
 # expect_error NAME REGEX CMD...: non-zero exit, stderr matches REGEX, no crash (exit < 128)
+# A command given --backend cuda: it runs where a GPU is usable; elsewhere it fails,
+# without crashing, naming CUDA.
+expect_ok_or_cuda_error() {
+  local name=$1; shift
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  if [ $rc -eq 0 ]; then ok; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
+  grep -q "CUDA" "$work/err.txt" && ok || bad "$name: failed without naming CUDA: $(cat "$work/err.txt")"
+}
 expect_error() {
   local name=$1 regex=$2; shift 2
   "$@" >"$work/out.txt" 2>"$work/err.txt"
