@@ -4,7 +4,7 @@ MODEL IN/ -o OUT/` (or `translate`) does on one machine, spread over Ray workers
 picture at IN/a/b/c.jpg is written to OUT/a/b/c.png (or the -f format), subfolders
 created, as the CLI's folder mode writes it and with the same pixels.
 
-    pip install edgegan "ray[data]"
+    pip install . "ray[data]"          # edgegan from the source tree, and Ray Data
     python3 samples/ray_image_to_image.py realesr_x4.egan photos/ big/ --workers 2
     python3 samples/ray_image_to_image.py realesr_x4.egan /nfs/in /nfs/out --address auto --workers 16
 
