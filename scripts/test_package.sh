@@ -7,7 +7,8 @@
 #      library, run on the shipped models; the same file compiled with pkg-config;
 #   3. the Python wheel built once (pip wheel, scikit-build-core + nanobind from PyPI),
 #      installed into a fresh venv, a grid generated from outside the tree and compared
-#      with the CLI's, and the pytest suite (python/tests) run against that install;
+#      with the CLI's, and the pytest suite (python/tests) run against that install, with
+#      ray[data] from PyPI for the Ray sample's test (samples/ray_image_to_image.py);
 #   4. the module's argument checking fuzzed for ${FUZZ_SECONDS:-60} s (atheris from PyPI,
 #      fuzz/python_arguments_fuzzer.py) against that install.
 # Needs the stage-1 build in ${BUILD_DIR:-build} (scripts/build.sh).
@@ -86,6 +87,14 @@ print('edgegan', edgegan.__version__, 'from', edgegan.__file__, '->', images.sha
 ")
 "$prefix/bin/edgegan" generate "$dcgan" -n 64 --seed 1 -o "$work/cli_grid.png" >/dev/null
 cmp "$work/python_grid.png" "$work/cli_grid.png" || { echo "the module's grid differs from the CLI's"; exit 1; }
+# Ray Data for python/tests/test_ray_pipeline.py (samples/ray_image_to_image.py). Pinned,
+# with NumPy held at Debian's: unconstrained, pip brings NumPy 2 (pyarrow 26 refuses
+# NumPy 1.24) and every other test would run on another NumPy. pyarrow 21 and pandas 2.3
+# take NumPy 1.24.
+ray_start=$SECONDS
+"$python" -c "import numpy; print('numpy==' + numpy.__version__)" >"$work/numpy-constraint.txt"
+"$work/venv/bin/pip" install -q --disable-pip-version-check -c "$work/numpy-constraint.txt" "ray[data]==2.60.0" "pyarrow==21.0.0" "pandas==2.3.3"
+echo "installed ray[data] 2.60.0 in $((SECONDS - ray_start)) s"
 EDGEGAN_CLI=$prefix/bin/edgegan EDGEGAN_CONVERT=$prefix/bin/edgegan-convert \
   "$work/venv/bin/python" -m pytest -q -p no:cacheprovider python/tests
 echo "-- fuzzing the module's argument checking for ${FUZZ_SECONDS:-60} s"
