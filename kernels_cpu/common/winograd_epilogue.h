@@ -1,14 +1,18 @@
 // The end the 3x3 Winograd output transforms share (F(4x4, 3x3) in conv2d_winograd,
 // F(6x6, 3x3) in conv2d_winograd_f6): each output pixel of a block gets bias and
-// activation as it is stored, then the residual's pixel added. kNone, kRelu and
-// kLeakyRelu are inlined into the transform's loops; the others are applied in place
-// after it (a call per pixel; no generator's 3x3 layers use them in a hot loop).
+// activation as it is stored, then the residual's pixel added. kNone, kRelu,
+// kLeakyRelu, kTanh and kSigmoid are inlined into the transform's loops (tanh as the
+// branch-free rational function apply_activation uses, so it vectorises with them);
+// the others are applied in place after it, a call per pixel. That call costs more
+// than a short pixel's arithmetic: ESPCN's 64->32 Tanh layer spent about a fifth of its
+// time in it.
 // Always inlined into the per-ISA transform (simd_clones.h) that calls it.
 #pragma once
 
 #include <cstdint>
 
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/activation/activation_functors.h"
 #include "kernels_cpu/common/epilogue.h"
 #include "kernels_cpu/common/simd_clones.h"
 
@@ -33,6 +37,8 @@ inline __attribute__((always_inline)) void winograd_epilogue(const Epilogue& ep,
       const float alpha = ep.alpha;
       return transform([alpha](float v) { return v > 0.f ? v : v * alpha; }, residual);
     }
+    case Activation::kTanh: return transform([](float v) { return tanh_rational(v); }, residual);
+    case Activation::kSigmoid: return transform([](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); }, residual);
     default: break;
   }
   transform([](float v) { return v; }, static_cast<const float* const*>(nullptr));
