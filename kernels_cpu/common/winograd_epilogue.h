@@ -2,8 +2,9 @@
 // F(6x6, 3x3) in conv2d_winograd_f6): each output pixel of a block gets bias and
 // activation as it is stored, then the residual's pixel added. kNone, kRelu,
 // kLeakyRelu, kTanh and kSigmoid are inlined into the transform's loops (tanh as the
-// branch-free rational function apply_activation uses, so it vectorises with them);
-// the others are applied in place after it, a call per pixel. That call costs more
+// branch-free rational function apply_activation uses, so it vectorises with them); a
+// per-channel PRelu runs over each stored pixel right after it, in the same clone; the
+// others are applied in place after it, a call per pixel. That call costs more
 // than a short pixel's arithmetic: ESPCN's 64->32 Tanh layer spent about a fifth of its
 // time in it.
 // Always inlined into the per-ISA transform (simd_clones.h) that calls it.
@@ -39,6 +40,22 @@ inline __attribute__((always_inline)) void winograd_epilogue(const Epilogue& ep,
     }
     case Activation::kTanh: return transform([](float v) { return tanh_rational(v); }, residual);
     case Activation::kSigmoid: return transform([](float v) { return 0.5f + 0.5f * tanh_rational(0.5f * v); }, residual);
+    case Activation::kPRelu:
+      if (ep.slope) {  // a slope per channel: after the transform, in this clone's loop
+        transform([](float v) { return v; }, static_cast<const float* const*>(nullptr));
+        for (int p = 0; p < pixels; ++p) {
+          float* o = out[p];
+          if (!o) continue;
+EDGEGAN_NO_ALIAS_LOOP
+          for (int64_t c = 0; c < width; ++c) {
+            const float v = o[c], scaled = v * ep.slope[c];  // prelu_pixels' form: the same bits
+            o[c] = v > 0.f ? v : scaled;
+          }
+          if (residual && residual[p]) add_residual(o, 1, width, width, residual[p]);
+        }
+        return;
+      }
+      break;
     default: break;
   }
   transform([](float v) { return v; }, static_cast<const float* const*>(nullptr));
