@@ -5,7 +5,7 @@
 // (conv2d_winograd_f6, filters made per task from the weights), at 1 and 2 threads. The shapes are the
 // body layers of Real-ESRGAN's compact network (64 ch), ESRGAN's RRDB (64 ch, growth
 // 32), CycleGAN's ResNet blocks (256 ch at 64x64), the fast-style TransformerNet
-// (128 ch at 64x64, 32 ch at 256x256) and pix2pix-scale maps. Where the Winograd form
+// (128 ch at 64x64, 32 ch at 256x256), pix2pix-scale maps and ESPCN's 64->32 layer. Where the Winograd form
 // wins is what conv2d_winograd_pays encodes.
 //   build/bench/conv2d_winograd_bench --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
 #include <benchmark/benchmark.h>
@@ -28,7 +28,7 @@ struct Layer {
 };
 const Layer kLayers[] = {{128, 128, 64, 64}, {64, 64, 64, 64},   {64, 64, 64, 32},  {64, 64, 96, 32},  {64, 64, 256, 256},
                          {64, 64, 128, 128}, {256, 256, 32, 32}, {32, 32, 128, 128}, {16, 16, 256, 256}, {8, 8, 512, 512}, {64, 64, 256, 128}, {48, 48, 256, 256}, {32, 32, 256, 256},
-                         {256, 256, 3, 32},  {128, 128, 16, 16}};
+                         {256, 256, 3, 32},  {128, 128, 16, 16}, {360, 640, 64, 32}};  // the last: ESPCN x3 on a 640x360 plane
 
 struct Setup {
   ConvShape shape;
