@@ -114,6 +114,14 @@ int64_t source_index(int64_t p, int64_t length) {
   return mirrored >= 0 ? mirrored : 0;
 }
 
+// A model value as an 8-bit level: clamped (NaN to 0), then rounded half away from zero
+// as std::lround does, here exactly in double (a float + 0.5 can round up past a tie),
+// without lround's call per value.
+inline uint8_t to_level(float pixel) {
+  const float clamped = std::clamp(std::isnan(pixel) ? 0.f : pixel, 0.f, 255.f);
+  return static_cast<uint8_t>(static_cast<int>(static_cast<double>(clamped) + 0.5));
+}
+
 }  // namespace
 
 // One idle tile Session: a run takes it when its tile size and batch match (else a new
@@ -435,7 +443,10 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
     out.channels = cout;
     out.pixels.resize(static_cast<size_t>(out.width * out.height * cout));
   }
-  const int64_t band_w = wp * s, band_rows = th * s, band_size = band_rows * band_w * cout;
+  // One tile per picture (the common case): its output goes straight to 8 bits. Else
+  // each picture's tile row is blended in a float band.
+  const bool whole = ys.size() == 1 && xs.size() == 1;
+  const int64_t band_w = wp * s, band_rows = th * s, band_size = whole ? 0 : band_rows * band_w * cout;
   std::vector<float> bands(static_cast<size_t>(band_size) * images.size(), 0.f);  // one per picture
   int64_t band_top = 0;  // output row of band row 0
   const int64_t total = p.tiles() * static_cast<int64_t>(images.size());
@@ -461,8 +472,20 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
       for (int64_t k = 0; k < count; ++k) {
         const int64_t item = first + k;
         const size_t picture = static_cast<size_t>(item) / xs.size(), j = static_cast<size_t>(item) % xs.size();
-        float* band = bands.data() + static_cast<int64_t>(picture) * band_size;
         const float* v = y[0].f32.data() + k * tile_out;
+        if (whole) {  // one tile: its weights are 1, so the blend is the value itself
+          Image& out = outs[picture];
+          for (int64_t r = 0; r < out.height; ++r) {
+            const float* src = v + r * tw * s * cout;
+            uint8_t* dst = out.pixels.data() + r * out.width * cout;
+            for (int64_t c = 0; c < out.width; ++c)
+              for (int ch = 0; ch < cout; ++ch)
+                dst[c * cout + ch] = to_level((src[c * cout + ch] * output_norm_.std[ch] + output_norm_.mean[ch]) * 255.f);
+          }
+          if (progress) progress(++done, total);
+          continue;
+        }
+        float* band = bands.data() + static_cast<int64_t>(picture) * band_size;
         for (int64_t r = 0; r < th * s; ++r) {
           const float row_w = wy[i][static_cast<size_t>(r)];
           if (row_w == 0.f) continue;
@@ -476,6 +499,7 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
         if (progress) progress(++done, total);
       }
     }
+    if (whole) break;
     // Rows above the next tile row's first are final: normalise, convert, drop from the bands.
     const int64_t next_top = i + 1 < ys.size() ? ys[i + 1] * s : hp * s;
     const int64_t kept = std::max<int64_t>(0, band_top + band_rows - next_top);
@@ -490,8 +514,7 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
           const float norm = ny[static_cast<size_t>(row)] * nx[static_cast<size_t>(c)];
           for (int ch = 0; ch < cout; ++ch) {
             const float value = acc[c * cout + ch] / norm;
-            const float pixel = (value * output_norm_.std[ch] + output_norm_.mean[ch]) * 255.f;
-            dst[c * cout + ch] = static_cast<uint8_t>(std::lround(std::clamp(std::isnan(pixel) ? 0.f : pixel, 0.f, 255.f)));
+            dst[c * cout + ch] = to_level((value * output_norm_.std[ch] + output_norm_.mean[ch]) * 255.f);
           }
         }
       }
