@@ -8,6 +8,7 @@
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "kernels_cpu/pad/pad.h"
 #include "kernels_cpu/resize/resize.h"
+#include "tests/converter/converted_model.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -16,14 +17,11 @@ namespace {
 
 using converter::convert_onnx;
 using testing::max_abs_diff;
+using testing::converted_model;
+using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::vector<std::string> kinds(const Model& m) {
-  std::vector<std::string> k;
-  for (const auto& op : m.ops()) k.push_back(op.kind);
-  return k;
-}
 
 TEST(ConverterConvInputMap, UpsamplePadConvIsOneOpAndMatchesTheReferences) {
   std::mt19937 rng(31);
@@ -41,7 +39,7 @@ TEST(ConverterConvInputMap, UpsamplePadConvIsOneOpAndMatchesTheReferences) {
     OnnxBuilder::attr(b.node("Pad", "pad", {"u", "pads"}, {"p"}), "mode", std::string(mode));
     OnnxBuilder::attr(b.node("Conv", "conv", {"p", "W", "B"}, {"y"}), "strides", std::vector<int64_t>{1, 2});
     const auto model = Model::from_bytes(convert_onnx(b.bytes(), "upc.onnx").egan);
-    ASSERT_EQ(kinds(*model), std::vector<std::string>{"Conv2D"});
+    ASSERT_EQ(op_kinds(*model), std::vector<std::string>{"Conv2D"});
     EXPECT_EQ(model->ops()[0].name, "up+pad+conv");
     EXPECT_NE(model->ops()[0].attributes.find("reads 3x4 through a fused input map: nearest x2x3, then"), std::string::npos) << model->ops()[0].attributes;
     EXPECT_NE(model->ops()[0].attributes.find("pads(t,l,b,r) 1,2,2,1 -> 9x15"), std::string::npos) << model->ops()[0].attributes;
@@ -94,28 +92,28 @@ TEST(ConverterConvInputMap, WhatCannotFoldStaysAnOp) {
     b.input("x", {-1, 2, 3, 3}).output("y").floats("roi", {0}, {}).floats("scales", {4}, {1, 1, 2, 2}).floats("W", {4, 2, 1, 1}, w);
     OnnxBuilder::attr(b.node("Resize", "up", {"x", "roi", "scales"}, {"u"}), "mode", std::string("linear"));
     b.node("Conv", "conv", {"u", "W"}, {"y"});
-    EXPECT_EQ(kinds(*Model::from_bytes(convert_onnx(b.bytes(), "a.onnx").egan)), (std::vector<std::string>{"Resize", "Conv2D"}));
+    EXPECT_EQ(op_kinds(*Model::from_bytes(convert_onnx(b.bytes(), "a.onnx").egan)), (std::vector<std::string>{"Resize", "Conv2D"}));
   }
   {  // a nearest Resize that shrinks the map
     OnnxBuilder b;
     b.input("x", {-1, 2, 4, 4}).output("y").floats("roi", {0}, {}).floats("scales", {4}, {1, 1, 0.5f, 0.5f}).floats("W", {4, 2, 1, 1}, w);
     OnnxBuilder::attr(b.node("Resize", "down", {"x", "roi", "scales"}, {"u"}), "mode", std::string("nearest"));
     b.node("Conv", "conv", {"u", "W"}, {"y"});
-    EXPECT_EQ(kinds(*Model::from_bytes(convert_onnx(b.bytes(), "b.onnx").egan)), (std::vector<std::string>{"Resize", "Conv2D"}));
+    EXPECT_EQ(op_kinds(*Model::from_bytes(convert_onnx(b.bytes(), "b.onnx").egan)), (std::vector<std::string>{"Resize", "Conv2D"}));
   }
   {  // a reflect Pad that is also a graph output
     OnnxBuilder b;
     b.input("x", {-1, 2, 3, 3}).output("y").output("p").ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}).floats("W", {4, 2, 1, 1}, w);
     OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads"}, {"p"}), "mode", std::string("reflect"));
     b.node("Conv", "conv", {"p", "W"}, {"y"});
-    EXPECT_EQ(kinds(*Model::from_bytes(convert_onnx(b.bytes(), "c.onnx").egan)), (std::vector<std::string>{"Pad", "Conv2D"}));
+    EXPECT_EQ(op_kinds(*Model::from_bytes(convert_onnx(b.bytes(), "c.onnx").egan)), (std::vector<std::string>{"Pad", "Conv2D"}));
   }
   {  // a constant Pad of a value other than zero
     OnnxBuilder b;
     b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1}).floats("v", {}, {0.5f}).floats("W", {4, 2, 1, 1}, w);
     b.node("Pad", "pad", {"x", "pads", "v"}, {"p"});
     b.node("Conv", "conv", {"p", "W"}, {"y"});
-    EXPECT_EQ(kinds(*Model::from_bytes(convert_onnx(b.bytes(), "d.onnx").egan)), (std::vector<std::string>{"Pad", "Conv2D"}));
+    EXPECT_EQ(op_kinds(*Model::from_bytes(convert_onnx(b.bytes(), "d.onnx").egan)), (std::vector<std::string>{"Pad", "Conv2D"}));
   }
 }
 

@@ -8,23 +8,18 @@
 
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
+#include "tests/converter/converted_model.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
 namespace {
 
-using converter::convert_onnx;
+using testing::converted_model;
+using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::shared_ptr<const Model> convert(const std::string& bytes) { return Model::from_bytes(convert_onnx(bytes, "t.onnx").egan); }
-
-std::vector<std::string> kinds(const Model& m) {
-  std::vector<std::string> k;
-  for (const auto& op : m.ops()) k.push_back(op.kind);
-  return k;
-}
 
 Tensor nhwc(const std::string& name, int64_t n, int64_t h, int64_t w, int64_t c, std::vector<float> v) {
   return Tensor{name, DType::kFloat32, Layout::kNHWC, {n, h, w, c}, std::move(v), {}};
@@ -58,8 +53,8 @@ TEST(PReluFusion, ConvThenPReluBecomesOneConv) {
   for (bool per_channel : {true, false}) {
     SCOPED_TRACE(per_channel ? "per channel" : "one slope");
     std::mt19937 rng(5);
-    const auto model = convert(conv_prelu(per_channel, 1.f, rng));
-    EXPECT_EQ(kinds(*model), std::vector<std::string>{"Conv2D"});
+    const auto model = converted_model(conv_prelu(per_channel, 1.f, rng));
+    EXPECT_EQ(op_kinds(*model), std::vector<std::string>{"Conv2D"});
     EXPECT_EQ(model->ops()[0].name, "conv+pr");
     EXPECT_NE(model->ops()[0].attributes.find("prelu"), std::string::npos) << model->ops()[0].attributes;
   }
@@ -68,8 +63,8 @@ TEST(PReluFusion, ConvThenPReluBecomesOneConv) {
 // A negative slope's gradient would not follow from the output: it stays its own op.
 TEST(PReluFusion, NegativeSlopeStaysAPReluOp) {
   std::mt19937 rng(6);
-  const auto model = convert(conv_prelu(false, -1.f, rng));
-  EXPECT_EQ(kinds(*model), (std::vector<std::string>{"Conv2D", "PRelu"}));
+  const auto model = converted_model(conv_prelu(false, -1.f, rng));
+  EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"Conv2D", "PRelu"}));
 }
 
 // The transposed convolution's epilogue takes it too; a PRelu on a graph input has no producer.
@@ -85,8 +80,8 @@ TEST(PReluFusion, ConvTransposeTakesItAndAGraphInputDoesNot) {
   OnnxBuilder::attr(t, "strides", std::vector<int64_t>{2, 2});
   OnnxBuilder::attr(t, "pads", std::vector<int64_t>{1, 1, 1, 1});
   b.node("PRelu", "pr1", {"c", "s1"}, {"y"});
-  const auto model = convert(b.bytes());
-  EXPECT_EQ(kinds(*model), (std::vector<std::string>{"PRelu", "ConvTranspose2D"}));
+  const auto model = converted_model(b.bytes());
+  EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"PRelu", "ConvTranspose2D"}));
   EXPECT_EQ(model->ops()[1].name, "up+pr1");
 }
 
@@ -124,12 +119,12 @@ std::string fsrcnn_like(bool expose) {
 }
 
 TEST(PReluFusion, FsrcnnLikeModelMatchesTheUnfusedGraphAndIsBitIdenticalAcrossThreads) {
-  const auto fused = convert(fsrcnn_like(false));
-  const auto unfused = convert(fsrcnn_like(true));
-  const auto k = kinds(*fused);
+  const auto fused = converted_model(fsrcnn_like(false));
+  const auto unfused = converted_model(fsrcnn_like(true));
+  const auto k = op_kinds(*fused);
   EXPECT_EQ(std::count(k.begin(), k.end(), "PRelu"), 0);
   EXPECT_EQ(std::count(k.begin(), k.end(), "Conv2D"), 5);
-  const auto ku = kinds(*unfused);
+  const auto ku = op_kinds(*unfused);
   EXPECT_EQ(std::count(ku.begin(), ku.end(), "PRelu"), 5);
   std::mt19937 rng(12);
   const int64_t batch = 2;

@@ -13,27 +13,22 @@
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
+#include "tests/converter/converted_model.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
 namespace {
 
-using converter::convert_onnx;
 using testing::max_abs_diff;
+using testing::converted_model;
+using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-std::shared_ptr<const Model> convert(const std::string& bytes) { return Model::from_bytes(convert_onnx(bytes, "t.onnx").egan); }
-
-std::vector<std::string> kinds(const Model& m) {
-  std::vector<std::string> k;
-  for (const auto& op : m.ops()) k.push_back(op.kind);
-  return k;
-}
 
 int count(const Model& m, const std::string& kind) {
-  const auto k = kinds(m);
+  const auto k = op_kinds(m);
   return static_cast<int>(std::count(k.begin(), k.end(), kind));
 }
 
@@ -66,8 +61,8 @@ TEST(ResidualFusion, ConvPlusGraphInputFusesAndComputesTheSum) {
     pads1(b.node("Conv", "conv", {"x", "W", "B"}, {"c"}));
     b.node("Add", "skip", {"x", "c"}, {relu_after ? "s" : "y"});
     if (relu_after) b.node("Relu", "relu", {"s"}, {"y"});
-    const auto model = convert(b.bytes());
-    EXPECT_EQ(kinds(*model), relu_after ? (std::vector<std::string>{"Conv2D", "Elementwise"}) : std::vector<std::string>{"Conv2D"});
+    const auto model = converted_model(b.bytes());
+    EXPECT_EQ(op_kinds(*model), relu_after ? (std::vector<std::string>{"Conv2D", "Elementwise"}) : std::vector<std::string>{"Conv2D"});
     EXPECT_EQ(model->ops()[0].name, "conv+skip");
     EXPECT_EQ(residuals(*model), 1);
     std::mt19937 rng(3);
@@ -93,8 +88,8 @@ TEST(ResidualFusion, InstanceNormPlusSkipFusesIntoTheNorm) {
   pads1(b.node("Conv", "conv", {"x", "W"}, {"c"}));
   b.node("InstanceNormalization", "in", {"c", "g", "s"}, {"n"});
   b.node("Add", "skip", {"n", "x"}, {"y"});
-  const auto model = convert(b.bytes());
-  EXPECT_EQ(kinds(*model), (std::vector<std::string>{"Conv2D", "GroupNorm"}));
+  const auto model = converted_model(b.bytes());
+  EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"Conv2D", "GroupNorm"}));
   EXPECT_EQ(model->ops()[1].name, "in+skip");
   EXPECT_EQ(residuals(*model), 1);
 }
@@ -107,8 +102,8 @@ TEST(ResidualFusion, OfTwoCandidatesTheLaterProducerTakesIt) {
   pads1(b.node("Conv", "c1", {"x", "W1"}, {"a"}));
   pads1(b.node("Conv", "c2", {"x", "W2"}, {"b"}));
   b.node("Add", "sum", {"a", "b"}, {"y"});
-  const auto model = convert(b.bytes());
-  ASSERT_EQ(kinds(*model), (std::vector<std::string>{"Conv2D", "Conv2D"}));
+  const auto model = converted_model(b.bytes());
+  ASSERT_EQ(op_kinds(*model), (std::vector<std::string>{"Conv2D", "Conv2D"}));
   EXPECT_EQ(model->ops()[1].name, "c2+sum");
   EXPECT_EQ(model->ops()[1].inputs.at(1), model->ops()[0].outputs.at(0));
   std::mt19937 rng(5);
@@ -127,8 +122,8 @@ TEST(ResidualFusion, StaysABinaryOpWhereItCannotFuse) {
     pads1(b.node("Conv", "conv", {"x", "W"}, {"c"}));
     b.node("Relu", "relu", {"c"}, {"r"});
     b.node("Add", "skip", {"r", "x"}, {"y"});
-    const auto model = convert(b.bytes());
-    EXPECT_EQ(kinds(*model), (std::vector<std::string>{"Conv2D", "Binary"}));
+    const auto model = converted_model(b.bytes());
+    EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"Conv2D", "Binary"}));
     EXPECT_EQ(residuals(*model), 0);
   }
   {  // the other operand is produced after the conv runs: y = conv(x) + sigmoid(x), sigmoid later
@@ -137,22 +132,22 @@ TEST(ResidualFusion, StaysABinaryOpWhereItCannotFuse) {
     pads1(b.node("Conv", "conv", {"x", "W"}, {"c"}));
     b.node("Sigmoid", "later", {"x"}, {"s"});
     b.node("Add", "skip", {"c", "s"}, {"y"});
-    const auto model = convert(b.bytes());
-    EXPECT_EQ(kinds(*model), (std::vector<std::string>{"Conv2D", "Elementwise", "Binary"}));
+    const auto model = converted_model(b.bytes());
+    EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"Conv2D", "Elementwise", "Binary"}));
   }
   {  // broadcasting: conv(x) [N,2,4,4] + z [N,2,1,1]
     OnnxBuilder b;
     b.input("x", {-1, 2, 4, 4}).input("z", {-1, 2, 1, 1}).output("y").floats("W", {2, 2, 3, 3}, random_floats(rng, 36));
     pads1(b.node("Conv", "conv", {"x", "W"}, {"c"}));
     b.node("Add", "skip", {"c", "z"}, {"y"});
-    EXPECT_EQ(kinds(*convert(b.bytes())), (std::vector<std::string>{"Conv2D", "Binary"}));
+    EXPECT_EQ(op_kinds(*converted_model(b.bytes())), (std::vector<std::string>{"Conv2D", "Binary"}));
   }
   {  // the conv's output has another reader (and is a graph output)
     OnnxBuilder b;
     b.input("x", {-1, 2, 4, 4}).output("y").output("c").floats("W", {2, 2, 3, 3}, random_floats(rng, 36));
     pads1(b.node("Conv", "conv", {"x", "W"}, {"c"}));
     b.node("Add", "skip", {"c", "x"}, {"y"});
-    EXPECT_EQ(kinds(*convert(b.bytes())), (std::vector<std::string>{"Conv2D", "Binary"}));
+    EXPECT_EQ(op_kinds(*converted_model(b.bytes())), (std::vector<std::string>{"Conv2D", "Binary"}));
   }
   {  // Sub is not a residual Add; nor is conv(x) + conv(x) of one tensor
     OnnxBuilder b;
@@ -161,7 +156,7 @@ TEST(ResidualFusion, StaysABinaryOpWhereItCannotFuse) {
     b.node("Sub", "diff", {"c", "x"}, {"y"});
     pads1(b.node("Conv", "conv2", {"x", "W"}, {"d"}));
     b.node("Add", "twice", {"d", "d"}, {"y2"});
-    EXPECT_EQ(kinds(*convert(b.bytes())), (std::vector<std::string>{"Conv2D", "Binary", "Conv2D", "Binary"}));
+    EXPECT_EQ(op_kinds(*converted_model(b.bytes())), (std::vector<std::string>{"Conv2D", "Binary", "Conv2D", "Binary"}));
   }
   {  // a Mul by a constant after a fused residual does not fold into the conv's weights
     OnnxBuilder b;
@@ -169,7 +164,7 @@ TEST(ResidualFusion, StaysABinaryOpWhereItCannotFuse) {
     pads1(b.node("Conv", "conv", {"x", "W"}, {"c"}));
     b.node("Add", "skip", {"c", "x"}, {"s"});
     b.node("Mul", "scale", {"s", "k"}, {"y"});
-    EXPECT_EQ(kinds(*convert(b.bytes())), (std::vector<std::string>{"Conv2D", "ChannelAffine"}));
+    EXPECT_EQ(op_kinds(*converted_model(b.bytes())), (std::vector<std::string>{"Conv2D", "ChannelAffine"}));
   }
 }
 
@@ -180,7 +175,7 @@ TEST(ResidualFusion, OneDimensionalMapFusesInNhwc) {
   b.input("x", {-1, 2, 7}).output("y").floats("W", {2, 2, 3}, {0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0});  // identity, k3 p1
   OnnxBuilder::attr(b.node("Conv", "conv", {"x", "W"}, {"c"}), "pads", std::vector<int64_t>{1, 1});
   b.node("Add", "skip", {"x", "c"}, {"y"});
-  const auto model = convert(b.bytes());
+  const auto model = converted_model(b.bytes());
   EXPECT_EQ(count(*model, "Binary"), 0);
   EXPECT_EQ(residuals(*model), 1);
   std::mt19937 rng(7);
@@ -209,8 +204,8 @@ TEST(ResidualFusion, ComposesWithAFusedInputMap) {
       b.node("Conv", "conv", {"p", "W"}, {"c"});
       b.node("Add", "skip", {"x", "c"}, {"y"});
     }
-    const auto model = convert(b.bytes());
-    EXPECT_EQ(kinds(*model), pad_is_residual ? (std::vector<std::string>{"Pad", "Conv2D"}) : std::vector<std::string>{"Conv2D"});
+    const auto model = converted_model(b.bytes());
+    EXPECT_EQ(op_kinds(*model), pad_is_residual ? (std::vector<std::string>{"Pad", "Conv2D"}) : std::vector<std::string>{"Conv2D"});
     EXPECT_EQ(residuals(*model), 1);
     const auto y = Session(model, {.batch = 2}).run({nhwc("x", 2, 5, 4, 3, x)})[0];
     std::vector<float> want;
@@ -246,7 +241,7 @@ TEST(ResidualFusion, ZooGeneratorsFuseTheirResidualAdds) {
   };
   for (const Zoo& z : {Zoo{"zoo_srgan", 0, 3}, Zoo{"zoo_esrgan_rrdb", 1, 4}, Zoo{"zoo_cyclegan_resnet", 0, 2}}) {
     SCOPED_TRACE(z.name);
-    const auto model = convert(read_bytes(cases / z.name / "model.onnx"));
+    const auto model = converted_model(read_bytes(cases / z.name / "model.onnx"));
     EXPECT_EQ(count(*model, "Binary"), z.binaries);
     EXPECT_EQ(residuals(*model), z.fused);
   }
