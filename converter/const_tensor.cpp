@@ -113,13 +113,17 @@ ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what) {
 }
 
 ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const ConstTensor& b, const std::string& what) {
+  // A hostile file's constant may claim a shape its values do not fill.
+  for (const ConstTensor* t : {&a, &b})
+    if (static_cast<size_t>(checked_numel(t->dims, kMaxFoldedElements, what)) != (t->is_int ? t->i.size() : t->f.size()))
+      throw ConvertError(what + ": a constant's values do not fill its shape");
   const size_t rank = std::max(a.dims.size(), b.dims.size());
   std::vector<int64_t> ad(rank, 1), bd(rank, 1), od(rank);
   std::copy(a.dims.begin(), a.dims.end(), ad.begin() + static_cast<long>(rank - a.dims.size()));
   std::copy(b.dims.begin(), b.dims.end(), bd.begin() + static_cast<long>(rank - b.dims.size()));
   for (size_t k = 0; k < rank; ++k) {
     if (ad[k] != bd[k] && ad[k] != 1 && bd[k] != 1) throw ConvertError(what + ": shapes do not broadcast");
-    od[k] = std::max(ad[k], bd[k]);
+    od[k] = ad[k] == 1 ? bd[k] : ad[k];  // 1 against 0 is 0: an empty result, not max's 1
   }
   const auto as = strides_of(ad), bs = strides_of(bd), os = strides_of(od);
   const bool to_int = (a.is_int && b.is_int) || op == "Equal";
