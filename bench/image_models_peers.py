@@ -39,7 +39,7 @@ MODELS = {
     "realesr_compact_x4_128": ("SRVGGNetCompact(num_feat=64, num_conv=16, upscale=4)", 128),
     "esrgan_rrdb6_x4_64": ("RRDBNet(nf=64, nb=6, gc=32)", 64),
     "animeganv2_256": ("AnimeGenerator(w=16)", 256),
-    # Thin networks (few channels, large kernels: issue 44). The SR nets take a luma plane.
+    # Thin networks (few channels, large kernels). The SR nets take a luma plane.
     "fsrcnn_x3_360x640": ("FSRCNN(scale=3)", (1, 360, 640)),
     "espcn_x3_360x640": ("ESPCN(scale=3)", (1, 360, 640)),
     "fast_style_thin_256": ("TransformerNet(w=8)", 256),

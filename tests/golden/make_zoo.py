@@ -389,7 +389,7 @@ def zoo():
 
 
 def thin_zoo():
-    """Thin super-resolution networks on one luma plane (issue 44), at their published
+    """Thin super-resolution networks on one luma plane, at their published
     widths on small planes: FSRCNN x3 (d 56, s 12, m 4, PReLUs, a 9x9 stride-3 transposed
     convolution to one channel) and ESPCN x3 (5x5 1->64, 3x3 64->32, 3x3 32->9, pixel
     shuffle), as tests/published/architectures.py defines them. Seeded after zoo()'s cases
