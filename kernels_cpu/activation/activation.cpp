@@ -40,8 +40,7 @@ EDGEGAN_SIMD_CLONES void prelu_pixels(float* y, int64_t count, int64_t channels,
       float* run = y + p * channels;
 EDGEGAN_NO_ALIAS_LOOP
       for (int64_t i = 0; i < n; ++i) {
-        const float v = run[i], scaled = v * repeated[i];
-        run[i] = v > 0.f ? v : scaled;
+        run[i] = prelu_select(run[i], repeated[i]);
       }
     }
   }
@@ -49,8 +48,7 @@ EDGEGAN_NO_ALIAS_LOOP
     float* row = y + p * pixel_stride;
 EDGEGAN_NO_ALIAS_LOOP
     for (int64_t c = 0; c < channels; ++c) {
-      const float v = row[c], scaled = v * slope[c];
-      row[c] = v > 0.f ? v : scaled;
+      row[c] = prelu_select(row[c], slope[c]);
     }
   }
 }

@@ -62,5 +62,23 @@ void with_activation(Activation activation, float alpha, Body body, float beta =
   }
 }
 
+// PRelu of one value with its channel's slope: the product computed, then selected, so a
+// loop of it is a vector blend (with the product inside the branch GCC keeps such a loop
+// scalar and branchy). Exact, so every kernel and clone that uses it gives the same bits.
+inline float prelu_select(float v, float slope) {
+  const float scaled = v * slope;
+  return v > 0.f ? v : scaled;
+}
+
+// activation_run.h's loop, compiled in each family's file with that file's flags.
+inline void activate_run_body(float* y, int64_t n, Activation activation, float alpha, float beta) {
+  if (activation == Activation::kNone) return;
+  with_activation(
+      activation, alpha, [&](auto f) {
+        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
+      },
+      beta);
+}
+
 }  // namespace
 }  // namespace edgegan::cpu

@@ -5,12 +5,7 @@
 namespace edgegan::cpu {
 
 void activate_run__avx2(float* y, int64_t n, Activation activation, float alpha, float beta) {
-  if (activation == Activation::kNone) return;
-  with_activation(
-      activation, alpha, [&](auto f) {
-        for (int64_t i = 0; i < n; ++i) y[i] = f(y[i]);
-      },
-      beta);
+  activate_run_body(y, n, activation, alpha, beta);
 }
 
 }  // namespace edgegan::cpu

@@ -43,8 +43,7 @@ EDGEGAN_SIMD_CLONES void store_rows_prelu(const float* acc, int64_t count, int64
     float* y = rows[p];
 EDGEGAN_NO_ALIAS_LOOP
     for (int64_t c = 0; c < channels; ++c) {
-      const float v = bias ? a[c] + bias[c] : a[c], scaled = v * slope[c];
-      y[c] = v > 0.f ? v : scaled;
+      y[c] = prelu_select(bias ? a[c] + bias[c] : a[c], slope[c]);
     }
   }
 }

@@ -4,9 +4,7 @@
 // kLeakyRelu, kTanh and kSigmoid are inlined into the transform's loops (tanh as the
 // branch-free rational function apply_activation uses, so it vectorises with them); a
 // per-channel PRelu runs over each stored pixel right after it, in the same clone; the
-// others are applied in place after it, a call per pixel. That call costs more
-// than a short pixel's arithmetic: ESPCN's 64->32 Tanh layer spent about a fifth of its
-// time in it.
+// others are applied in place after it, a call per pixel.
 // Always inlined into the per-ISA transform (simd_clones.h) that calls it.
 #pragma once
 
@@ -47,10 +45,7 @@ inline __attribute__((always_inline)) void winograd_epilogue(const Epilogue& ep,
           float* o = out[p];
           if (!o) continue;
 EDGEGAN_NO_ALIAS_LOOP
-          for (int64_t c = 0; c < width; ++c) {
-            const float v = o[c], scaled = v * ep.slope[c];  // prelu_pixels' form: the same bits
-            o[c] = v > 0.f ? v : scaled;
-          }
+          for (int64_t c = 0; c < width; ++c) o[c] = prelu_select(o[c], ep.slope[c]);
           if (residual && residual[p]) add_residual(o, 1, width, width, residual[p]);
         }
         return;

@@ -1,5 +1,6 @@
 #include "kernels_cpu/prelu/prelu.h"
 
+#include "kernels_cpu/activation/activation_functors.h"
 #include "kernels_cpu/common/simd_clones.h"
 
 namespace edgegan::cpu {
@@ -7,24 +8,18 @@ namespace edgegan::cpu {
 namespace {
 constexpr int64_t kMinParallelElements = 1 << 14;
 
-// One pixel row (or a run of single-slope values): the product computed for every value
-// and then selected, so the loop is a vector blend. Written as `x > 0 ? x : s * x` with
-// the product inside the branch, GCC kept it scalar and branchy: 4.9 ms for a
-// 128x128x64 map whose signs are mixed, 0.55 ms for one that is mostly positive.
+// One pixel row (or a run of single-slope values), through prelu_select: a vector blend.
+// Written as `x > 0 ? x : s * x` with the product inside the branch, GCC kept it scalar
+// and branchy: 4.9 ms for a 128x128x64 map whose signs are mixed, 0.55 ms for one that
+// is mostly positive.
 // In place (y == x) is fine: each value is read before it is written.
 EDGEGAN_SIMD_CLONES void prelu_row(int64_t n, const float* slope, const float* x, float* y) {
 EDGEGAN_NO_ALIAS_LOOP
-  for (int64_t c = 0; c < n; ++c) {
-    const float v = x[c], scaled = slope[c] * v;
-    y[c] = v > 0.f ? v : scaled;
-  }
+  for (int64_t c = 0; c < n; ++c) y[c] = prelu_select(x[c], slope[c]);
 }
 EDGEGAN_SIMD_CLONES void prelu_run(int64_t n, float slope, const float* x, float* y) {
 EDGEGAN_NO_ALIAS_LOOP
-  for (int64_t i = 0; i < n; ++i) {
-    const float v = x[i], scaled = slope * v;
-    y[i] = v > 0.f ? v : scaled;
-  }
+  for (int64_t i = 0; i < n; ++i) y[i] = prelu_select(x[i], slope);
 }
 }  // namespace
 
