@@ -1,23 +1,20 @@
 // The table of op lowerings, built from the schema's list of kinds (entry K is
 // op_lowering<K>(), defined in that kind's file), and the ONNX op types each takes.
-#include <array>
 #include <map>
-#include <utility>
 
 #include "converter/errors.h"
+#include "engine/format/op_kind_table.h"
 #include "converter/ops/op_lowering.h"
 
 namespace edgegan::converter {
 namespace {
 
 using LoweringFn = const OpLowering& (*)();
-
-template <size_t... I>
-constexpr std::array<LoweringFn, sizeof...(I)> lowering_table(std::index_sequence<I...>) {
-  return {&op_lowering<static_cast<schema::OpKind>(I + 1)>...};  // kind 0 is NONE
-}
-
-constexpr auto kLowerings = lowering_table(std::make_index_sequence<static_cast<size_t>(schema::OpKind_MAX)>{});
+struct Lowerings {
+  template <schema::OpKind K>
+  static constexpr LoweringFn at = &op_lowering<K>;
+};
+constexpr auto kLowerings = op_kind_table<Lowerings>();
 
 const std::map<std::string, const OpLowering*>& by_onnx_op() {
   static const std::map<std::string, const OpLowering*> map = [] {
@@ -33,9 +30,9 @@ const std::map<std::string, const OpLowering*>& by_onnx_op() {
 }  // namespace
 
 const OpLowering& op_lowering(schema::OpKind kind) {
-  const int k = static_cast<int>(kind);
-  if (k < 1 || k > static_cast<int>(schema::OpKind_MAX)) throw ConvertError("internal: unknown op kind " + std::to_string(k));
-  return kLowerings[static_cast<size_t>(k - 1)]();
+  const int i = op_kind_index(kind);
+  if (i < 0) throw ConvertError("internal: unknown op kind " + std::to_string(static_cast<int>(kind)));
+  return kLowerings[static_cast<size_t>(i)]();
 }
 
 const OpLowering* lowering_of_onnx(const std::string& onnx_op) {

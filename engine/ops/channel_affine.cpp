@@ -13,7 +13,7 @@ class ChannelAffineKernel final : public OpKernel {
   // Rank-4 activations are always NHWC, so channels are the innermost dimension for rank 2 and 4 alike.
   ChannelAffineKernel(const KernelArgs& a, const schema::ChannelAffine& op)
       : input_(op.input()), output_(op.output()), channels_(op.channels()), pixels_(a.batch * a.tensor(op.input()).per_sample / channels_),
-        scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())), activation_(to_cpu(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {}
+        scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())), activation_(to_activation(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {}
   const char* kernel_name() const override { return "channel_affine"; }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
@@ -57,7 +57,7 @@ class ChannelAffineDef final : public OpDef {
     v.expect_buffer(op.scale(), static_cast<uint64_t>(channels), "scale", false);
     v.expect_buffer(op.shift(), static_cast<uint64_t>(channels), "shift", false);
     v.check_activation(op.activation(), op.alpha(), op.beta());
-    if (!cpu::activation_invertible(to_cpu(op.activation()))) v.fail(std::string("activation ") + activation_name(op.activation()) + " cannot be fused (its gradient needs the input)");
+    if (!cpu::activation_invertible(to_activation(op.activation()))) v.fail(std::string("activation ") + activation_name(op.activation()) + " cannot be fused (its gradient needs the input)");
   }
   void describe(const Model::Impl& m, const schema::Op& o, OpInfo& info) const override {
     const auto& a = *o.kind_as_ChannelAffine();

@@ -11,7 +11,7 @@ namespace {
 class ElementwiseKernel final : public OpKernel {
  public:
   ElementwiseKernel(const KernelArgs& a, const schema::Elementwise& op)
-      : input_(op.input()), output_(op.output()), count_(a.batch * a.tensor(op.input()).per_sample), activation_(to_cpu(op.activation())),
+      : input_(op.input()), output_(op.output()), count_(a.batch * a.tensor(op.input()).per_sample), activation_(to_activation(op.activation())),
         alpha_(op.alpha()), beta_(op.beta()) {}
   const char* kernel_name() const override { return "elementwise_activation"; }
   bool works_in_place() const override { return true; }

@@ -16,7 +16,7 @@ class GroupNormKernel final : public OpKernel {
  public:
   GroupNormKernel(const KernelArgs& a, const schema::GroupNorm& op)
       : input_(op.input()), output_(op.output()), residual_(op.residual()), scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())),
-        epsilon_(op.epsilon()), activation_(to_cpu(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {
+        epsilon_(op.epsilon()), activation_(to_activation(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {
     const TensorDesc& x = a.tensor(op.input());
     shape_ = {a.batch, x.dims[1] * x.dims[2], op.channels(), op.groups()};
   }
@@ -77,7 +77,7 @@ class GroupNormDef final : public OpDef {
     v.expect_buffer(op.scale(), static_cast<uint64_t>(op.channels()), "scale", false);
     v.expect_buffer(op.shift(), static_cast<uint64_t>(op.channels()), "shift", false);
     v.check_activation(op.activation(), op.alpha(), op.beta());
-    if (!cpu::activation_invertible(to_cpu(op.activation())))
+    if (!cpu::activation_invertible(to_activation(op.activation())))
       v.fail(std::string("activation ") + activation_name(op.activation()) + " cannot be fused (its gradient needs the input)");
     v.check_residual(residual, y, op.activation());
   }

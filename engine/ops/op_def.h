@@ -17,6 +17,7 @@
 
 #include "engine/memory_tracker.h"
 #include "engine/model_impl.h"
+#include "engine/ops/activation_schema.h"
 #include "kernels_cpu/activation/activation.h"
 #include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/epilogue.h"
@@ -25,23 +26,6 @@ namespace edgegan {
 
 class OpValidator;  // op_validator.h
 
-// The schema's activation numbering is the kernels' one: a kernel reads the file's value as it is.
-static_assert(static_cast<int>(schema::Activation_MAX) + 1 == cpu::kActivationCount, "schema and kernels list the same activations");
-static_assert(static_cast<int>(schema::Activation_None) == static_cast<int>(cpu::Activation::kNone) &&
-                  static_cast<int>(schema::Activation_Relu) == static_cast<int>(cpu::Activation::kRelu) &&
-                  static_cast<int>(schema::Activation_LeakyRelu) == static_cast<int>(cpu::Activation::kLeakyRelu) &&
-                  static_cast<int>(schema::Activation_Tanh) == static_cast<int>(cpu::Activation::kTanh) &&
-                  static_cast<int>(schema::Activation_Sigmoid) == static_cast<int>(cpu::Activation::kSigmoid) &&
-                  static_cast<int>(schema::Activation_Elu) == static_cast<int>(cpu::Activation::kElu) &&
-                  static_cast<int>(schema::Activation_Selu) == static_cast<int>(cpu::Activation::kSelu) &&
-                  static_cast<int>(schema::Activation_Clip) == static_cast<int>(cpu::Activation::kClip) &&
-                  static_cast<int>(schema::Activation_HardSigmoid) == static_cast<int>(cpu::Activation::kHardSigmoid) &&
-                  static_cast<int>(schema::Activation_HardSwish) == static_cast<int>(cpu::Activation::kHardSwish) &&
-                  static_cast<int>(schema::Activation_Softplus) == static_cast<int>(cpu::Activation::kSoftplus) &&
-                  static_cast<int>(schema::Activation_Mish) == static_cast<int>(cpu::Activation::kMish) &&
-                  static_cast<int>(schema::Activation_PRelu) == static_cast<int>(cpu::Activation::kPRelu),
-              "schema::Activation and cpu::Activation number the activations alike");
-inline cpu::Activation to_cpu(schema::Activation a) { return static_cast<cpu::Activation>(a); }
 
 // Everything a kernel is built from.
 struct KernelArgs {

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "engine/text_stream.h"
+#include "engine/ops/activation_schema.h"
 #include "kernels_cpu/activation/activation.h"
 
 namespace edgegan {
@@ -137,7 +138,7 @@ void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels, b
   }
   if (ep->slope()) fail("slope set without activation PRelu");
   check_activation(ep->activation(), ep->alpha(), ep->beta());
-  if (!cpu::activation_invertible(static_cast<cpu::Activation>(ep->activation())))
+  if (!cpu::activation_invertible(to_activation(ep->activation())))
     fail("a fused activation whose gradient needs its input (HardSwish, Mish)");
 }
 

@@ -1,25 +1,19 @@
-// The activations of the engine, in one place: the enum every layer of the engine
-// shares (the model file's schema::Activation has the same numbering, which the
-// engine asserts), the scalar definition that reference kernels use, the vectorised
-// forms that fused epilogues use (activation_functors.h), and the gradient.
+// The activations on the CPU: the scalar definition that reference kernels use, the
+// vectorised forms that fused epilogues use (activation_functors.h), and the gradient.
+// The enum itself is every backend's (kernels_common/activation.h).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
+#include "kernels_common/activation.h"
+
 namespace edgegan::cpu {
 
-// Parameters: LeakyRelu slope alpha; Elu alpha; Selu alpha and gamma (beta); Clip min
-// (alpha) and max (beta); HardSigmoid alpha*x + beta. HardSwish, Softplus, Mish: none.
-// PRelu: LeakyRelu with a slope per channel, which only an epilogue carries
-// (Epilogue::slope, a fused PRelu op); where a function below takes no slope array,
-// alpha is the channel's slope.
-enum class Activation : int {
-  kNone = 0, kRelu = 1, kLeakyRelu = 2, kTanh = 3, kSigmoid = 4,
-  kElu = 5, kSelu = 6, kClip = 7, kHardSigmoid = 8, kHardSwish = 9, kSoftplus = 10, kMish = 11, kPRelu = 12
-};
-inline constexpr int kActivationCount = 13;
+// The enum is every backend's (kernels_common/activation.h).
+using kernels::Activation;
+using kernels::kActivationCount;
 
 // Whether the gradient follows from the activation's OUTPUT (activation_backward); the
 // others (HardSwish, Mish) need the input (activation_backward_from_input) and so never

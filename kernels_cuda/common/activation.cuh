@@ -6,8 +6,8 @@
 
 namespace edgegan::cuda {
 
-// A new activation in the enum fails here until activate() has its case (the backend's
-// static_assert makes the enum follow the CPU's). Update the count with the case.
+// A new activation in the enum (kernels_common/activation.h) fails here until activate()
+// has its case: never the identity by default. Update the count with the case.
 static_assert(kActivationCount == 13, "activate() below has a case for each of 13 activations: add the new one's");
 
 // log(1 + exp(v)) without overflow, as the CPU's softplus_exact.

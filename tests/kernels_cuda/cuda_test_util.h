@@ -73,7 +73,7 @@ inline cpu::Epilogue epilogue_for(int trial, const float* bias) {
   }
   return e;
 }
-inline cuda::ActivationParams device_activation(const cpu::Epilogue& e) { return {static_cast<cuda::Activation>(e.activation), e.alpha, e.beta}; }
+inline cuda::ActivationParams device_activation(const cpu::Epilogue& e) { return {e.activation, e.alpha, e.beta}; }
 
 // A random convolution axis (transposed: the output from output_padding below
 // max(stride, dilation), as ONNX requires).

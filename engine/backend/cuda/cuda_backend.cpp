@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "engine/backend/backend.h"
+#include "engine/format/op_kind_table.h"
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "kernels_cuda/prelu/prelu.h"
 
@@ -160,22 +161,21 @@ class CudaStream final : public BackendStream {
 
 using KernelFactory = std::unique_ptr<OpKernel> (*)(const KernelArgs&);
 
-template <size_t... I>
-constexpr std::array<KernelFactory, sizeof...(I)> factory_table(std::index_sequence<I...>) {
-  // Kind 0 is NONE; kinds 1..OpKind_MAX are the ops.
-  return {&create_kernel<static_cast<schema::OpKind>(I + 1)>...};
-}
+struct Factories {
+  template <schema::OpKind K>
+  static constexpr KernelFactory at = &create_kernel<K>;
+};
 
 // Every op kind's kernel factory, indexed by kind - 1, built from the schema's list of
 // kinds as the CPU's op_registry.cpp is: a kind whose ops/<op>.cpp does not define
 // create_kernel<Kind> fails the link of every CUDA build, naming the kind. No list of
 // ops is kept by hand and nothing is looked up by name.
-constexpr auto kFactories = factory_table(std::make_index_sequence<static_cast<size_t>(schema::OpKind_MAX)>{});
+constexpr auto kFactories = op_kind_table<Factories>();
 
 KernelFactory factory_of(schema::OpKind kind) {
-  const int k = static_cast<int>(kind);
-  if (k < 1 || k > static_cast<int>(schema::OpKind_MAX)) throw Error("CUDA backend: unknown op kind " + std::to_string(k));
-  return kFactories[static_cast<size_t>(k - 1)];
+  const int i = op_kind_index(kind);
+  if (i < 0) throw Error("CUDA backend: unknown op kind " + std::to_string(static_cast<int>(kind)));
+  return kFactories[static_cast<size_t>(i)];
 }
 
 class CudaBackend final : public ComputeBackend {

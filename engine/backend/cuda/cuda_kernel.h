@@ -97,32 +97,16 @@ struct KernelRefusal : Error {
 // A kernel that has no backward pass on this backend.
 [[noreturn]] void no_backward(const char* kernel);
 
-// cuda::Activation (kernels_cuda/common/activation.h, which may not include the CPU's
-// header) numbers the activations as cpu::Activation does, and so as the model file
-// (engine/ops/op_def.h ties those two): a file's value is handed to the kernels as it
-// is. A new CPU activation fails the count here until the CUDA enum has it, and then
-// activation.cuh's until activate() has its case: never the identity by default.
-constexpr bool same_activation(Activation cuda, cpu::Activation cpu) { return static_cast<int>(cuda) == static_cast<int>(cpu); }
-static_assert(kActivationCount == cpu::kActivationCount, "the CUDA kernels and the CPU's list the same activations");
-static_assert(same_activation(Activation::kNone, cpu::Activation::kNone) && same_activation(Activation::kRelu, cpu::Activation::kRelu) &&
-                  same_activation(Activation::kLeakyRelu, cpu::Activation::kLeakyRelu) &&
-                  same_activation(Activation::kTanh, cpu::Activation::kTanh) && same_activation(Activation::kSigmoid, cpu::Activation::kSigmoid) &&
-                  same_activation(Activation::kElu, cpu::Activation::kElu) && same_activation(Activation::kSelu, cpu::Activation::kSelu) &&
-                  same_activation(Activation::kClip, cpu::Activation::kClip) &&
-                  same_activation(Activation::kHardSigmoid, cpu::Activation::kHardSigmoid) &&
-                  same_activation(Activation::kHardSwish, cpu::Activation::kHardSwish) &&
-                  same_activation(Activation::kSoftplus, cpu::Activation::kSoftplus) && same_activation(Activation::kMish, cpu::Activation::kMish) &&
-                  same_activation(Activation::kPRelu, cpu::Activation::kPRelu),
-              "cuda::Activation and cpu::Activation number the activations alike");
-inline Activation to_cuda(schema::Activation a) { return static_cast<Activation>(a); }
+// The activation enum is every backend's (kernels_common/activation.h), numbered as the
+// model file's (engine/ops/op_def.h asserts it): a file's value is handed to the kernels as it is.
 
 // An activation as the file states it (an op's epilogue; none when absent). A fused
 // PRelu is none here: FusedPRelu applies it after the op's kernel.
 inline ActivationParams activation_params(const schema::Epilogue* ep) {
   if (!ep || ep->activation() == schema::Activation_PRelu) return {};
-  return ActivationParams{to_cuda(ep->activation()), ep->alpha(), ep->beta()};
+  return ActivationParams{to_activation(ep->activation()), ep->alpha(), ep->beta()};
 }
-inline ActivationParams activation_params(schema::Activation a, float alpha, float beta) { return {to_cuda(a), alpha, beta}; }
+inline ActivationParams activation_params(schema::Activation a, float alpha, float beta) { return {to_activation(a), alpha, beta}; }
 
 // A PRelu fused into a convolution's epilogue (activation PRelu, a slope per output
 // channel). The device epilogues take no per-channel parameters, so the op's kernel
