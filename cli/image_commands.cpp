@@ -17,6 +17,7 @@
 #include "cli/progress_bar.h"
 #include "cli/video/video_path.h"
 #include "edgegan/image.h"
+#include "edgegan/image_io.h"
 #include "edgegan/image_to_image.h"
 #include "edgegan/io.h"
 

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "edgegan/edgegan.h"
+#include "edgegan/image_io.h"
 
 namespace edgegan_cli {
 namespace fs = std::filesystem;

@@ -24,6 +24,7 @@
 #include "cli/image_commands.h"
 #include "cli/model_loading.h"
 #include "edgegan/edgegan.h"
+#include "edgegan/image_io.h"
 #include "edgegan/io.h"
 #include "edgegan/report.h"
 #include "edgegan/trainer.h"
@@ -226,7 +227,7 @@ int report(const std::string& path, int batch, int threads, const std::string& b
     for (size_t i = 0; i < reports.size(); ++i) std::cout << (i ? "\n" : "") << reports[i].to_table();
   }
   if (!chart.empty()) {
-    reports[0].write_chart(chart);
+    edgegan::write_report_chart(reports[0], chart);
     if (!json) std::cout << "wrote chart " << chart << "\n";
   }
   return 0;

@@ -1,20 +1,21 @@
 # What `cmake --install` puts under the prefix (docs/install.md):
 #   include/edgegan/*.h                      public headers (version.h generated)
 #   lib/libedgegan.so*, lib/libedgegan.a     the engine, shared and static, kernels included
+#   lib/libedgegan_image.so*, .a             picture files and charts (the codecs), over the engine
 #   bin/edgegan, bin/edgegan-convert         the command-line tools
 #   lib/edgegan/edgegan_video.so             the CLI's video module (FFmpeg), loaded for videos only
 #   lib/cmake/edgegan/                       find_package(edgegan CONFIG): edgegan::edgegan (shared),
-#                                            edgegan::edgegan_static
-#   lib/pkgconfig/edgegan.pc                 pkg-config --cflags --libs edgegan (shared)
+#                                            edgegan::edgegan_static, edgegan::edgegan_image(_static)
+#   lib/pkgconfig/edgegan.pc, edgegan-image.pc  pkg-config --cflags --libs edgegan [edgegan-image] (shared)
 # Components: runtime (shared library, tools), devel (headers, static library, package
 # files). The Python module installs only its own component, python (python/).
 include(CMakePackageConfigHelpers)
 set(EDGEGAN_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/edgegan)
 
-install(TARGETS edgegan edgegan_shared EXPORT edgegan-targets
+install(TARGETS edgegan edgegan_shared edgegan_image edgegan_image_shared EXPORT edgegan-targets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT devel
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT devel)
-install(DIRECTORY engine/include/edgegan DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
+install(DIRECTORY engine/include/edgegan image_io/include/edgegan DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
 install(FILES ${EDGEGAN_GENERATED_INCLUDE_DIR}/edgegan/version.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/edgegan COMPONENT devel)
 set(edgegan_tools edgegan_cli)
 if(TARGET edgegan-convert)
@@ -45,7 +46,7 @@ install(FILES ${PROJECT_BINARY_DIR}/edgegan-config.cmake ${PROJECT_BINARY_DIR}/e
 # file stays right when `cmake --install --prefix` picks another prefix than configure did.
 file(RELATIVE_PATH EDGEGAN_PC_TO_PREFIX /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
 string(REGEX REPLACE "/$" "" EDGEGAN_PC_TO_PREFIX "${EDGEGAN_PC_TO_PREFIX}")
-set(EDGEGAN_PC_LIBS_PRIVATE " -lpng16 -lturbojpeg -lwebp")  # the picture codecs (engine/CMakeLists.txt)
+set(EDGEGAN_PC_LIBS_PRIVATE "")
 if(EDGEGAN_WITH_OPENMP)
   string(APPEND EDGEGAN_PC_LIBS_PRIVATE " ${OpenMP_CXX_FLAGS}")
 endif()
@@ -54,4 +55,5 @@ if(EDGEGAN_PACKAGE_NEEDS_CUDA)
   string(APPEND EDGEGAN_PC_LIBS_PRIVATE " -L${CUDAToolkit_LIBRARY_DIR} -lcudart_static -ldl -lrt -lpthread")
 endif()
 configure_file(cmake/edgegan.pc.in ${PROJECT_BINARY_DIR}/edgegan.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/edgegan.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+configure_file(cmake/edgegan-image.pc.in ${PROJECT_BINARY_DIR}/edgegan-image.pc @ONLY)  # the codecs: image_io/CMakeLists.txt
+install(FILES ${PROJECT_BINARY_DIR}/edgegan.pc ${PROJECT_BINARY_DIR}/edgegan-image.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)

@@ -5,7 +5,7 @@
 #include <cstdlib>
 
 #include "edgegan/edgegan.h"
-#include "edgegan/image.h"
+#include "edgegan/image_io.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // Smaller limits than a real run's keep each input's work (and memory) small.

@@ -14,6 +14,7 @@
 #include <string>
 
 #include "edgegan/edgegan.h"
+#include "edgegan/image_io.h"
 #include "edgegan/io.h"
 #include "edgegan/trainer.h"
 

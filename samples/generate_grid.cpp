@@ -1,7 +1,9 @@
 // Sample: generate a grid of images from a .egan generator with the C++ API.
 //   generate_grid MODEL.egan OUT.png [COUNT] [SEED] [LABEL]
-// Copy this file to start your own program; it uses only <edgegan/edgegan.h> and <edgegan/io.h>.
+// Copy this file to start your own program; it uses only <edgegan/edgegan.h>, <edgegan/io.h> and
+// <edgegan/image_io.h> (link edgegan and edgegan_image).
 #include <edgegan/edgegan.h>
+#include <edgegan/image_io.h>
 #include <edgegan/io.h>
 
 #include <iostream>

@@ -56,11 +56,17 @@ done
 # match, ldd could die of SIGPIPE and pipefail made that a failure (seen once, on a busy machine).
 consumer_libs=$(ldd "$work/consumer-shared/edgegan_consumer")
 grep -q "$prefix/lib/libedgegan.so" <<<"$consumer_libs" || { echo "the shared consumer does not load the installed library"; exit 1; }
+# The runtime needs no picture codec: those are libedgegan_image's.
+engine_libs=$(ldd "$prefix/lib/libedgegan.so")
+if grep -E "libpng|libturbojpeg|libjpeg|libwebp" <<<"$engine_libs"; then echo "libedgegan.so links a picture codec"; exit 1; fi
+image_libs=$(ldd "$prefix/lib/libedgegan_image.so")
+grep -q "libpng" <<<"$image_libs" || { echo "libedgegan_image.so does not link libpng"; exit 1; }
+echo "libedgegan.so links no picture codec; libedgegan_image.so does"
 
 echo "-- samples/consumer/main.cpp with pkg-config"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 # shellcheck disable=SC2046  # pkg-config prints several flags
-g++ -std=c++20 -O1 samples/consumer/main.cpp $(pkg-config --cflags --libs edgegan) -Wl,-rpath,"$(pkg-config --variable=libdir edgegan)" \
+g++ -std=c++20 -O1 samples/consumer/main.cpp $(pkg-config --cflags --libs edgegan edgegan-image) -Wl,-rpath,"$(pkg-config --variable=libdir edgegan)" \
     -o "$work/pkg_config_consumer"
 "$work/pkg_config_consumer" "$dcgan"
 [ "$(pkg-config --modversion edgegan)" = "$(echo "$version" | cut -d' ' -f2)" ] || { echo "edgegan.pc has another version"; exit 1; }

@@ -7,7 +7,6 @@
 
 #include "edgegan/edgegan.h"
 #include "edgegan/image.h"
-#include "engine/image/image_codecs.h"
 
 namespace edgegan {
 namespace {
@@ -83,7 +82,7 @@ Image resize_lanczos(const Image& image, int64_t width, int64_t height) {
       }
   }
   // Columns: from the filtered rows to bytes, rounded and clamped (Lanczos overshoots).
-  Image out = codec::blank_image(width, height, image.channels);
+  Image out = blank_image(width, height, image.channels);
   for (int64_t y = 0; y < height; ++y)
     for (int64_t x = 0; x < width * c; ++x) {
       float sum = 0;

@@ -11,6 +11,7 @@
 #include "arrays.h"
 #include "bindings.h"
 #include "converter/converter.h"
+#include "edgegan/image_io.h"
 #include "edgegan/io.h"
 
 namespace edgegan_python {

@@ -14,6 +14,7 @@
 #include "arrays.h"
 #include "bindings.h"
 #include "edgegan/image.h"
+#include "edgegan/image_io.h"
 #include "edgegan/image_to_image.h"
 
 namespace edgegan_python {

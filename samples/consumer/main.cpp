@@ -1,12 +1,13 @@
 // A small generator program built against an installed edgegan (CMakeLists.txt here
 // finds it with find_package; it also builds with pkg-config:
-//   g++ -std=c++20 main.cpp $(pkg-config --cflags --libs edgegan) -o edgegan_consumer
+//   g++ -std=c++20 main.cpp $(pkg-config --cflags --libs edgegan edgegan-image) -o edgegan_consumer
 //
 //   edgegan_consumer MODEL.egan [OUT.png]
 // Generates 16 images (seed 1; class = index mod classes for a conditional model),
 // prints the library version and statistics of the images, and writes a PNG grid
 // when OUT.png is given.
 #include <edgegan/edgegan.h>
+#include <edgegan/image_io.h>
 #include <edgegan/io.h>
 
 #include <algorithm>

@@ -13,6 +13,7 @@
 
 #include "edgegan/edgegan.h"
 #include "edgegan/image.h"
+#include "edgegan/image_io.h"
 #include "tests/test_util.h"
 
 namespace edgegan {

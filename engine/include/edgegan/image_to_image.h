@@ -4,7 +4,7 @@
 //
 //   auto model = edgegan::Model::load("esrgan_x4.egan");
 //   edgegan::ImageToImage upscaler(model, {.memory_limit_bytes = 256 << 20});
-//   edgegan::write_png("big.png", upscaler.run(edgegan::read_image("small.jpg")));
+//   edgegan::write_png("big.png", upscaler.run(edgegan::read_image("small.jpg")));  // edgegan/image_io.h
 #pragma once
 
 #include <array>

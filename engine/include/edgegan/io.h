@@ -16,12 +16,6 @@ Tensor read_npy(const std::string& path);
 Tensor parse_npy(const uint8_t* data, size_t size, const std::string& what);
 void write_npy(const std::string& path, const Tensor& tensor);
 
-// Tiles NHWC images [N, H, W, C] (C = 1 or 3) into one PNG, `columns` per row
-// (0: a near-square grid), each pixel scaled up `scale` times, values mapped
-// linearly from [value_min, value_max] to 0..255 (NaN range: the data's own range).
-void write_png_grid(const std::string& path, const Tensor& images, int columns, int scale,
-                    float value_min, float value_max);
-
 // Writes `bytes` to `path` via a temporary file in the same directory and an
 // atomic rename, so a failed write never leaves a truncated file behind. A
 // temporary left by a writer that was killed (`.edgegan-tmp-<pid>-*`, its pid gone,

@@ -76,8 +76,7 @@ struct MemoryReport {
   std::string to_json() const;         // one JSON object
   static MemoryReport from_json(const std::string& json);  // throws Error on malformed input
   std::string to_table() const;        // human-readable, one row per layer + totals
-  // A per-layer bar chart (memory and traffic for each algorithm); .svg or .png by extension.
-  void write_chart(const std::string& path) const;
+  // The per-layer bar chart is the codec library's: write_report_chart (edgegan/image_io.h).
   bool operator==(const MemoryReport&) const = default;
 };
 

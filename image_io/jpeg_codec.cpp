@@ -7,7 +7,7 @@
 #include <memory>
 
 #include "edgegan/edgegan.h"
-#include "engine/image/image_codecs.h"
+#include "image_io/image_codecs.h"
 
 namespace edgegan::codec {
 namespace {

@@ -1,4 +1,4 @@
-// MemoryReport::write_chart: per layer, one bar per algorithm for the memory the
+// write_report_chart: per layer, one bar per algorithm for the memory the
 // layer touches (activations in + out + workspace) and for its estimated traffic.
 // One layout drawn on two canvases: SVG (text as text) and PNG (rasterised here,
 // text from stb_easy_font's segment font), so both pictures are the same.
@@ -10,12 +10,11 @@
 #include <vector>
 
 #include "engine/text_stream.h"
+#include "edgegan/image_io.h"
 #include "edgegan/io.h"
-#include "edgegan/report.h"
 
 #include <stb/stb_easy_font.h>
 
-#include "edgegan/image.h"
 
 namespace edgegan {
 namespace {
@@ -175,21 +174,21 @@ void draw(Canvas& c, const MemoryReport& r, int width, int height) {
 
 }  // namespace
 
-void MemoryReport::write_chart(const std::string& path) const {
+void write_report_chart(const MemoryReport& report, const std::string& path) {
   const int width = kLabelWidth + 2 * kPanelWidth + 60;
-  const int height = kTop + static_cast<int>(layers.size()) * (3 * (kBar + kBarGap) + kLayerGap) + 50;
+  const int height = kTop + static_cast<int>(report.layers.size()) * (3 * (kBar + kBarGap) + kLayerGap) + 50;
   auto ends_with = [&](const char* ext) {
     const std::string e(ext);
     return path.size() >= e.size() && std::equal(e.rbegin(), e.rend(), path.rbegin(), [](char a, char b) { return std::tolower(a) == b; });
   };
   if (ends_with(".svg")) {
     SvgCanvas c(width, height);
-    draw(c, *this, width, height);
+    draw(c, report, width, height);
     const std::string svg = c.finish();
     write_file_atomically(path, svg.data(), svg.size());
   } else if (ends_with(".png")) {
     PngCanvas c(width, height);
-    draw(c, *this, width, height);
+    draw(c, report, width, height);
     const std::vector<uint8_t> png = c.finish();
     write_file_atomically(path, png.data(), png.size());
   } else {
