@@ -9,7 +9,7 @@ Families:
 * ProGAN (Karras et al. 2018): pixel norm (x / sqrt(mean(x^2 over channels) + eps)) on
   the latent and after every conv, equalised learning rate (weights scaled by
   sqrt(2 / fan_in) in the forward pass), nearest upsampling, LeakyReLU 0.2, a 1x1 toRGB.
-* A Real-CUGAN-style 2x U-Net (UpCunet2x's UNet1 and a refinement stage): reflect pad,
+* A Real-CUGAN-style 2x U-Net (UpCunet2x's UNet1 and a refinement stage): reflect pad 9,
   unpadded 3x3 convs, a 2x2 stride-2 conv down and 2x2 stride-2 transposed conv up,
   squeeze-and-excitation (mean over H x W, 1x1 convs, sigmoid, channel product),
   negative pads cropping the skip paths, a 4x4 stride-2 transposed conv to 2x.
@@ -133,8 +133,9 @@ class UNet1(nn.Module):
 
 
 class UpCunet2x(nn.Module):
-    """2x: reflect pad 8, UNet1 (H -> 2H), a refinement UNetConv with SE added to UNet1's
-    output cropped by the refinement's 2-pixel border."""
+    """2x: reflect pad 9, UNet1 (H + 18 -> 2H + 4), a refinement UNetConv with SE (-> 2H)
+    added to UNet1's output cropped by the refinement's 2-pixel border: exactly 2H x 2W
+    for even H and W, as UpCunet2x pads to get."""
 
     def __init__(self, w=8):
         super().__init__()
@@ -142,7 +143,7 @@ class UpCunet2x(nn.Module):
         self.refine = UNetConv(3, w, 3, se=True)
 
     def forward(self, x):
-        x = self.unet1(F.pad(x, (8, 8, 8, 8), "reflect"))
+        x = self.unet1(F.pad(x, (9, 9, 9, 9), "reflect"))
         return self.refine(x) + F.pad(x, (-2, -2, -2, -2))
 
 
