@@ -71,6 +71,12 @@ struct IrOp {
   int input_pad_mode = 0;
   // SlidingChannelConv (geometry: the Conv's, in_channels the unstacked input's; weights [Cout][window][kh][kw]).
   int64_t window = 0, start_stride = 0;
+  // UnaryMath: schema::UnaryMathOperation and Pow's exponent. Reduce: schema::ReduceOperation.
+  int unary_operation = 0;
+  float exponent = 1.f;
+  int reduce_operation = 0;
+  std::vector<int> axes;             // Reduce: storage axes, increasing
+  std::vector<int> perm;             // Transpose: storage order
 };
 
 // A Conv2D's or GroupNorm's fused residual (its second input), or -1.

@@ -87,6 +87,7 @@ class Lowering {
   // n was lowered as part of a pattern an earlier node matched: run() skips it.
   void claim(const Node& n) { claimed_.insert(n.outputs[0]); }
   IrModel& model() { return ir_; }
+  int64_t opset() const { return g_.opset(); }
 
  private:
   // n's input `input`'s producer when n is its only reader and nothing ends its epilogue yet.

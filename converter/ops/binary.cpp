@@ -8,7 +8,8 @@
 // exists before that op runs (a residual or skip connection) folds into that op as its
 // residual (y = op(x) + other, in the op's epilogue).
 // Everything else is a Binary op: two run-time tensors, or one and a constant of any
-// broadcastable shape (a weight buffer in storage order, not trainable).
+// broadcastable shape (a weight buffer in storage order, not trainable). x / sqrt(y),
+// the Sqrt read only by the Div, is x * rsqrt(y) (pixel norm).
 #include <algorithm>
 
 #include "converter/egan_writer.h"
@@ -130,6 +131,12 @@ class BinaryLowering final : public OpLowering {
       if (operation == schema::BinaryOperation_Add && fuse_residual(n, l, ta, tb)) return;
       IrOp& o = l.add_op(schema::OpKind_Binary, n, {ta, tb});
       o.binary_operation = operation;
+      // x / sqrt(y) with that Sqrt read only here: x * rsqrt(y), a product instead of a quotient.
+      IrOp* root = l.producer_of_kind(n, schema::OpKind_UnaryMath, 1);
+      if (operation == schema::BinaryOperation_Div && root && root->unary_operation == schema::UnaryMathOperation_Sqrt && root->output == tb && ta != tb) {
+        root->unary_operation = schema::UnaryMathOperation_Rsqrt;
+        o.binary_operation = schema::BinaryOperation_Mul;
+      }
       return;
     }
     const bool constant_first = a.is_const;

@@ -1,8 +1,10 @@
 // Dense from ONNX Gemm and MatMul (x · W, with Gemm's alpha, beta and transB folded
-// into the weights and bias); weights written as [in][out].
+// into the weights and bias); weights written as [in][out]. A MatMul of two run-time
+// tensors is a MatMul op (matmul.cpp).
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
+#include "converter/ops/matmul.h"
 #include "converter/ops/op_lowering.h"
 
 namespace edgegan::converter {
@@ -17,6 +19,7 @@ class DenseLowering final : public OpLowering {
     const Node& n = rn.node;
     const Value& x = rn.runtime_input(0);
     if (n.op == "MatMul") {
+      if (rn.has_input(1) && !rn.input(1).is_const) return infer_matmul(rn);  // both computed: attention
       check_attributes(n, {});
       if (x.shape.size() != 2) throw ConvertError(where(n) + ": only 2-D [batch, features] x [features, out] products are supported");
       const ConstTensor& w = rn.float_constant(1, "weights");
@@ -42,6 +45,7 @@ class DenseLowering final : public OpLowering {
   }
 
   void lower(const Node& n, Lowering& l) const override {
+    if (!l.value(n.inputs[1]).is_const) return lower_matmul(n, l);
     const ConstTensor& w = l.constant(n, 1);
     const bool gemm = n.op == "Gemm";
     const bool tb = gemm && attr_int(n, "transB", 0) != 0;

@@ -1,11 +1,13 @@
 // DepthToSpace from ONNX DepthToSpace (modes DCR, CRD) and SpaceToDepth, and from the
 // Reshape -> Transpose -> Reshape chains that express a pixel shuffle or unshuffle
 // (torch exports PixelUnshuffle so at every opset): the Transpose's lowering
-// recognises the chain and turns its first Reshape into the op.
+// recognises the chain and turns its first Reshape into the op. Any other Transpose of a
+// run-time tensor is a Transpose op (transpose.cpp).
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
 #include "converter/ops/op_lowering.h"
+#include "converter/ops/transpose.h"
 
 namespace edgegan::converter {
 namespace {
@@ -95,6 +97,7 @@ class DepthToSpaceLowering final : public OpLowering {
     const Value& x = rn.runtime_input(0);
     if (n.op == "Transpose") {
       check_attributes(n, {"perm"});
+      transpose_perm(n, x.shape.size());
       rn.set_output(transposed(n, x.shape));
       return;
     }
@@ -137,9 +140,7 @@ class DepthToSpaceLowering final : public OpLowering {
       std::vector<int64_t> perm = attr_ints(n, "perm", {});
       m = match_shuffle(nchw, r6, perm, y);
     }
-    if (!m.found)
-      throw ConvertError(where(n) + ": Transpose of a run-time tensor is supported only inside a pixel shuffle or unshuffle "
-                         "(Reshape of an NCHW map to rank 6, Transpose, Reshape back to rank 4)");
+    if (!m.found) return lower_transpose(n, l);  // any other permutation
     first->kind = schema::OpKind_DepthToSpace;
     first->block = m.block;
     first->depth_to_space_mode = m.mode;

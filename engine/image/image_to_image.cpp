@@ -255,8 +255,13 @@ ImageToImage::ImageToImage(std::shared_ptr<const Model> model, const ImageToImag
     if (a == kMaxAlignment) throw Error("the model is not image-to-image: its output is not a whole multiple of its input (" + why + ")");
   }
 
-  for (const OpInfo& op : model_->ops())
-    if (op.kind == "GroupNorm" && whole_image_op_.empty()) whole_image_op_ = op.kind + " '" + op.name + "'";
+  // Ops whose result at a pixel depends on the whole map: norms, reductions over H or W
+  // (squeeze-and-excitation), products of run-time tensors (attention over positions).
+  for (const OpInfo& op : model_->ops()) {
+    const bool map_reduce = op.kind == "Reduce" && !op.input_dims.empty() && op.input_dims[0].size() == 4 && !op.output_dims.empty() &&
+                            (op.input_dims[0][1] != op.output_dims[0][1] || op.input_dims[0][2] != op.output_dims[0][2]);
+    if ((op.kind == "GroupNorm" || op.kind == "MatMul" || map_reduce) && whole_image_op_.empty()) whole_image_op_ = op.kind + " '" + op.name + "'";
+  }
 
   // Normalisations: the caller's, else the model's metadata, else the output's value range.
   const float vmin = out.value_min, vmax = out.value_max;

@@ -12,6 +12,10 @@
 #include "kernels_cpu/depth_to_space/depth_to_space.h"
 #include "kernels_cpu/resize/resize.h"
 #include "kernels_cpu/slice/slice.h"
+#include "kernels_common/matmul_shape.h"
+#include "kernels_common/reduce_shape.h"
+#include "kernels_common/softmax_shape.h"
+#include "kernels_common/transpose_shape.h"
 
 namespace edgegan {
 
@@ -212,6 +216,64 @@ inline cpu::DepthToSpaceShape depth_to_space_shape(const KernelArgs& a, const sc
   s.block = op.block();
   s.channels = depth.dims[3] / (s.block * s.block);
   s.mode = static_cast<cpu::DepthToSpaceMode>(op.mode());
+  return s;
+}
+
+
+// A tensor's storage dims with the session's batch in front.
+inline std::vector<int64_t> batch_dims(const KernelArgs& a, int tensor) {
+  std::vector<int64_t> d = a.tensor(tensor).dims;
+  d[0] = a.batch;
+  return d;
+}
+
+inline cpu::ReduceShape reduce_shape(const KernelArgs& a, const schema::Reduce& op) {
+  const std::vector<int64_t> d = batch_dims(a, op.input());
+  cpu::ReduceShape s;
+  s.rank = static_cast<int>(d.size());
+  for (int k = 0; k < s.rank; ++k) s.dims[k] = d[static_cast<size_t>(k)];
+  for (int axis : *op.axes()) s.reduced[axis] = true;
+  return s;
+}
+
+inline cpu::SoftmaxShape softmax_shape(const KernelArgs& a, const schema::Softmax& op) {
+  const std::vector<int64_t> d = batch_dims(a, op.input());
+  const size_t axis = static_cast<size_t>(op.axis());
+  cpu::SoftmaxShape s;
+  for (size_t k = 0; k < d.size(); ++k) (k < axis ? s.outer : k == axis ? s.axis : s.inner) *= d[k];
+  return s;
+}
+
+inline cpu::TransposeShape transpose_shape(const KernelArgs& a, const schema::Transpose& op) {
+  const std::vector<int64_t> d = batch_dims(a, op.input());
+  cpu::TransposeShape s;
+  s.rank = static_cast<int>(d.size());
+  for (int k = 0; k < s.rank; ++k) s.in[k] = d[static_cast<size_t>(k)], s.perm[k] = op.perm()->Get(static_cast<uint32_t>(k));
+  return s;
+}
+
+// A MatMul operand's logical (ONNX) dims: rank-4 tensors are stored NHWC [N, M, K, H]
+// for [N, H, M, K].
+inline std::vector<int64_t> matmul_logical_dims(const TensorDesc& t, int64_t batch) {
+  std::vector<int64_t> d = t.dims;
+  d[0] = batch;
+  if (d.size() == 4 && t.layout == Layout::kNHWC) return {d[0], d[3], d[1], d[2]};
+  return d;
+}
+
+inline cpu::MatMulShape matmul_shape(const KernelArgs& args, const schema::MatMul& op) {
+  const TensorDesc &ta = args.tensor(op.a()), &tb = args.tensor(op.b()), &ty = args.tensor(op.output());
+  const std::vector<int64_t> a = matmul_logical_dims(ta, args.batch), b = matmul_logical_dims(tb, args.batch),
+                             y = matmul_logical_dims(ty, args.batch);
+  const int rank = static_cast<int>(y.size());
+  const bool nhwc = ty.layout == Layout::kNHWC;
+  cpu::MatMulShape s;
+  s.batch[0] = args.batch;
+  s.batch[1] = rank == 4 ? y[1] : 1;
+  s.m = y[static_cast<size_t>(rank - 2)], s.n = y[static_cast<size_t>(rank - 1)], s.k = a[static_cast<size_t>(rank - 1)];
+  s.a = cpu::matrix_strides(a.data(), rank, nhwc);
+  s.b = cpu::matrix_strides(b.data(), rank, nhwc);
+  s.y = cpu::matrix_strides(y.data(), rank, nhwc);
   return s;
 }
 

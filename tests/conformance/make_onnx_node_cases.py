@@ -44,6 +44,8 @@ OPS = {
     "Pad": {1, 2, 3}, "Resize": {1, 2, 3}, "DepthToSpace": set(), "SpaceToDepth": set(),
     "AveragePool": set(), "MaxPool": set(), "GlobalAveragePool": set(), "GlobalMaxPool": set(),
     "Identity": set(), "Dropout": {1, 2},
+    "Pow": {1}, "Sqrt": set(), "Exp": set(), "Log": set(), "Erf": set(), "Abs": set(), "Neg": set(),
+    "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1}, "ReduceL2": {1}, "Softmax": set(),
 }
 
 

@@ -105,16 +105,6 @@ TEST(ConverterDepthToSpace, RefusalsNameTheNodeAndAttribute) {
          b.input("x", {-1, 2, 3, 4}).output("y");
          OnnxBuilder::attr(b.node("SpaceToDepth", "s1", {"x"}, {"y"}), "blocksize", int64_t{2});
        }, {"s1", "'blocksize'"}},
-      {"plain transpose", [](OnnxBuilder& b) {
-         b.input("x", {-1, 2, 3, 4}).output("y");
-         OnnxBuilder::attr(b.node("Transpose", "t1", {"x"}, {"y"}), "perm", std::vector<int64_t>{0, 1, 3, 2});
-       }, {"t1", "Transpose", "pixel shuffle"}},
-      {"transposed blocks the wrong way", [](OnnxBuilder& b) {
-         b.input("x", {-1, 8, 4, 6}).output("y").ints("s6", {6}, {-1, 8, 2, 2, 3, 2}).ints("s4", {4}, {-1, 32, 2, 3});
-         b.node("Reshape", "r1", {"x", "s6"}, {"t1"});
-         OnnxBuilder::attr(b.node("Transpose", "t2", {"t1"}, {"t2"}), "perm", std::vector<int64_t>{0, 1, 5, 3, 2, 4});
-         b.node("Reshape", "r2", {"t2", "s4"}, {"y"});
-       }, {"t2", "Transpose", "pixel shuffle"}},
   };
   for (const auto& c : cases) {
     SCOPED_TRACE(c.name);

@@ -72,6 +72,16 @@ TEST(ImageToImage, FindsTheScaleAndTheStride) {
   EXPECT_GE(unet.alignment(), 8);
 }
 
+// Squeeze-and-excitation (a Reduce over the map) and attention mix the whole picture, as
+// norms do: the runner names the first such op (the CLI warns when tiling); a
+// per-pixel Reduce (pixel norm over channels) is not one.
+TEST(ImageToImage, NamesWholePictureOps) {
+  const ImageToImage cugan(golden("family_realcugan_2x"));
+  EXPECT_EQ(cugan.scale(), 2);
+  EXPECT_NE(cugan.whole_image_op().find("Reduce"), std::string::npos) << cugan.whole_image_op();
+  EXPECT_TRUE(ImageToImage(golden("zoo_realesrgan_compact")).whole_image_op().empty());
+}
+
 TEST(ImageToImage, RefusesModelsThatAreNotImageToImage) {
   for (const char* name : {"dcgan_digits_generator", "d_conv_dilated_flatten", "patchgan_gap_head"}) {
     const fs::path path = testing::test_model_path("golden/" + std::string(name));
