@@ -3,6 +3,7 @@
 #   - kernels_common/ (what both backends share) includes neither backend nor the engine;
 #   - kernels_cuda/ and the engine's CUDA backend include nothing from kernels_cpu/;
 #   - kernels_cpu/ includes nothing from kernels_cuda/;
+#   - cudnn-frontend's large headers are included by one file only (conv_graph.cpp);
 #   - the converter's fusion passes ask each op kind what its epilogue takes
 #     (OpLowering::epilogue_fusions) instead of listing kinds by hand.
 # Usage: layering_test.sh SOURCE_DIR. Prints each breach and exits 1 if there is any.
@@ -22,4 +23,6 @@ breach "the CUDA side includes kernels_cpu/" \
 breach "kernels_cpu/ includes kernels_cuda/" "$(grep -rnE '#include "kernels_cuda/' kernels_cpu)"
 # A list of kinds in braces where the converter looks for a producer to fuse into.
 breach "a converter pass lists op kinds by hand" "$(grep -rnE '(fusable_producer|producer_of_kind)\([^)]*\{' converter)"
-[ "$failed" = 0 ] && echo "layering: 4 passed, 0 failed" || exit 1
+breach "a file besides engine/backend/cuda/cudnn/conv_graph.cpp includes cudnn-frontend" \
+  "$(grep -rnE '#include [<"]cudnn_frontend' --include='*.cpp' --include='*.h' --include='*.cu' . | grep -v '^\./build' | grep -v '^\./engine/backend/cuda/cudnn/conv_graph\.cpp:')"
+[ "$failed" = 0 ] && echo "layering: 5 passed, 0 failed" || exit 1
