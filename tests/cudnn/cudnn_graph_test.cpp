@@ -94,6 +94,25 @@ TEST(CudnnGraphs, TransposedConvolutionPhasesCoverTheOutputOnce) {
   EXPECT_GT(checked, 0);
 }
 
+// validate() is a real check: a graph whose output does not match its convolution, or
+// without the padding its channels need, is refused with cudnn-frontend's reason.
+TEST(CudnnGraphs, AnInconsistentGraphFailsValidation) {
+  if (!cudnn_library().loaded) GTEST_SKIP() << cudnn_library().why_not;
+  ConvGraphSpec c;
+  c.batch = 2, c.in_h = c.in_w = 16, c.in_channels = c.in_channels_padded = 8, c.out_channels = c.out_channels_padded = 16;
+  c.in_image_pixels = 256, c.in_row_pixels = 16;
+  c.kernel_h = c.kernel_w = 3, c.pad_top = c.pad_bottom = c.pad_left = c.pad_right = 1;
+  c.out_h = c.out_w = 16, c.out_image_pixels = 256, c.out_row_pixels = 16;
+  c.bias = true, c.activation = Pointwise::kLeakyRelu, c.alpha = 0.2f;
+  const ConvGraph good(c);
+  EXPECT_TRUE(good.valid()) << good.error();
+  ConvGraphSpec wrong = c;
+  wrong.out_h = 17;
+  const ConvGraph bad(wrong);
+  EXPECT_FALSE(bad.valid());
+  EXPECT_FALSE(bad.error().empty());
+}
+
 TEST(CudnnGraphs, AMissingLibraryIsOneLineNamingIt) {
   // The process's library is already settled; what a missing one says is checked by
   // the CLI test (EDGEGAN_CUDNN_LIBRARY=/nonexistent). Here: the summary is one line.

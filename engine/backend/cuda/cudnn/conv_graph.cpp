@@ -14,6 +14,7 @@ struct ConvGraph::Impl {
   ConvGraphSpec spec;
   fe::graph::Graph graph;
   TensorPtr x, w, bias, slope, residual, y;
+  TensorPtr conv;  // the convolution's own (virtual) output
   std::string error;
   bool valid = false;
   std::vector<int64_t> built;  // indices of the plans that built
@@ -108,6 +109,7 @@ void build(ConvGraph::Impl& s) {
                   .set_dilation({c.dilation_h, c.dilation_w})
                   .set_compute_data_type(fe::DataType_t::FLOAT);
   TensorPtr v = g.conv_fprop(s.x, s.w, conv);
+  s.conv = v;
   if (c.bias) {
     s.bias = channel_vector(g, "bias", co);
     v = binary(g, v, s.bias, fe::PointwiseMode_t::ADD);
@@ -151,6 +153,15 @@ ConvGraph::ConvGraph(const ConvGraphSpec& spec) : impl_(std::make_unique<Impl>()
     auto status = impl_->graph.validate();
     impl_->valid = status.is_good();
     if (!impl_->valid) impl_->error = status.get_message();
+    // validate() infers the convolution's output from its input, filter, pads and
+    // strides but does not hold the graph's stated output to it: that check is here.
+    const std::vector<int64_t> want = {spec.batch, spec.out_channels_padded, spec.out_h, spec.out_w};
+    if (impl_->valid && impl_->conv->get_dim() != want) {
+      impl_->valid = false;
+      const auto& d = impl_->conv->get_dim();
+      impl_->error = "the convolution gives " + (d.size() == 4 ? std::to_string(d[2]) + "x" + std::to_string(d[3]) : std::string("?")) +
+                     " outputs, the graph states " + std::to_string(spec.out_h) + "x" + std::to_string(spec.out_w);
+    }
   } catch (const std::exception& e) {
     impl_->error = e.what();
   }
