@@ -6,7 +6,7 @@ tests/published/'s, seeded, so both engines run the same weights; edgegan's outp
 checked against PyTorch's fp32 output first (max |diff| <= 1e-3 * max(1, max|y|)).
 
 Per model and batch, median ms of single calls:
-  edgegan_fp32 / edgegan_tf32   `edgegan bench --backend cuda [--tf32]`: host input to
+  edgegan_fp32 / edgegan_tf32   `edgegan bench --backend cuda [--precision tf32]`: host input to
                                 host output (one CUDA graph launch per run)
   eager_fp32_host               PyTorch eager from a host tensor to a host tensor (x.cuda(),
                                 G, .cpu()): what edgegan bench times
@@ -60,7 +60,7 @@ def run(cmd):
 def edgegan_ms(edgegan, egan, batch, repeat, tf32):
     cmd = [edgegan, "bench", egan, "--backend", "cuda", "--batch", str(batch), "--repeat", str(repeat), "--warmup", "5", "--json"]
     if tf32:
-        cmd.append("--tf32")
+        cmd += ["--precision", "tf32"]
     out = run(cmd)
     return json.loads(out)["total_ms"]
 

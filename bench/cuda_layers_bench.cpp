@@ -154,7 +154,7 @@ int main(int argc, char** argv) {
                     << "\", \"ms\": " << ms << ", \"gflops\": " << 2e-6 * macs / ms << ", \"device\": \"" << prop.name << "\"}" << std::endl;
         };
         const double useful = static_cast<double>(batch) * layer.cin * layer.cout * cpu::conv_transpose_useful_pairs(s.h) * cpu::conv_transpose_useful_pairs(s.w);
-        // split: FP32 (the default), and with TF32 tensor cores allowed (--tf32).
+        // split: FP32 (the default), and with TF32 tensor cores allowed (--precision tf32).
         for (const char* variant : {"split", "split_tf32"}) {
           const auto shape = cuda::conv_transpose2d_split_shape(s, phases_h, phases_w, offsets, static_cast<int>(cpu::kWeightPanelColumns));
           const auto l = cuda::plan_conv_gemm(shape, prop.multiProcessorCount,

@@ -83,7 +83,9 @@ def main(d):
         if name == "generator":
             name = os.path.basename(os.path.dirname(r["model"]))
         name = name.replace("_generator", "")
-        variant = "zero-insert" if r["algo"] == "zero-insert" else ("tf32" if r.get("tf32") else "fp32")
+        # "precision" since --precision; results from before it say "tf32": true.
+        tf32 = r.get("precision") == "tf32" or r.get("tf32") is True
+        variant = "zero-insert" if r["algo"] == "zero-insert" else ("tf32" if tf32 else "fp32")
         g[(name, r["batch"], variant)] = r["total_ms"]
     tg = {(r["name"], r["batch"], r["variant"]): r["ms"] for r in load(os.path.join(d, "torch_generators.jsonl")) if "ms" in r}
     print("| generator | batch | edgegan fp32 | edgegan `--tf32` | edgegan zero-insert | PyTorch eager fp32, host to host "

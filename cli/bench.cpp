@@ -45,7 +45,7 @@ int bench(const BenchArgs& a) {
   options.batch = a.batch;
   options.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(a.algo);
   options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
-  options.allow_tf32 = a.tf32;
+  options.precision = edgegan::precision_from_string(a.precision);
   edgegan::Session session(model, options);
   const auto inputs = bench_inputs(*model, a.batch);
 
@@ -69,9 +69,10 @@ int bench(const BenchArgs& a) {
   const double mean_ms = totals.empty() ? 0.0 : std::accumulate(totals.begin(), totals.end(), 0.0) / static_cast<double>(totals.size()) * 1e3;
   if (a.json) {
     nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
-                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend}, {"tf32", a.tf32},
+                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend}, {"precision", a.precision},
                         {"weights", session.weight_placement()}, {"session_bytes", session.measured_allocation_bytes()},
                         {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_ukernel()},
+                        {"convolutions", edgegan::backend_convolution_tactics(options.backend)},
                         {"repeat", a.repeat},        {"total_ms", total_ms},
                         {"total_mean_ms", mean_ms}};
     j["layers"] = nlohmann::json::array();
@@ -81,8 +82,9 @@ int bench(const BenchArgs& a) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << a.model << ": batch " << a.batch << ", " << a.algo << ", ";
-  if (a.backend == "cuda") std::cout << "CUDA (weights " << session.weight_placement() << ")";
+  std::cout << a.model << ": batch " << a.batch << ", " << a.precision << ", " << a.algo << ", ";
+  if (a.backend == "cuda")
+    std::cout << "CUDA (weights " << session.weight_placement() << "; convolutions: " << edgegan::backend_convolution_tactics(options.backend) << ")";
   else std::cout << session.threads() << " thread(s), " << edgegan::cpu_gemm_ukernel();
   std::cout << ", median of " << a.repeat << "\n";
   std::cout << std::left << std::setw(4) << "#" << std::setw(34) << "op" << std::setw(32) << "kernel" << std::right

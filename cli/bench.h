@@ -13,7 +13,7 @@ struct BenchArgs {
   int threads = 0;
   std::string algo = "split";
   std::string backend = "cpu";
-  bool tf32 = false;
+  std::string precision = "fp32";  // fp32, tf32 or fp16
   int repeat = 30;
   int warmup = 3;
   bool json = false;

@@ -82,6 +82,7 @@ edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   edgegan::ImageToImageOptions options;
   options.threads = a.threads;
   options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
+  options.precision = edgegan::precision_from_string(a.precision);
   options.tile = a.tile;
   options.overlap = a.overlap;
   options.batch = a.batch;

@@ -25,6 +25,7 @@ struct ImageCommandArgs {
   std::string shard;                  // "I/N": this machine's share of the sorted job list
   int threads = 0;
   std::string backend = "cpu";        // cpu or cuda: where the model runs
+  std::string precision = "fp32";     // fp32, tf32 or fp16 (SessionOptions::precision)
   int64_t tile = 0, overlap = 16;
   int batch = 1;                      // tiles per model run (frames of a video, tiles of a picture)
   std::string memory_limit;           // "256M", "1G", bytes; empty: none

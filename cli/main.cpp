@@ -37,11 +37,11 @@ std::string dims_text(const std::vector<int64_t>& d) {
   return s;
 }
 
-bool allow_tf32 = false;  // --tf32 (generate, run, report)
+std::string precision = "fp32";  // --precision (generate, run, report)
 
 edgegan::SessionOptions session_options(int threads, int batch, const std::string& algo, const std::string& backend) {
   edgegan::SessionOptions o;
-  o.allow_tf32 = allow_tf32;
+  o.precision = edgegan::precision_from_string(precision);
   o.threads = threads;
   o.batch = batch;
   o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);
@@ -155,6 +155,15 @@ int inspect(const std::string& path) {
     if (!op.name.empty()) std::cout << "       from " << op.name << "\n";
   }
   std::cout << "weights " << model->weight_bytes() << " bytes (mapped), file " << model->file_bytes() << " bytes\n";
+  // The precisions a session of this build can run it in, per backend (--precision).
+  std::cout << "precision:";
+  for (edgegan::Backend b : {edgegan::Backend::kCpu, edgegan::Backend::kCuda}) {
+    std::string runs;
+    for (edgegan::Precision p : {edgegan::Precision::kFp32, edgegan::Precision::kTf32, edgegan::Precision::kFp16})
+      if (edgegan::backend_runs_precision(b, p)) runs += std::string(runs.empty() ? "" : " ") + edgegan::to_string(p);
+    std::cout << (b == edgegan::Backend::kCpu ? " cpu " : "; cuda ") << (runs.empty() ? "not in this build" : runs);
+  }
+  std::cout << "\ncuda convolutions: " << edgegan::backend_convolution_tactics(edgegan::Backend::kCuda) << "\n";
   return 0;
 }
 
@@ -235,6 +244,9 @@ int report(const std::string& path, int batch, int threads, const std::string& b
 
 }  // namespace
 
+constexpr const char* kPrecisionHelp =
+    "fp32, tf32 or fp16 (tf32 and fp16: CUDA; tf32 rounds GEMM operands on the tensor cores, ~1e-3 relative error; fp16 keeps activations and weights in half precision)";
+
 int main(int argc, char** argv) {
   CLI::App app{"edgegan: GAN generator inference on the edge"};
   app.require_subcommand(1);
@@ -262,7 +274,7 @@ int main(int argc, char** argv) {
   gen->add_option("--scale", scale, "pixel magnification in the PNG")->check(CLI::Range(1, 64));
   gen->add_option("--algo", algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   gen->add_option("--backend", backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  gen->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
+  gen->add_option("--precision", precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
   gen->add_option("--npy", npy_out, "also write the raw NHWC floats to this .npy file");
   gen->add_option("-o,--output", out, "PNG file to write");
 
@@ -278,7 +290,7 @@ int main(int argc, char** argv) {
   runc->add_option("--threads", run_threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   runc->add_option("--algo", run_algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   runc->add_option("--backend", run_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  runc->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
+  runc->add_option("--precision", precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
 
   std::string inspect_model;
   auto* insp = app.add_subcommand("inspect", "show a model's inputs, ops, shapes and the phases of each transposed conv");
@@ -293,7 +305,8 @@ int main(int argc, char** argv) {
   rep->add_option("--threads", report_threads, "threads the session would run on (0 = all cores): the heads' workspace is per thread")
       ->check(CLI::Range(0, 1024));
   rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  rep->add_flag("--tf32", allow_tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
+  rep->add_option("--precision", precision, "the precision the session would run in (fp16 plans a half-size activation arena); " + std::string(kPrecisionHelp))
+      ->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
   rep->add_flag("--json", json, "JSON instead of a table (field names documented in docs/memory-planner.md)");
   rep->add_option("--chart", chart, "write a per-layer bar chart (.svg or .png)");
@@ -339,7 +352,7 @@ int main(int argc, char** argv) {
   bch->add_option("--threads", bn.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   bch->add_option("--algo", bn.algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
   bch->add_option("--backend", bn.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
-  bch->add_flag("--tf32", bn.tf32, "CUDA: TF32 tensor-core products (faster; ~1e-3 relative error)");
+  bch->add_option("--precision", bn.precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
   bch->add_flag("--json", bn.json, "JSON: total_ms (median), total_mean_ms, isa, microkernel, and per layer name, kernel, macs, ms");
@@ -363,6 +376,7 @@ int main(int argc, char** argv) {
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--backend", a.backend, "cpu or cuda: where the model runs (decoding, blending and encoding stay on the CPU)")
         ->check(CLI::IsMember({"cpu", "cuda"}));
+    c->add_option("--precision", a.precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
     c->add_option("--batch", a.batch, "tiles run through the model together: a video's frames, or a tiled picture's tiles (default 1)")
@@ -420,6 +434,7 @@ int main(int argc, char** argv) {
     if (*rep && training) {
       if (!chart.empty() || report_backend != "cpu" || !report_input_size.empty())
         throw edgegan::Error("--training takes neither --chart, --backend nor --input-size");
+      if (precision != "fp32") throw edgegan::Error("--training: fine-tuning runs on the cpu backend, in fp32 only");
       return training_report(report_model, report_batch, report_optimizer, json);
     }
     if (*rep) return report(report_model, report_batch, report_threads, report_backend, report_algo, json, chart, report_input_size);

@@ -47,6 +47,22 @@ ConvTranspose2DAlgo conv_transpose2d_algo_from_string(const std::string& name) {
   throw Error("unknown transposed-convolution algorithm '" + name + "' (expected split, zero-insert or col2im)");
 }
 
+const char* to_string(Precision precision) {
+  switch (precision) {
+    case Precision::kFp32: return "fp32";
+    case Precision::kTf32: return "tf32";
+    case Precision::kFp16: return "fp16";
+  }
+  return "unknown";
+}
+
+Precision precision_from_string(const std::string& name) {
+  if (name == "fp32") return Precision::kFp32;
+  if (name == "tf32") return Precision::kTf32;
+  if (name == "fp16") return Precision::kFp16;
+  throw Error("unknown precision '" + name + "' (expected fp32, tf32 or fp16)");
+}
+
 std::vector<Tensor> batch_inputs(const Model& model, int batch, std::vector<float> values, std::vector<int64_t> labels) {
   std::vector<Tensor> inputs;
   bool float_bound = false, labels_bound = false;

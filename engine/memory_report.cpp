@@ -33,20 +33,17 @@ struct PlannedModel {
   AlgorithmTotals totals;
 };
 
-PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTranspose2DAlgo algo, int64_t batch, int threads, bool allow_tf32) {
+PlannedModel plan_model(const Model& model, const ComputeBackend& backend, ConvTranspose2DAlgo algo, int64_t batch, int threads, Precision precision) {
   const Model::Impl& m = model.impl();
   PlannedModel p;
   PlanOptions options;
   options.batch = batch;
   options.threads = threads;
   options.conv_transpose2d_algo = algo;
-  options.allow_tf32 = allow_tf32;
+  options.precision = precision;
   p.plan = build_session_plan(m, backend, options, m, /*tracker=*/nullptr);
   const std::vector<OpInfo> infos = model.ops();
-  auto tensor_bytes = [&](int t) {
-    const TensorDesc& d = m.tensors[static_cast<size_t>(t)];
-    return static_cast<uint64_t>(batch) * static_cast<uint64_t>(d.per_sample) * d.element_size();
-  };
+  auto tensor_bytes = [&](int t) { return edgegan::tensor_bytes(m.tensors[static_cast<size_t>(t)], batch, precision); };
   auto with_batch = [&](std::vector<int64_t> dims) {
     dims[0] = batch;
     return dims;
@@ -210,13 +207,15 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
   MemoryReport r;
   r.model = name;
   r.backend = backend.name();
+  check_precision(backend, options.precision, /*planning=*/true, "report");
+  r.precision = to_string(options.precision);
   r.algorithm = to_string(options.conv_transpose2d_algo);
   r.batch = options.batch;
   r.threads = session_threads(options.threads);
   r.file_bytes = model->file_bytes();
   r.weight_bytes = model->weight_bytes();
   std::vector<PlannedModel> planned;
-  for (ConvTranspose2DAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads, options.allow_tf32));
+  for (ConvTranspose2DAlgo algo : kAlgorithms) planned.push_back(plan_model(*model, backend, algo, options.batch, r.threads, options.precision));
   const size_t chosen = static_cast<size_t>(std::find(std::begin(kAlgorithms), std::end(kAlgorithms), options.conv_transpose2d_algo) - std::begin(kAlgorithms));
   r.layers = planned[chosen].layers;
   for (size_t i = 0; i < r.layers.size(); ++i) {
@@ -231,7 +230,7 @@ MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, co
 }  // namespace
 
 std::string MemoryReport::to_json() const {
-  json j{{"model", model}, {"backend", backend}, {"algorithm", algorithm}, {"batch", batch}, {"threads", threads}, {"file_bytes", file_bytes},
+  json j{{"model", model}, {"backend", backend}, {"precision", precision}, {"algorithm", algorithm}, {"batch", batch}, {"threads", threads}, {"file_bytes", file_bytes},
          {"weight_bytes", weight_bytes}, {"layers", layers}, {"totals", totals}, {"algorithms", algorithms}};
   // Names come from the model file; invalid UTF-8 in them is replaced, not fatal.
   return j.dump(2, ' ', false, json::error_handler_t::replace);
@@ -243,6 +242,7 @@ MemoryReport MemoryReport::from_json(const std::string& text) {
     MemoryReport r;
     j.at("model").get_to(r.model);
     j.at("backend").get_to(r.backend);
+    r.precision = j.value("precision", std::string("fp32"));  // reports written before it had a precision: fp32
     j.at("algorithm").get_to(r.algorithm);
     j.at("batch").get_to(r.batch);
     r.threads = j.value("threads", 1);  // reports written before it had threads: 1
@@ -260,7 +260,7 @@ MemoryReport MemoryReport::from_json(const std::string& text) {
 std::string MemoryReport::to_table() const {
   auto os = text_stream();
   os << "memory report: " << (model.empty() ? "model" : model) << ", batch " << batch << ", " << threads << (threads == 1 ? " thread" : " threads")
-     << ", " << backend << ", algorithm " << algorithm << "\n\n";
+     << ", " << backend << ", " << precision << ", algorithm " << algorithm << "\n\n";
   os << std::left << std::setw(3) << "#" << std::setw(19) << "op" << std::setw(18) << "output" << std::right << std::setw(10) << "MACs"
      << std::setw(14) << "MACs zero-ins" << std::setw(11) << "weights" << std::setw(11) << "act in" << std::setw(11) << "act out"
      << std::setw(11) << "workspace" << std::setw(22) << "arena offset+size" << std::setw(11) << "traffic" << "\n";

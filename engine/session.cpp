@@ -78,11 +78,12 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   s.threads = session_threads(options.threads);
 
   s.backend = &compute_backend(options.backend, "session");
+  check_precision(*s.backend, options.precision, /*planning=*/false, "session");
   PlanOptions plan_options;
   plan_options.batch = options.batch;
   plan_options.threads = s.threads;
   plan_options.conv_transpose2d_algo = options.conv_transpose2d_algo;
-  plan_options.allow_tf32 = options.allow_tf32;
+  plan_options.precision = options.precision;
   // Limits are checked on a dry plan (nothing allocated), then the real one is built.
   check_limits(s.m(), build_session_plan(s.m(), *s.backend, plan_options, s.m(), nullptr), options, s.model->weight_bytes());
   s.weight_placement = s.backend->weight_placement();

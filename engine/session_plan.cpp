@@ -16,6 +16,16 @@ int session_threads(int requested) {
 #endif
 }
 
+uint64_t tensor_bytes(const TensorDesc& d, int64_t batch, Precision precision) {
+  const uint64_t element = d.dtype == DType::kFloat32 && precision == Precision::kFp16 ? 2 : d.element_size();
+  return static_cast<uint64_t>(batch) * static_cast<uint64_t>(d.per_sample) * element;
+}
+
+void check_precision(const ComputeBackend& backend, Precision precision, bool planning, const char* caller) {
+  const std::string why = backend.precision_refusal(precision, planning);
+  if (!why.empty()) throw Error(std::string(caller) + ": " + why);
+}
+
 namespace {
 
 constexpr int64_t kFilterCopyBudgetBytes = int64_t{32} << 20;
@@ -65,7 +75,7 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
                           .batch = options.batch,
                           .threads = options.threads,
                           .conv_transpose2d_algo = options.conv_transpose2d_algo,
-                          .allow_tf32 = options.allow_tf32,
+                          .precision = options.precision,
                           .tracker = tracker,
                           .filter_copy_budget = &filter_copy_budget,
                           .training = options.training,
@@ -77,10 +87,7 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
     plan.kernels.push_back(backend.create_kernel(def, args));
     plan.session_weight_bytes += plan.kernels.back()->repacked_weight_bytes();
   }
-  auto tensor_bytes = [&](int t) {
-    const TensorDesc& d = m.tensors[static_cast<size_t>(t)];
-    return static_cast<uint64_t>(options.batch) * static_cast<uint64_t>(d.per_sample) * d.element_size();
-  };
+  auto tensor_bytes = [&](int t) { return edgegan::tensor_bytes(m.tensors[static_cast<size_t>(t)], options.batch, options.precision); };
   // Steps: op i runs forward at step i; in a training plan its backward runs at step
   // 2n-1-i, and step 2n is the caller reading the input gradients.
   auto backward_step = [&](int op) { return 2 * n_ops - 1 - op; };

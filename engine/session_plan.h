@@ -21,7 +21,7 @@ struct PlanOptions {
   int64_t batch = 1;
   int threads = 1;  // resolved (session_threads)
   ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;
-  bool allow_tf32 = false;  // SessionOptions::allow_tf32
+  Precision precision = Precision::kFp32;  // SessionOptions::precision
   bool training = false;
   bool zero_insert_backward = false;  // training: the transposed convolutions' backward baseline
 };
@@ -50,6 +50,13 @@ struct SessionPlan {
 // nullptr plans without making them.
 SessionPlan build_session_plan(const Model::Impl& model, const ComputeBackend& backend, const PlanOptions& options,
                                const WeightSource& weights, MemoryTracker* tracker);
+
+// Bytes of tensor `d` at `batch` in a session of `precision`: an fp16 session keeps its
+// float activations as halves; int64 tensors keep their 8 bytes.
+uint64_t tensor_bytes(const TensorDesc& d, int64_t batch, Precision precision);
+
+// Throws Error ("<caller>: <why>") when `backend` cannot run `precision`.
+void check_precision(const ComputeBackend& backend, Precision precision, bool planning, const char* caller);
 
 // The threads a session with SessionOptions::threads == `requested` runs on: that
 // number, or for 0 OpenMP's default (all cores); 1 in builds without OpenMP.

@@ -118,6 +118,7 @@ def exercise(fdp):
             "batch": some_int(fdp),
             "backend": pick(fdp, ["cpu", "cuda", "gpu", ""]),
             "algo": pick(fdp, ["split", "zero-insert", "col2im", "fast"]),
+            "precision": pick(fdp, ["fp32", "tf32", "fp16", "bf16", ""]),
             # Bounded: the default (2 GiB) would let a batch of 65536 allocate what it asks for.
             "memory_limit_bytes": pick(fdp, [0, 1, 2**20, 64 << 20, -1, 2**64]),
         }

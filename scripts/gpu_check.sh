@@ -3,11 +3,15 @@
 # kernel tests, every engine test that runs on CUDA (the backend suite and the PyTorch
 # goldens), `edgegan upscale --backend cuda` against the CPU's picture, and the GPU
 # benchmarks (layers, DCGAN-family generators, image-to-image and
-# super-resolution generators) beside PyTorch on the same GPU.
+# super-resolution generators) beside PyTorch on the same GPU; and the precisions and
+# cuDNN tactics: the CUDA suites again with EDGEGAN_CUDNN=1 (cuDNN's graphs timed against
+# the project's kernels, cuDNN taken from the machine's PyTorch), every model's cuDNN
+# graphs validated, and fp32/tf32/fp16 outputs against PyTorch's FP32 and fp16
+# (scripts/gpu_precision_check.py).
 #
 #   scripts/gpu_check.sh BIN_DIR OUT_DIR [tests|bench|all]
 #
-# BIN_DIR holds engine_test, cuda_kernels_test, make_test_models, edgegan,
+# BIN_DIR holds engine_test, cuda_kernels_test, cudnn_graph_test, make_test_models, edgegan,
 # edgegan-convert and cuda_layers_bench from a build with CUDA (they look for the
 # sources where they were built: run from that checkout). The GPU machine needs
 # PyTorch with CUDA for the benchmarks. Results go to OUT_DIR (raw JSON lines, test
@@ -26,6 +30,23 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > "$out/gp
 python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())" >> "$out/gpu.txt" 2>&1
 cat "$out/gpu.txt"
 
+# cuDNN for the cuDNN tactics: the one inside the machine's PyTorch (its nvidia-cudnn
+# wheel, or torch/lib), unless EDGEGAN_CUDNN_LIBRARY names one.
+if [ -z "${EDGEGAN_CUDNN_LIBRARY:-}" ]; then
+  EDGEGAN_CUDNN_LIBRARY=$(python3 - <<'PY' 2>/dev/null
+import glob, os
+import torch
+roots = [os.path.dirname(torch.__file__)] + [os.path.join(p, "nvidia", "cudnn") for p in __import__("site").getsitepackages()]
+for r in roots:
+    hits = sorted(glob.glob(os.path.join(r, "**", "libcudnn.so.9"), recursive=True))
+    if hits:
+        print(hits[0]); break
+PY
+)
+  export EDGEGAN_CUDNN_LIBRARY
+fi
+echo "cuDNN library: ${EDGEGAN_CUDNN_LIBRARY:-none found}" | tee -a "$out/gpu.txt"
+
 # Where engine_test looks for the converted test models (its build's
 # tests/test_models; CMake prints it as EDGEGAN_TEST_MODELS_DIR).
 models=${EDGEGAN_TEST_MODELS_DIR:-$root/build/tests/test_models}
@@ -35,7 +56,21 @@ if [ "$what" != bench ]; then
   "$bin/make_test_models" "$models" > "$out/make_test_models.txt" 2>&1 || { echo "make_test_models failed"; cat "$out/make_test_models.txt"; exit 1; }
   "$bin/cuda_kernels_test" > "$out/cuda_kernels_test.txt" 2>&1 || status=1
   "$bin/engine_test" --gtest_filter='*cuda*:*Cuda*' > "$out/engine_test_cuda.txt" 2>&1 || status=1
-  for f in cuda_kernels_test engine_test_cuda; do
+  # The same suites with cuDNN's graphs timed against the project's kernels per layer
+  # (bench shows each layer's tactic), and every model's graphs validated.
+  EDGEGAN_CUDNN=1 "$bin/engine_test" --gtest_filter='*cuda*:*Cuda*' > "$out/engine_test_cuda_cudnn.txt" 2>&1 || status=1
+  EDGEGAN_TEST_MODELS_DIR="$models" "$bin/cudnn_graph_test" > "$out/cudnn_graph_test.txt" 2>&1 || status=1
+  for m in "$models/built/dcgan64_generator.egan" models/dcgan_digits/generator.egan; do
+    EDGEGAN_CUDNN=1 "$bin/edgegan" bench "$m" --backend cuda --batch 64 --repeat 20 >> "$out/cudnn_tactics.txt" 2>&1 || status=1
+  done
+  # fp32 / tf32 / fp16 against PyTorch (fp16: within 2x PyTorch's own fp16 error).
+  precision_work=$(mktemp -d)
+  EDGEGAN_CUDNN=1 python3 scripts/gpu_precision_check.py --edgegan "$bin/edgegan" --convert "$bin/edgegan-convert" --work "$precision_work" \
+    > "$out/precision.jsonl" 2> "$out/precision.err" || status=1
+  rm -rf "$precision_work"
+  echo "== precision"; cat "$out/precision.jsonl"; tail -3 "$out/precision.err"
+  echo "== cuDNN tactics"; grep -E "convolutions:|cudnn:" "$out/cudnn_tactics.txt" | head -20
+  for f in cuda_kernels_test engine_test_cuda engine_test_cuda_cudnn cudnn_graph_test; do
     echo "== $f"
     grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$out/$f.txt"
     grep -E '^\[  FAILED  \] ' "$out/$f.txt" | head -40
@@ -83,7 +118,8 @@ if [ "$what" != tests ]; then
            models/dcgan_digits/generator.egan models/cgan_digits/generator.egan; do
     for b in 1 64; do
       "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json >> "$out/edgegan_generators.jsonl" || status=1
-      "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json --tf32 >> "$out/edgegan_generators.jsonl" || status=1
+      "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json --precision tf32 >> "$out/edgegan_generators.jsonl" || status=1
+      EDGEGAN_CUDNN=1 "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json --precision tf32 >> "$out/edgegan_generators_cudnn.jsonl" || status=1
       "$bin/edgegan" bench "$m" --backend cuda --batch $b --repeat 50 --json --algo zero-insert >> "$out/edgegan_generators.jsonl" || status=1
     done
   done

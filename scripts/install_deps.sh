@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages edgegan needs to build and test. Idempotent: does
-# nothing when everything is present. Needs root (or sudo) only to install.
+# Installs the Debian packages edgegan needs to build and test, and where nvcc is found
+# the pinned cudnn-frontend headers (scripts/fetch_cudnn_frontend.sh, from PyPI).
+# Idempotent: does nothing when everything is present. Needs root (or sudo) only to install.
 set -euo pipefail
 
 packages=(
@@ -24,11 +25,19 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi
 
-echo "installing: ${missing[*]}"
-sudo=""
-[ "$(id -u)" -ne 0 ] && sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -qq
-$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# The CUDA backend's cuDNN graphs: cudnn-frontend's headers from PyPI (pinned), where
+# nvcc is there to build the backend at all (python3 and its venv come from the list above).
+if command -v nvcc >/dev/null || [ -x /usr/local/cuda/bin/nvcc ]; then
+  # Not fatal: without PyPI the CUDA backend builds without cuDNN graphs (CMake says so).
+  "$(dirname "$0")/fetch_cudnn_frontend.sh" ||
+    echo "install_deps: cudnn-frontend not fetched (no PyPI?); the CUDA backend builds without cuDNN graphs" >&2
+fi

@@ -65,6 +65,11 @@ class ComputeBackend {
   // Throws Error ("<caller>: the CUDA backend has no usable device: <why>") when the
   // backend is built but cannot run here.
   virtual void check_usable(const char* /*caller*/) const {}
+  // Why this backend cannot run `precision` ("" when it can). `planning`: only a
+  // memory report is asked for, which may plan a precision the kernels do not run yet.
+  virtual std::string precision_refusal(Precision precision, bool planning) const = 0;
+  // backend_convolution_tactics() of this backend ("" when it has no choice to make).
+  virtual std::string convolution_tactics() const { return ""; }
   // Whether the arena and the kernels' weight copies live in device memory (counted by
   // MemoryTracker::device_bytes) rather than in host memory.
   virtual bool device_memory() const { return false; }

@@ -23,6 +23,18 @@ const ComputeBackend& compute_backend(Backend kind, const char* caller) {
   return *backend;
 }
 
+bool backend_runs_precision(Backend kind, Precision precision, std::string* why) {
+  const ComputeBackend* backend = kind == Backend::kCuda ? cuda_backend() : cpu_backend();
+  const std::string refusal = backend ? backend->precision_refusal(precision, /*planning=*/false) : "the backend is not in this build";
+  if (why) *why = refusal;
+  return refusal.empty();
+}
+
+std::string backend_convolution_tactics(Backend kind) {
+  const ComputeBackend* backend = kind == Backend::kCuda ? cuda_backend() : cpu_backend();
+  return backend ? backend->convolution_tactics() : "not in this build";
+}
+
 bool backend_available(Backend kind, std::string* why) {
   try {
     compute_backend(kind, "backend");

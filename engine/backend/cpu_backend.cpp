@@ -45,6 +45,11 @@ class CpuBackend final : public ComputeBackend {
   }
   std::unique_ptr<BackendStream> open_stream() const override { return std::make_unique<HostStream>(); }
   std::string weight_placement() const override { return "the model file, in place"; }
+  // Half precision on the CPU is a separate piece of work; TF32 is a GPU format.
+  std::string precision_refusal(Precision precision, bool) const override {
+    if (precision == Precision::kFp32) return "";
+    return std::string("the cpu backend runs fp32 only, not ") + to_string(precision) + " (" + to_string(precision) + " needs --backend cuda)";
+  }
 };
 
 }  // namespace

@@ -35,7 +35,7 @@ struct KernelArgs {
   int64_t batch = 1;
   int threads = 1;  // the session's, resolved (its workspace may depend on them)
   ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;
-  bool allow_tf32 = false;  // GPU backends may round GEMM operands to TF32 (SessionOptions::allow_tf32)
+  Precision precision = Precision::kFp32;  // SessionOptions::precision (a backend refuses one it cannot run)
   // Weight copies a kernel makes (transformed filters, baselines' full kernels) are
   // allocated through it; nullptr: the kernel is built for planning only and never runs.
   MemoryTracker* tracker = nullptr;

@@ -87,7 +87,7 @@ class Session:
         batch: int = 1,
         backend: Literal["cpu", "cuda"] = "cpu",
         algo: Literal["split", "zero-insert", "col2im"] = "split",
-        allow_tf32: bool = False,
+        precision: Literal["fp32", "tf32", "fp16"] = "fp32",
         memory_limit_bytes: int | None = None,
         compute_limit_macs: int | None = None,
     ) -> None: ...
@@ -100,6 +100,8 @@ class Session:
     def threads(self) -> int: ...
     @property
     def backend(self) -> Literal["cpu", "cuda"]: ...
+    @property
+    def precision(self) -> Literal["fp32", "tf32", "fp16"]: ...
     @property
     def algo(self) -> Literal["split", "zero-insert", "col2im"]: ...
     @property

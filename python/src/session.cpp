@@ -22,7 +22,7 @@ struct PySession {
   std::mutex busy;
 };
 
-edgegan::SessionOptions session_options(int threads, int batch, const std::string& backend, const std::string& algo, bool allow_tf32,
+edgegan::SessionOptions session_options(int threads, int batch, const std::string& backend, const std::string& algo, const std::string& precision,
                                         std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
   if (threads < 0) throw nb::value_error(("threads must be 0 (all cores) or more, got " + std::to_string(threads)).c_str());
   if (batch < 1) throw nb::value_error(("batch must be at least 1, got " + std::to_string(batch)).c_str());
@@ -36,7 +36,11 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   } catch (const edgegan::Error& e) {
     throw nb::value_error((std::string("algo must be a known algorithm: ") + e.what()).c_str());
   }
-  o.allow_tf32 = allow_tf32;
+  try {
+    o.precision = edgegan::precision_from_string(precision);
+  } catch (const edgegan::Error& e) {
+    throw nb::value_error(e.what());
+  }
   if (memory_limit_bytes) o.memory_limit_bytes = *memory_limit_bytes;
   if (compute_limit_macs) o.compute_limit_macs = *compute_limit_macs;
   return o;
@@ -113,9 +117,9 @@ void bind_session(nb::module_& m) {
       .def(
           "__init__",
           [](PySession* self, const PyModel& model, int threads, int batch, const std::string& backend, const std::string& algo,
-             bool allow_tf32, std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
+             const std::string& precision, std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
             const edgegan::SessionOptions options =
-                session_options(threads, batch, backend, algo, allow_tf32, memory_limit_bytes, compute_limit_macs);
+                session_options(threads, batch, backend, algo, precision, memory_limit_bytes, compute_limit_macs);
             std::unique_ptr<edgegan::Session> session;
             {
               nb::gil_scoped_release unlocked;
@@ -123,10 +127,10 @@ void bind_session(nb::module_& m) {
             }
             new (self) PySession(model.model, std::move(session));
           },
-          "model"_a, nb::kw_only(), "threads"_a = 0, "batch"_a = 1, "backend"_a = "cpu", "algo"_a = "split", "allow_tf32"_a = false,
+          "model"_a, nb::kw_only(), "threads"_a = 0, "batch"_a = 1, "backend"_a = "cpu", "algo"_a = "split", "precision"_a = "fp32",
           "memory_limit_bytes"_a = nb::none(), "compute_limit_macs"_a = nb::none(),
           "threads: CPU threads (0: all cores). batch: samples per call. backend: 'cpu' or 'cuda'. algo: transposed-convolution "
-          "algorithm ('split'; 'zero-insert' and 'col2im' are baselines). allow_tf32: CUDA TF32 products. memory_limit_bytes "
+          "algorithm ('split'; 'zero-insert' and 'col2im' are baselines). precision: 'fp32', or on CUDA 'tf32' (TF32 tensor-core products) or 'fp16' (the cpu backend refuses them with edgegan.Error). memory_limit_bytes "
           "(default 2 GiB) and compute_limit_macs (default 1e12): a session that would exceed them is refused with edgegan.Error.")
       .def("generate", &generate, "z"_a.none(), "labels"_a.none() = nb::none(), nb::kw_only(), "layout"_a = "nchw",
            "Generates `batch` samples from noise z (float32, shape (batch, noise_size) or any shape with `batch` rows and "
@@ -141,6 +145,7 @@ void bind_session(nb::module_& m) {
       .def_prop_ro("batch", [](PySession& s) { return s.session->batch(); })
       .def_prop_ro("threads", [](PySession& s) { return s.session->threads(); })
       .def_prop_ro("backend", [](PySession& s) { return s.session->options().backend == edgegan::Backend::kCuda ? "cuda" : "cpu"; })
+      .def_prop_ro("precision", [](PySession& s) { return std::string(edgegan::to_string(s.session->options().precision)); })
       .def_prop_ro("algo", [](PySession& s) { return edgegan::to_string(s.session->options().conv_transpose2d_algo); })
       .def_prop_ro("model", [](PySession& s) { return PyModel{s.model}; })
       .def_prop_ro("kernel_names", [](PySession& s) { return s.session->kernel_names(); }, "The kernel each op runs, in op order.")

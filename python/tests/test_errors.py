@@ -182,6 +182,21 @@ def test_session_options(dcgan):
         edgegan.Model()
 
 
+def test_precision(dcgan):
+    session = edgegan.Session(dcgan, precision="fp32")
+    assert session.precision == "fp32"
+    assert edgegan.Session(dcgan).precision == "fp32"
+    assert session.memory_report()["precision"] == "fp32"
+    # tf32 and fp16 are the CUDA backend's; the CPU refuses them naming itself
+    for p in ("tf32", "fp16"):
+        with pytest.raises(edgegan.Error, match=f"^session: the cpu backend runs fp32 only, not {p}"):
+            edgegan.Session(dcgan, precision=p)
+    with pytest.raises(ValueError, match="unknown precision 'fp8' \\(expected fp32, tf32 or fp16\\)"):
+        edgegan.Session(dcgan, precision="fp8")
+    with pytest.raises(TypeError):
+        edgegan.Session(dcgan, allow_tf32=True)  # folded into precision
+
+
 def test_trainer_errors(dcgan, sevens):
     with pytest.raises(ValueError, match="optimizer must be 'adam' or 'sgd', got 'lion'"):
         edgegan.Trainer(dcgan, optimizer="lion")

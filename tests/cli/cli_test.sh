@@ -90,6 +90,39 @@ expect_ok_or_cuda_error "generate cuda backend" "$edgegan" generate "$work/dcgan
 expect_error "no subcommand" "subcommand" "$edgegan"
 expect_error "unknown subcommand" "" "$edgegan" paint
 
+# --- precision: fp32 everywhere; tf32 and fp16 are CUDA's, and the CPU backend refuses
+# them in one line naming itself (CPU half precision is separate work)
+expect_ok "generate --precision fp32" "$edgegan" generate "$work/dcgan.egan" -n 2 --precision fp32 -o "$work/p32.png"
+for p in tf32 fp16; do
+  expect_error "generate --precision $p on the cpu" "^edgegan: error: session: the cpu backend runs fp32 only, not $p" "$edgegan" generate "$work/dcgan.egan" -n 2 --precision $p -o "$work/x.png"
+  expect_error "run --precision $p on the cpu" "the cpu backend runs fp32 only, not $p" "$edgegan" run "$work/dcgan.egan" -i "z=$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy" --precision $p -o "$work/x.npy"
+  expect_error "bench --precision $p on the cpu" "the cpu backend runs fp32 only, not $p" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --precision $p
+  expect_error "report --precision $p on the cpu" "^edgegan: error: report: the cpu backend runs fp32 only, not $p" "$edgegan" report "$work/dcgan.egan" --precision $p
+  one_line_error=$(wc -l <"$work/err.txt"); [ "$one_line_error" -eq 1 ] && ok || bad "the --precision $p refusal is not one line"
+done
+[ -e "$work/x.png" ] && bad "a refused precision left an output file" || ok
+expect_error "generate --precision fp8" "precision" "$edgegan" generate "$work/dcgan.egan" --precision fp8 -o "$work/x.png"
+expect_ok "report json says the precision" "$edgegan" report "$work/dcgan.egan" --json
+grep -q '"precision": "fp32"' "$work/out.txt" && ok || bad "report --json lacks the precision"
+expect_ok "report table says the precision" "$edgegan" report "$work/dcgan.egan"
+head -1 "$work/out.txt" | grep -q ", cpu, fp32, algorithm split" && ok || bad "report's heading lacks the precision: $(head -1 "$work/out.txt")"
+expect_ok "bench json says the precision" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --warmup 0 --json
+grep -q '"precision": "fp32"' "$work/out.txt" && ok || bad "bench --json lacks the precision"
+expect_ok "inspect says the precisions" "$edgegan" inspect "$work/dcgan.egan"
+grep -Eq "^precision: cpu fp32" "$work/out.txt" && ok || bad "inspect lacks the precision line: $(grep precision "$work/out.txt")"
+grep -Eq "^cuda convolutions: (the project's kernels|not in this build)" "$work/out.txt" && ok || bad "inspect lacks the cuda convolutions line"
+# cuDNN asked for and missing: one line naming it, and the project's kernels run.
+expect_ok "inspect with cuDNN missing" env EDGEGAN_CUDNN=1 EDGEGAN_CUDNN_LIBRARY=/nonexistent/libcudnn.so.9 "$edgegan" inspect "$work/dcgan.egan"
+[ "$(grep -c "^cuda convolutions:" "$work/out.txt")" -eq 1 ] &&
+  grep -Eq "^cuda convolutions: (the project's kernels; cuDNN not used: cuDNN 9 \(libcudnn.so.9\) could not be loaded: /nonexistent/libcudnn.so.9|the project's kernels \(built without cuDNN graphs\)|not in this build)" "$work/out.txt" &&
+  ok || bad "inspect does not name the missing cuDNN: $(grep "cuda convolutions" "$work/out.txt")"
+# fp16 on CUDA plans a half-size arena (where a GPU can run the report at all)
+if "$edgegan" report "$work/dcgan.egan" --backend cuda --batch 8 --json >"$work/r32.json" 2>/dev/null &&
+  "$edgegan" report "$work/dcgan.egan" --backend cuda --batch 8 --precision fp16 --json >"$work/r16.json" 2>/dev/null; then
+  python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['totals']['arena_bytes']; b=json.load(open(sys.argv[2]))['totals']['arena_bytes']; sys.exit(0 if 0 < b < a and b <= a // 2 + 4096 else 1)" \
+    "$work/r32.json" "$work/r16.json" && ok || bad "report --precision fp16 on cuda does not plan about half the fp32 arena"
+fi
+
 # --- run
 z="$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy"
 expect_ok "run dcgan" "$edgegan" run "$work/dcgan.egan" -i "z=$z" -o "$work/out.npy"
@@ -234,6 +267,7 @@ field() { grep -o "\"$1_bytes\": [0-9]*" "$work/out.txt" | grep -o '[0-9]*$'; }
 [ "$(field total)" = "$(( $(field arena) + $(field parameters) + $(field parameter_gradients) + $(field optimizer_state) + $(field weight_copies) + $(field mapped_weights) ))" ] &&
   [ "$(field arena)" -gt 0 ] && [ "$(field arena)" -le "$(( $(field activations) + $(field activation_gradients) + $(field labels) + $(field scratch) ))" ] &&
   ok || bad "report --training --json: the rows do not add up to the total: $(cat "$work/out.txt")"
+expect_error "report --training --precision tf32" "fp32 only" "$edgegan" report "$work/cgan.egan" --training --precision tf32
 expect_error "report --training --chart" "neither --chart" "$edgegan" report "$work/cgan.egan" --training --chart "$work/c.svg"
 expect_error "finetune bad lr" "lr" "$edgegan" finetune "$work/dcgan.egan" --data "$sevens" --lr -1 -o "$work/x.egan"
 # A 1x1x32x32 float32 .npy of 255s: pixel values never scaled to the model's [-1, 1].
@@ -376,6 +410,13 @@ for cmd in "upscale|$work/sr.egan" "translate|$work/cyc.egan"; do
   elif [ $rc -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && [ ! -e "$work/cuda_out.png" ] &&
     grep -Eq "^edgegan: error: image-to-image: the CUDA backend (has no usable device: .+|is not available in this build)" "$work/err.txt"; then ok
   else bad "$name --backend cuda: exit $rc, $(cat "$work/err.txt")"; fi
+done
+for p in tf32 fp16; do
+  rm -f "$work/p_out.png"
+  "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/p_out.png" --precision $p >/dev/null 2>"$work/err.txt"
+  rc=$?
+  [ $rc -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && [ ! -e "$work/p_out.png" ] &&
+    grep -q "^edgegan: error: image-to-image: the cpu backend runs fp32 only, not $p" "$work/err.txt" && ok || bad "upscale --precision $p on the cpu: exit $rc, $(cat "$work/err.txt")"
 done
 expect_error "upscale, memory limit too small" "memory-limit 64K is below what the process already holds" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit 64K
 expect_error "upscale, a memory limit that is not a size" "'lots' is not a size" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit lots

@@ -30,6 +30,7 @@ class OutputLimitedBackend final : public ComputeBackend {
   std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const override { return cpu_.allocate(bytes, tracker); }
   std::unique_ptr<BackendStream> open_stream() const override { return cpu_.open_stream(); }
   std::string weight_placement() const override { return cpu_.weight_placement(); }
+  std::string precision_refusal(Precision precision, bool planning) const override { return cpu_.precision_refusal(precision, planning); }
 
  private:
   const ComputeBackend& cpu_;

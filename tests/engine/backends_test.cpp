@@ -183,7 +183,7 @@ TEST_P(OtherBackend, Fp16WeightsAgreeWithTheCpu) {
   }
 }
 
-// --tf32: operands rounded to 10-bit mantissas on the tensor cores. The figure below
+// --precision tf32: operands rounded to 10-bit mantissas on the tensor cores. The figure below
 // is the accuracy docs/cuda.md states for it.
 TEST_P(OtherBackend, Tf32StaysWithinOneHundredthOfTheCpu) {
   // winograd_wide: a 3x3 convolution of 148 channels, on the pipelined TF32 kernel.
@@ -194,7 +194,7 @@ TEST_P(OtherBackend, Tf32StaysWithinOneHundredthOfTheCpu) {
     cpu_options.batch = 16;
     const auto want = Session(model, cpu_options).run(inputs);
     SessionOptions o = options(16, ConvTranspose2DAlgo::kSplit);
-    o.allow_tf32 = true;
+    o.precision = Precision::kTf32;
     const auto got = Session(model, o).run(inputs);
     const float err = max_abs_diff(got[0].f32, want[0].f32);
     EXPECT_LE(err, 1e-2f) << name;

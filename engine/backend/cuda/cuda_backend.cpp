@@ -17,6 +17,10 @@
 #include "engine/format/op_kind_table.h"
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "kernels_cuda/prelu/prelu.h"
+#ifdef EDGEGAN_WITH_CUDNN
+#include "engine/backend/cuda/cudnn/cudnn_conv_kernel.h"
+#include "engine/backend/cuda/cudnn/cudnn_library.h"
+#endif
 
 namespace edgegan {
 namespace cuda {
@@ -217,6 +221,22 @@ class CudaBackend final : public ComputeBackend {
       throw Error(std::string(caller) + ": the CUDA backend has no usable device: " +
                   (e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device is present"));
   }
+  // fp16 sessions need half-precision kernels for every op between the convolutions;
+  // until they exist a session refuses fp16, while a memory report plans its arena.
+  std::string precision_refusal(Precision precision, bool planning) const override {
+    if (precision != Precision::kFp16 || planning) return "";
+    return "the cuda backend does not run fp16 sessions yet (its half-precision activation kernels are not built); use fp32 or tf32";
+  }
+  std::string convolution_tactics() const override {
+#ifdef EDGEGAN_WITH_CUDNN
+    if (!cudnn::cudnn_tactics_requested()) return "the project's kernels (EDGEGAN_CUDNN=1 times cuDNN's graphs against them)";
+    const cudnn::CudnnLibrary& lib = cudnn::cudnn_library();
+    if (!lib.loaded) return "the project's kernels; cuDNN not used: " + lib.why_not;
+    return "the project's kernels or " + cudnn::cudnn_summary() + ", the faster per layer";
+#else
+    return "the project's kernels (built without cuDNN graphs)";
+#endif
+  }
   std::string weight_placement() const override {
     return cuda::weight_placement() == WeightPlacement::kMap ? "mapped from the model file" : "copied to the device";
   }
@@ -322,7 +342,7 @@ void KernelUpload::commit() {
 void PreparedGemm::prepare(const KernelArgs& args, KernelUpload& upload) {
   std::string why;
   if (!conv_gemm_supports(shape, &why)) throw KernelRefusal("its implicit GEMM takes no problem with " + why);
-  launch = plan_conv_gemm(shape, multiprocessor_count(), args.allow_tf32 ? GemmMath::kTf32 : GemmMath::kFp32);
+  launch = plan_conv_gemm(shape, multiprocessor_count(), args.precision == Precision::kTf32 ? GemmMath::kTf32 : GemmMath::kFp32);
   tasks = upload.bytes(shape.tasks.data(), shape.tasks.size() * sizeof(ConvGemmTask));
 }
 

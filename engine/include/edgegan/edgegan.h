@@ -45,6 +45,22 @@ enum class ConvTranspose2DAlgo { kSplit, kZeroInsert, kCol2im };
 const char* to_string(ConvTranspose2DAlgo algo);
 ConvTranspose2DAlgo conv_transpose2d_algo_from_string(const std::string& name);  // "split" | "zero-insert" | "col2im"
 
+// The arithmetic a session runs in. kFp32: FP32 throughout (the CPU's 1e-4 tolerances).
+// kTf32 (CUDA): GEMM operands rounded to TF32 on the tensor cores, FP32 accumulation
+// and activations, about 1e-3 relative error. kFp16 (CUDA): half-precision activations
+// between layers and half weights, FP32 accumulation, norms and reductions in FP32.
+// The CPU backend runs kFp32 only and refuses the others.
+enum class Precision { kFp32, kTf32, kFp16 };
+const char* to_string(Precision precision);             // "fp32" | "tf32" | "fp16"
+Precision precision_from_string(const std::string& name);  // throws Error naming the choices
+// Whether this build's `backend` runs sessions in `precision` (whether the machine can
+// run the backend at all is backend_available's question); otherwise `why` says why not.
+bool backend_runs_precision(Backend backend, Precision precision, std::string* why = nullptr);
+// How a backend of this build chooses its convolutions, in one line: on CUDA, the
+// project's kernels alone, or timed against cuDNN's (EDGEGAN_CUDNN=1), and when cuDNN is
+// asked for and cannot be loaded, why not. "" for the CPU; "not in this build" without CUDA.
+std::string backend_convolution_tactics(Backend backend);
+
 // The CPU kernel family this process runs: "avx512", "avx2" or "scalar" on x86-64
 // (chosen from CPUID), "neon" on AArch64, unless the environment variable
 // EDGEGAN_ISA forces one. Throws Error
@@ -183,10 +199,10 @@ struct SessionOptions {
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
   ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;
-  // CUDA: let the tensor cores round GEMM operands to TF32 (10-bit mantissas, as
-  // PyTorch does by default for cuDNN convolutions): faster, about 1e-3 relative
-  // error. Off: FP32 accuracy (the CPU's 1e-4 tolerances). The CPU ignores it.
-  bool allow_tf32 = false;
+  // FP32 (the default), TF32 or fp16 (see Precision). TF32 lets the tensor cores round
+  // GEMM operands to 10-bit mantissas, as PyTorch does by default for cuDNN
+  // convolutions. A backend that cannot run the precision refuses the session.
+  Precision precision = Precision::kFp32;
   // A session whose model would hold more than this (arena + weight copies + the
   // mapped weights, MemoryReport::total_bytes) is refused before anything is
   // allocated: a hostile or mistaken model cannot make an edge device swap or be

@@ -64,6 +64,7 @@ struct AlgorithmTotals {
 struct MemoryReport {
   std::string model;                   // name given by the caller (e.g. the file path)
   std::string backend = "cpu";
+  std::string precision = "fp32";      // SessionOptions::precision: an fp16 arena holds float activations as halves
   std::string algorithm;               // the algorithm the per-layer rows describe
   int batch = 1;
   int threads = 1;                     // a session's threads: the heads' split workspace is per thread

@@ -13,6 +13,9 @@
 #include "engine/ops/op_kernel_util.h"
 #include "kernels_common/conv_input_map_table.h"
 #include "kernels_cuda/conv2d/conv2d.h"
+#ifdef EDGEGAN_WITH_CUDNN
+#include "engine/backend/cuda/cudnn/cudnn_conv_kernel.h"
+#endif
 
 namespace edgegan::cuda {
 namespace {
@@ -138,7 +141,12 @@ std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Conv2D>(const KernelArgs&
   const kernels::ConvShape s = conv2d_shape(a, op);
   if (op.groups() != 1 || conv2d_few_channels(s, 1)) return std::make_unique<DirectConv2DCuda>(a, op, s);
   if (has_input_map(op)) return std::make_unique<MappedConv2DCuda>(a, op, s);
-  return std::make_unique<Conv2DCuda>(a, op);
+  std::unique_ptr<OpKernel> own = std::make_unique<Conv2DCuda>(a, op);
+#ifdef EDGEGAN_WITH_CUDNN
+  return cudnn::choose_conv_tactic(a, std::move(own));  // cuDNN's graph where it measures faster
+#else
+  return own;
+#endif
 }
 
 }  // namespace edgegan::cuda

@@ -11,6 +11,9 @@
 #include "engine/backend/cuda/cuda_kernel.h"
 #include "engine/ops/op_kernel_util.h"
 #include "kernels_cuda/conv_transpose2d/conv_transpose2d.h"
+#ifdef EDGEGAN_WITH_CUDNN
+#include "engine/backend/cuda/cudnn/cudnn_conv_kernel.h"
+#endif
 
 namespace edgegan::cuda {
 namespace {
@@ -204,7 +207,12 @@ template <>
 std::unique_ptr<OpKernel> create_kernel<schema::OpKind_ConvTranspose2D>(const KernelArgs& a) {
   const auto& op = *a.op.kind_as_ConvTranspose2D();
   if (op.groups() != 1) return std::make_unique<GroupedConvTranspose2DCuda>(a, op);
-  return std::make_unique<ConvTranspose2DCuda>(a, *a.op.kind_as_ConvTranspose2D());
+  std::unique_ptr<OpKernel> own = std::make_unique<ConvTranspose2DCuda>(a, *a.op.kind_as_ConvTranspose2D());
+#ifdef EDGEGAN_WITH_CUDNN
+  // The split's phases as cuDNN convolutions, where they measure faster (the baselines stay ours).
+  if (a.conv_transpose2d_algo == ConvTranspose2DAlgo::kSplit) return cudnn::choose_conv_tactic(a, std::move(own));
+#endif
+  return own;
 }
 
 }  // namespace edgegan::cuda
