@@ -28,7 +28,7 @@ std::string read_all(const std::string& path) {
 std::string list3(const std::array<float, 3>& v) {
   std::ostringstream s;
   s.precision(9);
-  s << v[0] << "," << v[1] << "," << v[2];
+  s << v[0] + 0.f << "," << v[1] + 0.f << "," << v[2] + 0.f;  // + 0: no "-0" for the range 0,1
   return s.str();
 }
 

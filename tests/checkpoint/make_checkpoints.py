@@ -252,7 +252,19 @@ def write_safetensors(path, sd):
         f.write(struct.pack("<Q", len(text)) + text + b"".join(blobs))
 
 
-def save(model, case, arch_line, fmt="zip", wrapper=None, dtype=torch.float32, size=8, seed=0, strided=False, pixel_range=(0, 1)):
+def esrgan_repo_names(sd):
+    """The ESRGAN repository's current names for Real-ESRGAN's RRDBNet keys."""
+    out = OrderedDict()
+    for k, v in sd.items():
+        for a, b in (("body.", "RRDB_trunk."), ("conv_body", "trunk_conv"), ("conv_up", "upconv"), ("conv_hr", "HRconv")):
+            if k.startswith(a):
+                k = b + k[len(a):]
+        out[k.replace(".rdb", ".RDB")] = v
+    return out
+
+
+def save(model, case, arch_line, fmt="zip", wrapper=None, dtype=torch.float32, size=8, seed=0, strided=False, pixel_range=(0, 1),
+         rename=None):
     d = os.path.join(CASES, case)
     os.makedirs(d, exist_ok=True)
     as_dtype(model, dtype)
@@ -262,6 +274,8 @@ def save(model, case, arch_line, fmt="zip", wrapper=None, dtype=torch.float32, s
             if v.dim() == 4:
                 sd[k] = v.permute(1, 0, 2, 3).contiguous().permute(1, 0, 2, 3)
                 assert not sd[k].is_contiguous()
+    if rename:
+        sd = rename(sd)
     obj = {wrapper: sd} if wrapper else sd
     if fmt == "safetensors":
         write_safetensors(os.path.join(d, "model.safetensors"), sd)
@@ -296,6 +310,7 @@ def make_cases():
     save(randomize(RRDBNet(scale=8, nb=1), 14), "rrdb_x8_state_dict_zip", "RRDBNet: in 3, out 3, features 8, blocks 1, growth 4, scale 8",
          wrapper="state_dict", size=4)
     save(randomize(RRDBNet(scale=4, nb=1), 15), "rrdb_x4_bf16_params_zip", rrdb1.format(4), wrapper="params", dtype=torch.bfloat16)
+    save(randomize(RRDBNet(scale=4, nb=1), 16), "esrgan_repo_x4_legacy", rrdb1.format(4), fmt="legacy", rename=esrgan_repo_names)
     save(randomize(old_esrgan(ups=2), 21), "esrgan_old_x4_legacy", rrdb.format(4), fmt="legacy")
     save(randomize(old_esrgan(ups=1, nb=1), 22), "esrgan_old_x2_zip", rrdb1.format(2))
     save(randomize(ResnetGenerator(), 41), "cyclegan_resnet_instance_zip", "ResnetGenerator: in 3, out 3, ngf 4, blocks 2, norm instance",
