@@ -3,6 +3,7 @@
 // The legacy format: pickles of a magic number, the protocol version and system
 // information, the object, the list of storage keys, then each storage as an int64
 // element count and its bytes, in that order.
+#include <cstdint>
 #include <map>
 
 #include "converter/checkpoint/checkpoint_reader.h"
@@ -69,15 +70,18 @@ StateDict collect(const PyObject& root, const BytesOf& bytes_of, int64_t budget)
     if (numel > st.numel) throw ConvertError("tensor '" + name + "' has more elements than its storage (an expanded view)");
     if ((budget -= numel) < 0) throw ConvertError("tensor '" + name + "': the tensors hold more elements than the file has bytes");
     if (numel > 0) {
-      // The largest element the view reads must lie within the storage.
+      // The largest element the view reads must lie within the storage (in 128 bits:
+      // sizes below 2^31 times any 64-bit stride cannot overflow it).
       if (v->offset < 0) throw ConvertError("tensor '" + name + "' has a negative storage offset");
-      int64_t last = v->offset;
+      __int128 last = v->offset;
       for (size_t a = 0; a < v->shape.size(); ++a) {
-        if (v->stride[a] < 0 || v->stride[a] > (int64_t{1} << 40)) throw ConvertError("tensor '" + name + "' has a stride of " + std::to_string(v->stride[a]));
-        last += (v->shape[a] - 1) * v->stride[a];
+        if (v->stride[a] < 0) throw ConvertError("tensor '" + name + "' has a negative stride");
+        last += static_cast<__int128>(v->shape[a] - 1) * v->stride[a];
       }
       if (last >= st.numel)
-        throw ConvertError("tensor '" + name + "' reads element " + std::to_string(last) + " of a storage of " + std::to_string(st.numel));
+        throw ConvertError("tensor '" + name + "' reads element " +
+                           (last <= INT64_MAX ? std::to_string(static_cast<int64_t>(last)) : std::string("beyond 2^63")) + " of a storage of " +
+                           std::to_string(st.numel));
     }
     TensorData td;
     td.shape = v->shape;
