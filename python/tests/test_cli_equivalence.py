@@ -82,6 +82,19 @@ def test_convert_equals_cli(convert_cli, tmp_path, weights):
     assert edgegan.Model.load(tmp_path / "py.egan").ops[0]["fp16_weights"] == (weights == "fp16")
 
 
+def test_convert_checkpoint_equals_cli(convert_cli, tmp_path):
+    # A PyTorch checkpoint (tests/checkpoint): read without running its pickle, architecture detected.
+    pth = MODELS.parent / "tests" / "checkpoint" / "cases" / "compact_x4_params_zip" / "model.pth"
+    run_tool(convert_cli, pth, "-q", "-o", tmp_path / "cli.egan")
+    summary = edgegan.convert(pth, tmp_path / "py.egan")
+    assert "SRVGGNetCompact: in 3, out 3, features 8, convs 3, scale 4" in summary
+    assert filecmp.cmp(tmp_path / "py.egan", tmp_path / "cli.egan", shallow=False)
+    hostile = MODELS.parent / "tests" / "checkpoint" / "hostile" / "os_system.pth"
+    with pytest.raises(edgegan.Error, match="refers to 'posix.system'"):
+        edgegan.convert(hostile, tmp_path / "x.egan")
+    assert not (tmp_path / "x.egan").exists()
+
+
 def test_finetune_equals_cli(cli, tmp_path, sevens):
     g_path = MODELS / "dcgan_digits" / "generator.egan"
     d_path = MODELS / "dcgan_digits" / "discriminator.egan"
