@@ -261,3 +261,22 @@ TEST(CheckpointLayout, FormatsAreRecognisedByTheirFirstBytes) {
 
 }  // namespace
 }  // namespace edgegan
+
+namespace edgegan {
+namespace {
+
+// A range given on the command line replaces the architecture's, once.
+TEST(CheckpointLayout, CommandLineRangeOverridesTheRecordedOne) {
+  converter::ConvertOptions o;
+  o.metadata = {{"input_mean", "0.5,0.5,0.5"}, {"input_std", "0.5,0.5,0.5"}};
+  const auto egan = converter::convert_checkpoint(read_file(checkpoint_dir() / "cases" / "compact_x4_params_zip" / "model.pth"), "m.pth", o).egan;
+  const auto model = Model::from_bytes(egan);
+  int means = 0;
+  for (const auto& [k, v] : model->metadata()) means += k == "input_mean";
+  EXPECT_EQ(means, 1);
+  EXPECT_EQ(metadata(egan, "input_mean"), "0.5,0.5,0.5");
+  EXPECT_EQ(metadata(egan, "output_mean"), "0,0,0");
+}
+
+}  // namespace
+}  // namespace edgegan
