@@ -32,6 +32,8 @@ const TensorData& KeyUse::need(const std::string& key, size_t rank) {
   const TensorData* t = sd_.find(key);
   if (!t) throw Misfit{"expected '" + key + "', which is missing"};
   if (t->shape.size() != rank) throw Misfit{"'" + key + "' has shape " + shape_text(t->shape) + ", expected rank " + std::to_string(rank)};
+  for (int64_t d : t->shape)  // an empty layer: no network has one (and the scale search would never end)
+    if (d == 0) throw Misfit{"'" + key + "' has shape " + shape_text(t->shape) + ", with an empty dimension"};
   used_.push_back(key);
   return *t;
 }

@@ -17,7 +17,7 @@ FamilyMatch match_compact(const StateDict& sd) {
     const TensorData& tail = use.need("body." + std::to_string(last) + ".weight", 4);
     const int64_t out = in;  // the releases map RGB to RGB (and grey to grey)
     int64_t scale = 1;
-    while (scale * scale * out < tail.shape[0]) ++scale;
+    while (scale * scale * out < tail.shape[0]) ++scale;  // out >= 1: need() refuses empty dimensions
     if (scale * scale * out != tail.shape[0] || tail.shape[1] != features)
       throw Misfit{"'body." + std::to_string(last) + ".weight' has " + std::to_string(tail.shape[0]) + " outputs, not " + std::to_string(out) +
                    " x scale^2"};

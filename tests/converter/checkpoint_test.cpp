@@ -280,3 +280,16 @@ TEST(CheckpointLayout, CommandLineRangeOverridesTheRecordedOne) {
 
 }  // namespace
 }  // namespace edgegan
+
+namespace edgegan {
+namespace {
+
+// Layers with an empty dimension fit no architecture (and never hang the detection).
+TEST(CheckpointLayout, EmptyLayersAreRefused) {
+  EXPECT_THROW(converter::convert_checkpoint(safetensors({{"body.0.weight", {8, 0, 3, 3}}, {"body.1.weight", {8}}, {"body.2.weight", {48, 8, 3, 3}}}),
+                                             "empty.safetensors"),
+               converter::ConvertError);
+}
+
+}  // namespace
+}  // namespace edgegan
