@@ -10,7 +10,8 @@ that would run a command, storages and offsets past the end, overlapping safeten
     OMP_WAIT_POLICY=passive /usr/bin/python3 tests/checkpoint/make_checkpoints.py
 
 Writes tests/checkpoint/cases/<case>/ (model file, input.npy, output.npy,
-architecture.txt: the line `edgegan-convert` prints for it) and tests/checkpoint/hostile/.
+architecture.txt: the line `edgegan-convert` prints for it), tests/checkpoint/blend/,
+tests/checkpoint/alpha/ (Real-ESRGAN's alpha handling) and tests/checkpoint/hostile/.
 """
 import io
 import json
@@ -337,6 +338,37 @@ def make_blend():
     np.save(os.path.join(d, "output_0.3.npy"), y.numpy())
 
 
+def make_alpha():
+    """An RGBA picture, a compact x4 checkpoint and Real-ESRGAN's inference script's result
+    with its default alpha handling, re-implemented here: the colour planes and the alpha
+    plane replicated to RGB each through the model, clamped to [0, 1]; the alpha output's
+    luma (OpenCV's BGR2GRAY weights, 0.299 R + 0.587 G + 0.114 B) the new alpha; x 255
+    rounded. Pictures are float32 .npy of 8-bit levels, (H, W, 4)."""
+    d = os.path.join(HERE, "alpha")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    m = randomize(Compact(upscale=4), 51)
+    torch.save({"params_ema": m.state_dict()}, os.path.join(d, "model.pth"))
+    g = torch.Generator().manual_seed(52)
+    h, w = 10, 12
+    rgb = torch.randint(0, 256, (h, w, 3), generator=g)
+    yy, xx = torch.meshgrid(torch.arange(h), torch.arange(w), indexing="ij")
+    alpha = ((xx * 23 + yy * 9) % 256 + torch.randint(-20, 21, (h, w), generator=g)).clamp(0, 255)  # a ramp with noise
+    img = torch.cat([rgb, alpha[..., None]], dim=2).to(torch.float32)
+
+    def through(planes):  # (H, W, 3) levels -> (4H, 4W, 3) in [0, 1]
+        with torch.no_grad():
+            y = m(planes.permute(2, 0, 1)[None] / 255.0)
+        return y[0].clamp(0, 1).permute(1, 2, 0)
+
+    out_rgb = through(img[..., :3])
+    out_a = through(img[..., 3:].expand(h, w, 3))
+    luma = 0.299 * out_a[..., 0] + 0.587 * out_a[..., 1] + 0.114 * out_a[..., 2]
+    out = torch.cat([out_rgb, luma[..., None]], dim=2)
+    np.save(os.path.join(d, "input.npy"), img.numpy())
+    np.save(os.path.join(d, "reference.npy"), np.round(out.numpy() * 255.0).astype(np.float32))
+
+
 # ------------------------------------------------------------------ hostile files
 MARKER = "/tmp/edgegan_checkpoint_pwned"
 
@@ -434,5 +466,6 @@ def make_hostile():
 if __name__ == "__main__":
     make_cases()
     make_blend()
+    make_alpha()
     make_hostile()
     assert not os.path.exists(MARKER)
