@@ -78,6 +78,21 @@ def test_alpha_and_grey(sr_model):
     assert np.array_equal(runner.run(grey[..., 0]), runner.run(np.repeat(grey, 3, axis=2)))
 
 
+def test_alpha_through_the_model(sr_model):
+    """alpha="model": the colours as before; the alpha is the luma of the model's output
+    on the alpha plane as an RGB picture (as `--alpha model` and Real-ESRGAN's script)."""
+    rgba = picture(10, 12, 4, 11)
+    lanczos = edgegan.ImageToImage(sr_model).run(rgba)
+    through = edgegan.ImageToImage(sr_model, alpha="model").run(rgba)
+    assert through.shape == lanczos.shape == (40, 48, 4)
+    assert np.array_equal(through[..., :3], lanczos[..., :3])
+    plane = edgegan.ImageToImage(sr_model).run(np.repeat(rgba[..., 3:], 3, axis=2)).astype(np.float32)
+    luma = 0.299 * plane[..., 0] + 0.587 * plane[..., 1] + 0.114 * plane[..., 2]
+    assert np.abs(luma - through[..., 3]).max() <= 0.5 + 1e-3
+    with pytest.raises(ValueError, match="alpha must be 'lanczos' or 'model'"):
+        edgegan.ImageToImage(sr_model, alpha="nearest")
+
+
 def test_run_batch_equals_runs_alone(sr_model):
     """Frames of one size as one job, two per model run (three frames: a short last run)."""
     frames = [picture(12, 10, 3, seed) for seed in range(3)]
