@@ -176,6 +176,17 @@ std::string GraphBuilder::mul(const std::string& x, float scalar) {
   return node("Mul", {x, floats(fresh("scale"), {}, {scalar})}).output(0);
 }
 
+std::string GraphBuilder::mul(const std::string& a, const std::string& b) { return node("Mul", {a, b}).output(0); }
+
+std::string GraphBuilder::add_constant(const std::string& x, const std::vector<float>& c) {
+  const std::vector<int64_t> dims = c.size() == 1 ? std::vector<int64_t>{} : std::vector<int64_t>{1, static_cast<int64_t>(c.size()), 1, 1};
+  return node("Add", {x, floats(fresh("shift"), dims, c)}).output(0);
+}
+
+std::string GraphBuilder::sigmoid(const std::string& x) { return node("Sigmoid", {x}).output(0); }
+
+std::string GraphBuilder::silu(const std::string& x) { return mul(x, sigmoid(x)); }
+
 std::string GraphBuilder::concat(const std::vector<std::string>& xs) {
   auto& n = node("Concat", xs);
   attr_int(n, "axis", 1);

@@ -40,6 +40,11 @@ class GraphBuilder {
   std::string prelu(const std::string& x, const std::string& name, const TensorData& slope);
   std::string add(const std::string& a, const std::string& b);
   std::string mul(const std::string& x, float scalar);
+  std::string mul(const std::string& a, const std::string& b);  // two run-time tensors
+  // x plus a constant per channel ([1, C, 1, 1]; one value: a scalar).
+  std::string add_constant(const std::string& x, const std::vector<float>& per_channel);
+  std::string sigmoid(const std::string& x);
+  std::string silu(const std::string& x);  // x * sigmoid(x), as torch exports nn.SiLU
   std::string concat(const std::vector<std::string>& xs);
   std::string upsample_nearest(const std::string& x, int64_t factor);
   std::string pixel_shuffle(const std::string& x, int64_t factor);

@@ -210,6 +210,60 @@ class ResnetGenerator(nn.Module):
 
 
 # ------------------------------------------------------------------ writing
+# ------------------------------------------------------------------ SPAN
+class Reparam3x3(nn.Module):
+    """SPAN's re-parameterisable conv: a 1x1 shortcut `sk` and 1x1 -> 3x3 -> 1x1 `conv`,
+    which at inference run as one 3x3 conv merged from them (`eval_conv` is its saved
+    copy, possibly stale: recomputed here on every forward, as SPAN does)."""
+
+    def __init__(self, c_in, c_out, gain=2):
+        super().__init__()
+        self.sk = nn.Conv2d(c_in, c_out, 1)
+        self.conv = nn.Sequential(nn.Conv2d(c_in, c_in * gain, 1), nn.Conv2d(c_in * gain, c_out * gain, 3), nn.Conv2d(c_out * gain, c_out, 1))
+        self.eval_conv = nn.Conv2d(c_in, c_out, 3, padding=1)
+
+    def forward(self, x):
+        a, b, c = self.conv
+        w = torch.einsum("on,nmyx,mi->oiyx", c.weight[:, :, 0, 0], b.weight, a.weight[:, :, 0, 0]) + F.pad(self.sk.weight, (1, 1, 1, 1))
+        bias = c.weight[:, :, 0, 0] @ (b.weight.sum((2, 3)) @ a.bias + b.bias) + c.bias + self.sk.bias
+        return F.conv2d(x, w, bias, padding=1)
+
+
+class SpanBlock(nn.Module):
+    def __init__(self, f):
+        super().__init__()
+        self.c1_r, self.c2_r, self.c3_r = Reparam3x3(f, f), Reparam3x3(f, f), Reparam3x3(f, f)
+
+    def forward(self, x):
+        first = self.c1_r(x)
+        y = self.c3_r(F.silu(self.c2_r(F.silu(first))))
+        return (y + x) * (torch.sigmoid(y) - 0.5), first
+
+
+class Span(nn.Module):
+    """The public SPAN layout: conv_1, block_1..6, conv_2, conv_cat (1x1 over four maps),
+    upsampler.0 + pixel shuffle; pixels normalised by an RGB mean and x 255."""
+
+    def __init__(self, feat=8, upscale=4):
+        super().__init__()
+        self.conv_1 = Reparam3x3(3, feat)
+        for k in range(1, 7):
+            setattr(self, "block_%d" % k, SpanBlock(feat))
+        self.conv_cat = nn.Conv2d(feat * 4, feat, 1)
+        self.conv_2 = Reparam3x3(feat, feat)
+        self.upsampler = nn.Sequential(nn.Conv2d(feat, 3 * upscale * upscale, 3, padding=1), nn.PixelShuffle(upscale))
+
+    def forward(self, x):
+        x = (x - torch.tensor([0.4488, 0.4371, 0.4040]).view(1, 3, 1, 1)) * 255.0
+        feature = self.conv_1(x)
+        h, _ = self.block_1(feature)
+        first_block = h
+        for k in range(2, 7):
+            h, first = getattr(self, "block_%d" % k)(h)
+        out = self.conv_cat(torch.cat([feature, self.conv_2(h), first_block, first], 1))
+        return self.upsampler(out)
+
+
 def randomize(model, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -314,6 +368,9 @@ def make_cases():
     save(randomize(RRDBNet(scale=4, nb=1), 16), "esrgan_repo_x4_legacy", rrdb1.format(4), fmt="legacy", rename=esrgan_repo_names)
     save(randomize(old_esrgan(ups=2), 21), "esrgan_old_x4_legacy", rrdb.format(4), fmt="legacy")
     save(randomize(old_esrgan(ups=1, nb=1), 22), "esrgan_old_x2_zip", rrdb1.format(2))
+    span = "SPAN: in 3, out 3, features 4, blocks 6, scale {}"
+    save(randomize(Span(feat=4, upscale=4), 61), "span_x4_params_zip", span.format(4), wrapper="params")
+    save(randomize(Span(feat=4, upscale=2), 62), "span_x2_fp16_safetensors", span.format(2), fmt="safetensors", dtype=torch.float16)
     save(randomize(ResnetGenerator(), 41), "cyclegan_resnet_instance_zip", "ResnetGenerator: in 3, out 3, ngf 4, blocks 2, norm instance",
          size=16, pixel_range=(-1, 1))
     save(randomize(ResnetGenerator(blocks=3, norm=nn.BatchNorm2d, dropout=True), 42), "pix2pix_resnet_batch_dropout_legacy",
