@@ -252,6 +252,36 @@ TEST(CheckpointLayout, UnknownLayoutNamesTheClosestArchitectureAndTheFirstMisfit
   }
 }
 
+// A SPAN layout: detected with its parameters; one with a block missing names SPAN and
+// the key it expected.
+TEST(CheckpointLayout, SpanFromShapesAndItsClosestArchitectureLine) {
+  auto span = [](int blocks) {
+    std::vector<std::pair<std::string, std::vector<int64_t>>> t;
+    auto reparam = [&](const std::string& p, int64_t cin, int64_t cout) {
+      t.push_back({p + ".sk.weight", {cout, cin, 1, 1}});
+      t.push_back({p + ".conv.0.weight", {2 * cin, cin, 1, 1}});
+      t.push_back({p + ".conv.1.weight", {2 * cout, 2 * cin, 3, 3}});
+      t.push_back({p + ".conv.2.weight", {cout, 2 * cout, 1, 1}});
+      t.push_back({p + ".eval_conv.weight", {cout, cin, 3, 3}});
+    };
+    reparam("conv_1", 3, 4);
+    for (int k = 1; k <= blocks; ++k)
+      for (const char* c : {".c1_r", ".c2_r", ".c3_r"}) reparam("block_" + std::to_string(k) + c, 4, 4);
+    reparam("conv_2", 4, 4);
+    t.push_back({"conv_cat.weight", {4, 16, 1, 1}});
+    t.push_back({"upsampler.0.weight", {12, 4, 3, 3}});
+    return safetensors(t);
+  };
+  EXPECT_EQ(metadata(converter::convert_checkpoint(span(6), "span.safetensors").egan, "architecture"), "SPAN: in 3, out 3, features 4, blocks 6, scale 2");
+  try {
+    converter::convert_checkpoint(span(5), "span5.safetensors");
+    FAIL();
+  } catch (const converter::ConvertError& e) {
+    EXPECT_NE(std::string(e.what()).find("closest known architecture is SPAN"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("block_6.c1_r.sk.weight"), std::string::npos) << e.what();
+  }
+}
+
 TEST(CheckpointLayout, FormatsAreRecognisedByTheirFirstBytes) {
   EXPECT_TRUE(converter::checkpoint::looks_like_checkpoint(read_file(checkpoint_dir() / "cases" / "compact_x2_legacy" / "model.pth")));
   EXPECT_TRUE(converter::checkpoint::looks_like_checkpoint(read_file(checkpoint_dir() / "cases" / "compact_x4_params_zip" / "model.pth")));
