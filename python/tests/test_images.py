@@ -54,13 +54,15 @@ def test_webp_lossless_and_jpeg(tmp_path):
 
 @pytest.mark.parametrize(
     "name, args",
-    [("rgb.png", []), ("transparent_rgba.png", []), ("opaque_grey_alpha.png", []), ("photo.jpg", ["-s", "2"]), ("rgb.png", ["-s", "1.5"])],
+    [("rgb.png", []), ("transparent_rgba.png", []), ("opaque_grey_alpha.png", []), ("photo.jpg", ["-s", "2"]), ("rgb.png", ["-s", "1.5"]),
+     ("transparent_rgba.png", ["--alpha", "model"]), ("transparent_rgba.png", ["-s", "1.5", "--alpha", "model"])],
 )
 def test_run_equals_cli(cli, tmp_path, sr_model, name, args):
     out = tmp_path / "cli.png"
     run_tool(cli, "upscale", sr_model, IMAGES / name, "-o", out, "-q", "--threads", "2", *args)
-    outscale = float(args[1]) if args else None
-    runner = edgegan.ImageToImage(sr_model, threads=2, outscale=outscale)
+    outscale = float(args[args.index("-s") + 1]) if "-s" in args else None
+    alpha = args[args.index("--alpha") + 1] if "--alpha" in args else "lanczos"
+    runner = edgegan.ImageToImage(sr_model, threads=2, outscale=outscale, alpha=alpha)
     result = runner.run(edgegan.read_image(IMAGES / name))
     assert np.array_equal(result, edgegan.read_image(out))
     height, width = edgegan.read_image(IMAGES / name).shape[:2]
