@@ -87,6 +87,7 @@ edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   options.overlap = a.overlap;
   options.batch = a.batch;
   options.outscale = a.outscale;
+  options.alpha = a.alpha == "model" ? edgegan::AlphaMode::kModel : edgegan::AlphaMode::kLanczos;
   if (!a.memory_limit.empty()) options.memory_limit_bytes = parse_byte_size(a.memory_limit);
   if (!a.input_range.empty()) options.input = edgegan::PixelNormalisation::parse_range(a.input_range);
   if (!a.mean.empty() || !a.std.empty()) {

@@ -22,6 +22,7 @@ struct ImageCommandArgs {
   std::string format;                 // png, jpg, webp; empty: from -o's extension (png for a folder)
   int quality = -1;                   // 1-100 for jpg/webp; -1: the default (95)
   double outscale = 0;                // > 0: final size = input x outscale (Lanczos after the model)
+  std::string alpha = "lanczos";      // lanczos or model: how a picture's alpha plane is enlarged
   std::string shard;                  // "I/N": this machine's share of the sorted job list
   int threads = 0;
   std::string backend = "cpu";        // cpu or cuda: where the model runs

@@ -8,7 +8,7 @@
 //   edgegan finetune G.egan --data inputs.npy --targets outputs.npy --steps N -o tuned.egan   (paired)
 //   edgegan translate MODEL in.png [more.jpg | folder/]... [--list files.txt] -o out.png|out.jpg|out.webp|folder/ [-f png|jpg|webp] [--quality 95]
 //                     [--tile 256 --overlap 16] [--memory-limit 256M] [--shard I/N] [--backend cpu|cuda]
-//   edgegan upscale MODEL in.jpg -o big.png [-s 2] [--tile N] [--memory-limit 256M] (and translate's options)
+//   edgegan upscale MODEL in.jpg -o big.png [-s 2] [--alpha lanczos|model] [--tile N] [--memory-limit 256M] (and translate's options)
 //   edgegan verify MODEL...
 // Every command verifies a model's checksums as it loads it, unless --no-verify.
 #include <CLI/CLI.hpp>
@@ -372,6 +372,10 @@ int main(int argc, char** argv) {
     c->add_option("--quality", a.quality, "jpg/webp quality 1-100 (default 95; webp at 100 is lossless)")->check(CLI::Range(1, 100));
     c->add_option("-s,--outscale", a.outscale, "final size = input size x this, by a Lanczos resize after the model's own scale (default: the model's scale)")
         ->check(CLI::Range(0.01, 64.0));
+    c->add_option("--alpha", a.alpha,
+                  "a transparent picture's alpha plane: lanczos (resized on its own, the default) or model (run through the model as a "
+                  "grey picture, as Real-ESRGAN's script does; a second model pass)")
+        ->check(CLI::IsMember({"lanczos", "model"}));
     c->add_option("--shard", a.shard, "I/N: run only the I-th of N interleaved shares of the sorted picture list (one per machine)");
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
     c->add_option("--backend", a.backend, "cpu or cuda: where the model runs (decoding, blending and encoding stay on the CPU)")

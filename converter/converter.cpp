@@ -11,6 +11,8 @@
 #include <iterator>
 #include <sstream>
 
+#include "converter/checkpoint/checkpoint_reader.h"
+#include "converter/convert_proto.h"
 #include "converter/egan_ir.h"
 #include "converter/egan_writer.h"
 #include "edgegan/edgegan.h"
@@ -92,13 +94,21 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
   onnx::ModelProto& proto = *google::protobuf::Arena::CreateMessage<onnx::ModelProto>(&arena);
   if (onnx_bytes.empty() || !proto.ParseFromString(onnx_bytes)) throw ConvertError("'" + source_name + "' is not a valid ONNX model (protobuf parse failed)");
   if (!proto.has_graph()) throw ConvertError("'" + source_name + "' has no graph");
+  return convert_proto(proto, sha256_hex(onnx_bytes),
+                       {{"source_file", source_name},
+                        {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())}},
+                       options);
+}
+}  // namespace
+
+ConvertResult convert_proto(const onnx::ModelProto& proto, const std::string& source_sha256,
+                            std::vector<std::pair<std::string, std::string>> metadata, const ConvertOptions& options) {
   const OnnxGraph graph(proto);
   IrModel ir = lower_to_ir(graph);
-  ir.source_sha256 = sha256_hex(onnx_bytes);
-  ir.metadata = {{"source_file", source_name},
-                 {"onnx_opset", std::to_string(graph.opset())},
-                 {"onnx_producer", proto.producer_name() + (proto.producer_version().empty() ? "" : " " + proto.producer_version())},
-                 {"conv_transpose2d_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32"}};
+  ir.source_sha256 = source_sha256;
+  if (metadata.size() > 1 && metadata[1].first == "onnx_producer") metadata.insert(metadata.begin() + 1, {"onnx_opset", std::to_string(graph.opset())});
+  ir.metadata = std::move(metadata);
+  ir.metadata.emplace_back("conv_transpose2d_weights", options.weights == WeightPrecision::kFp16 ? "fp16" : "fp32");
   for (const auto& kv : options.metadata) ir.metadata.push_back(kv);
   ConvertResult result;
   result.egan = write_egan(ir, kProducer, options.weights == WeightPrecision::kFp16);
@@ -112,11 +122,12 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
   result.summary = summarize(*model, ir);
   return result;
 }
-}  // namespace
+
+std::string sha256_of(const std::string& bytes) { return sha256_hex(bytes); }
 
 ConvertResult convert_file(const std::string& onnx_path, const std::string& egan_path, const ConvertOptions& options) {
   try {
-    ensure_not_an_input(egan_path, {onnx_path});
+    ensure_not_an_input(egan_path, options.blend_path.empty() ? std::vector<std::string>{onnx_path} : std::vector<std::string>{onnx_path, options.blend_path});
   } catch (const Error& e) {
     throw ConvertError(e.what());
   }
@@ -124,7 +135,11 @@ ConvertResult convert_file(const std::string& onnx_path, const std::string& egan
   if (!in) throw ConvertError("cannot open '" + onnx_path + "': " + std::strerror(errno));
   const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   const size_t slash = onnx_path.find_last_of('/');
-  ConvertResult r = convert_onnx(bytes, slash == std::string::npos ? onnx_path : onnx_path.substr(slash + 1), options);
+  const std::string name = slash == std::string::npos ? onnx_path : onnx_path.substr(slash + 1);
+  const bool onnx_name = name.size() >= 5 && name.compare(name.size() - 5, 5, ".onnx") == 0;
+  const bool checkpoint = !onnx_name && checkpoint::looks_like_checkpoint(bytes);
+  if (!checkpoint && !options.blend_path.empty()) throw ConvertError("--blend takes checkpoints (.pth, .safetensors), and '" + name + "' is not one");
+  ConvertResult r = checkpoint ? convert_checkpoint(bytes, name, options) : convert_onnx(bytes, name, options);
   try {
     write_file_atomically(egan_path, r.egan.data(), r.egan.size());
   } catch (const Error& e) {

@@ -1,4 +1,4 @@
-// edgegan-convert in.onnx -o out.egan [--weights fp16] [--input-range -1,1 | --mean M --std S] [--output-range LO,HI]
+// edgegan-convert in.onnx|model.pth|model.safetensors -o out.egan [--blend B.pth:T] [--weights fp16] [--input-range -1,1 | --mean M --std S] [--output-range LO,HI]
 #include <CLI/CLI.hpp>
 #include <iostream>
 #include <sstream>
@@ -16,7 +16,13 @@ int main(int argc, char** argv) {
                                         std::to_string(edgegan::file_format_version()) + ")");
   std::string input, output, weights = "fp32";
   bool quiet = false;
-  app.add_option("input", input, "ONNX model exported by torch.onnx.export")->required()->check(CLI::ExistingFile);
+  app.add_option("input", input,
+                 "ONNX model exported by torch.onnx.export, or a PyTorch checkpoint (.pth/.pt/.ckpt, zip or legacy) or .safetensors "
+                 "of a detected architecture (read without running its pickle)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  std::string blend;
+  app.add_option("--blend", blend, "checkpoints: B.pth:T writes (1-T)*input + T*B, two checkpoints of one architecture (T in [0, 1])");
   app.add_option("-o,--output", output, "the .egan file to write")->required();
   app.add_option("--weights", weights,
                  "precision of the transposed-convolution weights: fp32, or fp16 (half the file and the weight traffic; "
@@ -36,6 +42,13 @@ int main(int argc, char** argv) {
   try {
     edgegan::converter::ConvertOptions options;
     options.weights = edgegan::converter::weight_precision_from_string(weights);
+    if (!blend.empty()) {
+      const size_t colon = blend.find_last_of(':');
+      std::istringstream t(colon == std::string::npos ? "" : blend.substr(colon + 1));
+      if (colon == std::string::npos || colon == 0 || !(t >> options.blend_t) || !t.eof())
+        throw std::runtime_error("--blend '" + blend + "' is not PATH:T (T a number in [0, 1])");
+      options.blend_path = blend.substr(0, colon);
+    }
     auto record = [&](const std::string& side, const edgegan::PixelNormalisation& n) {
       auto list = [](const std::array<float, 3>& v) {
         std::ostringstream s;

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 build=${1:-build}
 c=fuzz/corpus
-mkdir -p "$c/egan" "$c/onnx" "$c/npy" "$c/image"
+mkdir -p "$c/egan" "$c/onnx" "$c/npy" "$c/image" "$c/checkpoint"
 # tactics/ (the tactic cache fuzzer's seeds: TacticCache::serialize() of its key, empty,
 # with two entries, cut, flipped and another device's) is kept as committed.
 find "$c" -path "$c/tactics" -prune -o -type f ! -name 'regression_*' -print0 | xargs -0 -r rm -f
@@ -31,6 +31,16 @@ for f in tests/golden/cases/cgan_embed_concat_small/inputs/*.npy tests/golden/ca
 done
 head -c 100 tests/golden/cases/g_k3s2_outpad_nonsquare/inputs/z.npy > "$c/npy/truncated.npy"
 printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad_header.npy"
+# Checkpoints (tests/checkpoint/make_checkpoints.py): one of each format and architecture
+# under the fuzzers' 64 KiB, hostile pickles, a truncated zip.
+for f in compact_x2_legacy/model.pth compact_x4_fp16_zip/model.pth compact_x4_bf16_safetensors/model.safetensors \
+    rrdb_x2_fp16_safetensors/model.safetensors span_x2_fp16_safetensors/model.safetensors; do
+  cp "tests/checkpoint/cases/$f" "$c/checkpoint/$(dirname "$f").${f##*.}"
+done
+for f in os_system.pth eval_legacy.pth offset_past_end.pth overlap.safetensors whole_module.pth; do
+  cp "tests/checkpoint/hostile/$f" "$c/checkpoint/hostile_$f"
+done
+head -c 9000 tests/checkpoint/cases/compact_x4_fp16_zip/model.pth > "$c/checkpoint/compact_x4_fp16_zip_truncated.pth"
 # Pictures: Pillow's files from tests/data/images, and edgegan's own PNG (grey, RGB,
 # RGBA), JPEG (4:2:0 and 4:4:4) and WebP (lossy, lossless, with alpha) made small with
 # -s; then truncated and byte-flipped copies of one of each format.

@@ -123,6 +123,35 @@ inline uint8_t to_level(float pixel) {
   return static_cast<uint8_t>(static_cast<int>(static_cast<double>(clamped) + 0.5));
 }
 
+// A one-plane image with its plane copied into `channels` channels (1 or 3).
+Image replicated(const Image& plane, int channels) {
+  Image out;
+  out.width = plane.width;
+  out.height = plane.height;
+  out.channels = channels;
+  out.pixels.resize(plane.pixels.size() * static_cast<size_t>(channels));
+  for (size_t i = 0; i < plane.pixels.size(); ++i)
+    for (int c = 0; c < channels; ++c) out.pixels[i * static_cast<size_t>(channels) + static_cast<size_t>(c)] = plane.pixels[i];
+  return out;
+}
+
+// The model's output for an alpha plane as one plane: RGB to luma with the weights of
+// OpenCV's BGR2GRAY, which Real-ESRGAN's script applies (from 8-bit levels here, so
+// within one level of its float computation); grey as it is.
+Image luma(const Image& image) {
+  if (image.channels == 1) return image;
+  Image out;
+  out.width = image.width;
+  out.height = image.height;
+  out.channels = 1;
+  out.pixels.resize(static_cast<size_t>(image.width * image.height));
+  for (size_t i = 0; i < out.pixels.size(); ++i) {
+    const uint8_t* px = image.pixels.data() + i * 3;
+    out.pixels[i] = to_level(0.299f * px[0] + 0.587f * px[1] + 0.114f * px[2]);
+  }
+  return out;
+}
+
 }  // namespace
 
 // One idle tile Session: a run takes it when its tile size and batch match (else a new
@@ -371,8 +400,9 @@ std::vector<Image> ImageToImage::run_batch(const std::vector<Image>& images, con
 std::vector<Image> ImageToImage::run_batch(const std::vector<Image>& images, const TilePlan& p,
                                            const std::function<void(int64_t, int64_t)>& progress) const {
   // The model sees the colour planes (grey widened to RGB for an RGB model; colour is
-  // never turned grey). Alpha does not go through it: the plane is resized on its own
-  // (Lanczos, straight to the output size) and put back, so RGBA stays RGBA.
+  // never turned grey). Alpha is resized on its own (Lanczos, straight to the output
+  // size) or, with AlphaMode::kModel, run as extra pictures in the same job (so the
+  // tiles and progress cover both), and put back, so RGBA stays RGBA.
   std::vector<Image> colours;
   colours.reserve(images.size());
   for (const Image& image : images) {
@@ -384,25 +414,30 @@ std::vector<Image> ImageToImage::run_batch(const std::vector<Image>& images, con
                   std::to_string(images[0].channels));
     Image colour = colour_planes(image);
     if (colour.channels == 3 && input_channels_ == 1) throw Error("it is a colour image; the model takes grey images");
-    if (colour.channels == 1 && input_channels_ == 3) {
-      Image rgb;
-      rgb.width = colour.width;
-      rgb.height = colour.height;
-      rgb.channels = 3;
-      rgb.pixels.resize(colour.pixels.size() * 3);
-      for (size_t i = 0; i < colour.pixels.size(); ++i) rgb.pixels[i * 3] = rgb.pixels[i * 3 + 1] = rgb.pixels[i * 3 + 2] = colour.pixels[i];
-      colour = std::move(rgb);
-    }
+    if (colour.channels == 1 && input_channels_ == 3) colour = replicated(colour, 3);
     colours.push_back(std::move(colour));
   }
+  const bool has_alpha = images[0].channels == 2 || images[0].channels == 4;
+  const bool alpha_through_model = has_alpha && options_.alpha == AlphaMode::kModel;
+  if (alpha_through_model)
+    for (const Image& image : images) colours.push_back(replicated(alpha_plane(image), input_channels_));
   std::vector<Image> results = run_model(colours, p, progress);
   colours.clear();
   for (size_t n = 0; n < images.size(); ++n) {
     const Image& image = images[n];
     const auto [width, height] = output_size(image.width, image.height);
     if (width != results[n].width || height != results[n].height) results[n] = resize_lanczos(results[n], width, height);
-    if (image.channels == 2 || image.channels == 4) results[n] = with_alpha(results[n], resize_lanczos(alpha_plane(image), width, height));
+    if (!has_alpha) continue;
+    Image alpha;
+    if (alpha_through_model) {
+      alpha = luma(results[images.size() + n]);
+      if (width != alpha.width || height != alpha.height) alpha = resize_lanczos(alpha, width, height);
+    } else {
+      alpha = resize_lanczos(alpha_plane(image), width, height);
+    }
+    results[n] = with_alpha(results[n], alpha);
   }
+  results.resize(images.size());
   return results;
 }
 

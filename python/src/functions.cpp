@@ -17,10 +17,16 @@
 namespace edgegan_python {
 namespace {
 
-std::string convert(const std::filesystem::path& onnx_path, const std::filesystem::path& egan_path, const std::string& weights) {
+std::string convert(const std::filesystem::path& onnx_path, const std::filesystem::path& egan_path, const std::string& weights,
+                    const std::optional<std::pair<std::filesystem::path, float>>& blend) {
   if (weights != "fp32" && weights != "fp16") throw nb::value_error(("weights must be 'fp32' or 'fp16', got '" + weights + "'").c_str());
   edgegan::converter::ConvertOptions options;
   options.weights = edgegan::converter::weight_precision_from_string(weights);
+  if (blend) {  // --blend B:T
+    if (blend->first.empty()) throw nb::value_error("blend's path is empty");
+    options.blend_path = blend->first.string();
+    options.blend_t = blend->second;
+  }
   nb::gil_scoped_release unlocked;
   try {
     return edgegan::converter::convert_file(onnx_path.string(), egan_path.string(), options).summary;
@@ -76,11 +82,12 @@ void write_png_grid(const std::filesystem::path& path, nb::handle images, int co
 
 void bind_functions(nb::module_& m) {
   using namespace nb::literals;
-  m.def("convert", &convert, "onnx_path"_a, "egan_path"_a, "weights"_a = "fp32",
+  m.def("convert", &convert, "onnx_path"_a, "egan_path"_a, "weights"_a = "fp32", nb::kw_only(), "blend"_a = nb::none(),
         "Converts an ONNX generator or discriminator (as torch.onnx.export writes it) into a .egan file, written "
         "atomically, as edgegan-convert does. weights: 'fp32', or 'fp16' for the transposed-convolution weights (half "
         "the file; computed in fp32). Returns the summary edgegan-convert prints. Raises edgegan.Error naming the node, "
-        "op and attribute it cannot convert.");
+        "op and attribute it cannot convert. blend=(path_b, t): checkpoints only, (1 - t)·input + t·path_b for two "
+        "checkpoints of one architecture (edgegan-convert --blend path_b:t).");
   m.def("normal_noise", &normal_noise, "shape"_a, "seed"_a,
         "Standard-normal float32 noise of the given shape, the same numbers on every platform for the same seed (the "
         "noise `edgegan generate --seed` uses).");

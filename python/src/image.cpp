@@ -119,7 +119,7 @@ void bind_image(nb::module_& m) {
       .def(
           "__init__",
           [](PyImageToImage* self, nb::handle model, const std::string& backend, int threads, int64_t tile, int64_t overlap, int batch,
-             std::optional<uint64_t> memory_limit, std::optional<double> outscale) {
+             std::optional<uint64_t> memory_limit, std::optional<double> outscale, const std::string& alpha) {
             edgegan::ImageToImageOptions o;
             if (threads < 0) throw nb::value_error(("threads must be 0 (all cores) or more, got " + std::to_string(threads)).c_str());
             if (tile < 0) throw nb::value_error(("tile must be 0 (the whole picture) or more, got " + std::to_string(tile)).c_str());
@@ -128,6 +128,8 @@ void bind_image(nb::module_& m) {
             if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
             else if (backend != "cpu") throw nb::value_error(("backend must be 'cpu' or 'cuda', got '" + backend + "'").c_str());
             if (outscale && !(*outscale > 0 && *outscale <= 64)) throw nb::value_error("outscale must be above 0 and at most 64");
+            if (alpha == "model") o.alpha = edgegan::AlphaMode::kModel;
+            else if (alpha != "lanczos") throw nb::value_error(("alpha must be 'lanczos' or 'model', got '" + alpha + "'").c_str());
             o.threads = threads;
             o.tile = tile;
             o.overlap = overlap;
@@ -143,13 +145,15 @@ void bind_image(nb::module_& m) {
             new (self) PyImageToImage{std::move(loaded), std::move(runner), o, {}};
           },
           "model"_a, nb::kw_only(), "backend"_a = "cpu", "threads"_a = 0, "tile"_a = 0, "overlap"_a = 16, "batch"_a = 1, "memory_limit"_a = nb::none(),
-          "outscale"_a = nb::none(),
+          "outscale"_a = nb::none(), "alpha"_a = "lanczos",
           "model: an edgegan.Model or a .egan path. backend: 'cpu' or 'cuda' (where CUDA cannot run, an edgegan.Error with its reason). threads: CPU threads (0: all cores). tile: tile side in "
           "input pixels (0: the whole picture unless memory_limit). overlap: input pixels neighbouring tiles share, blended. batch: "
           "tiles run through the model together (of the pictures given to run_batch, or of one picture's tile row). "
           "memory_limit: bytes the tiles' plan may take (the largest tile that fits; on CUDA the session's device memory and the host's "
           "buffers together, not the CUDA runtime's own). outscale: final size = input size x outscale, "
-          "by a Lanczos resize after the model's own scale (default: the model's scale).")
+          "by a Lanczos resize after the model's own scale (default: the model's scale). alpha: a transparent picture's alpha plane, "
+          "'lanczos' (resized on its own) or 'model' (run through the model as a grey picture, its output's luma the new alpha, as "
+          "Real-ESRGAN's script does).")
       .def(
           "run",
           [](PyImageToImage& s, nb::handle image) {
@@ -164,7 +168,7 @@ void bind_image(nb::module_& m) {
           },
           "image"_a.none(),
           "Runs a uint8 picture (H, W) or (H, W, C): grey, grey + alpha, RGB or RGBA. Returns uint8 (H', W', C'): the model's "
-          "channels, plus the input's alpha plane (Lanczos-resized) when it had one. Grey is widened for an RGB model; a colour "
+          "channels, plus the input's alpha plane (Lanczos-resized, or through the model) when it had one. Grey is widened for an RGB model; a colour "
           "picture for a grey model raises edgegan.Error.")
       .def(
           "run_batch",

@@ -82,6 +82,32 @@ def test_convert_equals_cli(convert_cli, tmp_path, weights):
     assert edgegan.Model.load(tmp_path / "py.egan").ops[0]["fp16_weights"] == (weights == "fp16")
 
 
+def test_convert_checkpoint_equals_cli(convert_cli, tmp_path):
+    # A PyTorch checkpoint (tests/checkpoint): read without running its pickle, architecture detected.
+    pth = MODELS.parent / "tests" / "checkpoint" / "cases" / "compact_x4_params_zip" / "model.pth"
+    run_tool(convert_cli, pth, "-q", "-o", tmp_path / "cli.egan")
+    summary = edgegan.convert(pth, tmp_path / "py.egan")
+    assert "SRVGGNetCompact: in 3, out 3, features 8, convs 3, scale 4" in summary
+    assert filecmp.cmp(tmp_path / "py.egan", tmp_path / "cli.egan", shallow=False)
+    hostile = MODELS.parent / "tests" / "checkpoint" / "hostile" / "os_system.pth"
+    with pytest.raises(edgegan.Error, match="refers to 'posix.system'"):
+        edgegan.convert(hostile, tmp_path / "x.egan")
+    assert not (tmp_path / "x.egan").exists()
+
+
+def test_convert_blend_equals_cli(convert_cli, tmp_path):
+    # blend=(path_b, t) is --blend path_b:t: the same bytes; another architecture is refused.
+    blend = MODELS.parent / "tests" / "checkpoint" / "blend"
+    run_tool(convert_cli, blend / "a.pth", "--blend", "%s:0.3" % (blend / "b.pth"), "-q", "-o", tmp_path / "cli.egan")
+    edgegan.convert(blend / "a.pth", tmp_path / "py.egan", blend=(blend / "b.pth", 0.3))
+    assert filecmp.cmp(tmp_path / "py.egan", tmp_path / "cli.egan", shallow=False)
+    with pytest.raises(edgegan.Error, match="different architectures"):
+        edgegan.convert(blend / "a.pth", tmp_path / "x.egan", blend=(blend / "other.pth", 0.5))
+    with pytest.raises(edgegan.Error, match="not in \\[0, 1\\]"):
+        edgegan.convert(blend / "a.pth", tmp_path / "x.egan", blend=(blend / "b.pth", 1.5))
+    assert not (tmp_path / "x.egan").exists()
+
+
 def test_finetune_equals_cli(cli, tmp_path, sevens):
     g_path = MODELS / "dcgan_digits" / "generator.egan"
     d_path = MODELS / "dcgan_digits" / "discriminator.egan"

@@ -54,13 +54,15 @@ def test_webp_lossless_and_jpeg(tmp_path):
 
 @pytest.mark.parametrize(
     "name, args",
-    [("rgb.png", []), ("transparent_rgba.png", []), ("opaque_grey_alpha.png", []), ("photo.jpg", ["-s", "2"]), ("rgb.png", ["-s", "1.5"])],
+    [("rgb.png", []), ("transparent_rgba.png", []), ("opaque_grey_alpha.png", []), ("photo.jpg", ["-s", "2"]), ("rgb.png", ["-s", "1.5"]),
+     ("transparent_rgba.png", ["--alpha", "model"]), ("transparent_rgba.png", ["-s", "1.5", "--alpha", "model"])],
 )
 def test_run_equals_cli(cli, tmp_path, sr_model, name, args):
     out = tmp_path / "cli.png"
     run_tool(cli, "upscale", sr_model, IMAGES / name, "-o", out, "-q", "--threads", "2", *args)
-    outscale = float(args[1]) if args else None
-    runner = edgegan.ImageToImage(sr_model, threads=2, outscale=outscale)
+    outscale = float(args[args.index("-s") + 1]) if "-s" in args else None
+    alpha = args[args.index("--alpha") + 1] if "--alpha" in args else "lanczos"
+    runner = edgegan.ImageToImage(sr_model, threads=2, outscale=outscale, alpha=alpha)
     result = runner.run(edgegan.read_image(IMAGES / name))
     assert np.array_equal(result, edgegan.read_image(out))
     height, width = edgegan.read_image(IMAGES / name).shape[:2]
@@ -76,6 +78,21 @@ def test_alpha_and_grey(sr_model):
     assert out[..., 3].min() < 255  # the transparent pixel survives
     grey = picture(7, 9, 1, 3)
     assert np.array_equal(runner.run(grey[..., 0]), runner.run(np.repeat(grey, 3, axis=2)))
+
+
+def test_alpha_through_the_model(sr_model):
+    """alpha="model": the colours as before; the alpha is the luma of the model's output
+    on the alpha plane as an RGB picture (as `--alpha model` and Real-ESRGAN's script)."""
+    rgba = picture(10, 12, 4, 11)
+    lanczos = edgegan.ImageToImage(sr_model).run(rgba)
+    through = edgegan.ImageToImage(sr_model, alpha="model").run(rgba)
+    assert through.shape == lanczos.shape == (40, 48, 4)
+    assert np.array_equal(through[..., :3], lanczos[..., :3])
+    plane = edgegan.ImageToImage(sr_model).run(np.repeat(rgba[..., 3:], 3, axis=2)).astype(np.float32)
+    luma = 0.299 * plane[..., 0] + 0.587 * plane[..., 1] + 0.114 * plane[..., 2]
+    assert np.abs(luma - through[..., 3]).max() <= 0.5 + 1e-3
+    with pytest.raises(ValueError, match="alpha must be 'lanczos' or 'model'"):
+        edgegan.ImageToImage(sr_model, alpha="nearest")
 
 
 def test_run_batch_equals_runs_alone(sr_model):

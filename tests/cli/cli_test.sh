@@ -306,6 +306,19 @@ expect_ok "convert CycleGAN with mean and std" "$convert" -q "$src/tests/golden/
 "$edgegan" inspect "$work/cyc.egan" | grep -q "input_std: 0.5,0.5,0.5" && ok || bad "the converter did not record --std"
 expect_error "convert with --input-range and --mean" "excludes" "$convert" "$src/tests/golden/cases/zoo_cyclegan_resnet/model.onnx" -o "$work/x.egan" --input-range -1,1 --mean 0.5 --std 0.5
 expect_error "convert with a bad range" "value range '3' must be LO,HI" "$convert" "$src/tests/golden/cases/zoo_cyclegan_resnet/model.onnx" -o "$work/x.egan" --input-range 3
+# PyTorch checkpoints (tests/checkpoint): no flags to convert, none to upscale.
+ckpt="$src/tests/checkpoint"
+expect_ok "convert a .pth" "$convert" -q "$ckpt/cases/compact_x4_params_zip/model.pth" -o "$work/pth.egan"
+"$edgegan" inspect "$work/pth.egan" | grep -q "architecture: SRVGGNetCompact: in 3, out 3, features 8, convs 3, scale 4" && ok || bad "inspect does not name the checkpoint's architecture"
+expect_ok "upscale with a converted .pth, no flags" "$edgegan" upscale "$work/pth.egan" "$images/rgb.png" -o "$work/pth_up.png"
+[ "$(png_size "$work/pth_up.png")" = "164x120" ] && grep -q "model metadata" "$work/out.txt" && ok || bad "upscale of the .pth model: $(cat "$work/out.txt")"
+rm -f /tmp/edgegan_checkpoint_pwned
+expect_error "convert a pickle calling os.system" "^edgegan-convert: error: 'os_system.pth': .*refers to 'posix.system'.*nothing was run" "$convert" "$ckpt/hostile/os_system.pth" -o "$work/x.egan"
+[ ! -e "$work/x.egan" ] && [ ! -e /tmp/edgegan_checkpoint_pwned ] && [ "$(wc -l < "$work/err.txt")" = 1 ] && ok || bad "the hostile pickle left a file or more than one line"
+expect_ok "blend two checkpoints" "$convert" -q "$ckpt/blend/a.pth" --blend "$ckpt/blend/b.pth:0.3" -o "$work/blend.egan"
+expect_error "blend other architectures" "tensor 'body.0.weight' is \\[8, 3, 3, 3\\] in one and \\[4, 3, 3, 3\\]" "$convert" "$ckpt/blend/a.pth" --blend "$ckpt/blend/other.pth:0.5" -o "$work/x.egan"
+expect_error "blend without a weight" "is not PATH:T" "$convert" "$ckpt/blend/a.pth" --blend "$ckpt/blend/b.pth" -o "$work/x.egan"
+expect_error "blend an ONNX model" "--blend takes checkpoints" "$convert" "$dcgan_onnx" --blend "$ckpt/blend/b.pth:0.5" -o "$work/x.egan"
 expect_ok "upscale a PNG" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/up.png"
 [ "$(png_size "$work/up.png")" = "164x120" ] && ok || bad "upscale wrote $(png_size "$work/up.png"), not 164x120"
 grep -q "1 tile of 41x30" "$work/out.txt" && ok || bad "upscale did not say its tiles: $(cat "$work/out.txt")"

@@ -40,6 +40,15 @@ struct PixelNormalisation {
   bool operator==(const PixelNormalisation&) const = default;
 };
 
+// What becomes of a picture's alpha plane (RGBA, grey + alpha).
+enum class AlphaMode {
+  kLanczos,  // resized on its own, Lanczos (a = 3), straight to the output size
+  // Run through the model too, as Real-ESRGAN's inference script does: the plane
+  // replicated to the model's input channels, the output's luma (0.299 R + 0.587 G +
+  // 0.114 B; a grey output as it is) the new alpha. Costs a second pass of the model.
+  kModel,
+};
+
 struct ImageToImageOptions {
   int threads = 0;                   // 0: all cores
   // Where the tiles run. The constructor throws Error, with the reason, for a backend
@@ -61,6 +70,7 @@ struct ImageToImageOptions {
   // Overrides of the model's recorded normalisations (see from_metadata; without
   // either, the output's known value range, else [0, 1], is used for both).
   std::optional<PixelNormalisation> input = std::nullopt, output = std::nullopt;
+  AlphaMode alpha = AlphaMode::kLanczos;
 };
 
 // How an image of a given size is cut and what running it takes.
@@ -110,8 +120,8 @@ class ImageToImage {
   std::pair<int64_t, int64_t> output_size(int64_t width, int64_t height) const;
   // Runs `image`: grey, grey + alpha, RGB or RGBA. Grey is widened for an RGB model (a
   // colour picture for a grey model is an Error); the model's output comes back in its
-  // own channels, with the input's alpha plane, Lanczos-resized to the output size,
-  // appended. `progress(done, total)` after each tile.
+  // own channels, with the input's alpha plane appended: Lanczos-resized to the output
+  // size, or through the model (options.alpha). `progress(done, total)` after each tile.
   Image run(const Image& image, const std::function<void(int64_t, int64_t)>& progress = {}) const;
   // ... as `plan` (made for this image's size) cuts it, so a caller that showed the plan
   // does not have it worked out twice.
