@@ -13,6 +13,7 @@ struct BenchArgs {
   int threads = 0;
   std::string algo = "split";
   std::string backend = "cpu";
+  int device = 0;  // Vulkan: the physical device's index
   bool tf32 = false;
   int repeat = 30;
   int warmup = 3;

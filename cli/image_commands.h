@@ -24,7 +24,8 @@ struct ImageCommandArgs {
   double outscale = 0;                // > 0: final size = input x outscale (Lanczos after the model)
   std::string shard;                  // "I/N": this machine's share of the sorted job list
   int threads = 0;
-  std::string backend = "cpu";        // cpu or cuda: where the model runs
+  std::string backend = "cpu";        // cpu, cuda or vulkan: where the model runs
+  int device = 0;                     // Vulkan: the physical device's index
   int64_t tile = 0, overlap = 16;
   int batch = 1;                      // tiles per model run (frames of a video, tiles of a picture)
   std::string memory_limit;           // "256M", "1G", bytes; empty: none

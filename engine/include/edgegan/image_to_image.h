@@ -47,6 +47,7 @@ struct ImageToImageOptions {
   // memory (arena and weights), counted with the host's buffers against
   // memory_limit_bytes; the CUDA runtime's own memory (its context) is not counted.
   Backend backend = Backend::kCpu;
+  int device = 0;                    // Vulkan: the physical device's index
   int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
   int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
   // Tiles run through the model together, as one batch: tiles of one picture, or of the
