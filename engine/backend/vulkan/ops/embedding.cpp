@@ -1,6 +1,8 @@
 // Embedding on Vulkan: a gather of table rows. Labels come from users, so the shader
-// records the lowest position whose index is outside the table, and check_run() reports
-// it (with the index read back from the input) as the CPU kernel does.
+// records the lowest position whose index is outside the table and that index, and
+// check_run() reports them as the CPU kernel does.
+#include <cstring>
+
 #include "engine/backend/vulkan/vulkan_kernel.h"
 
 namespace edgegan::vulkan {
@@ -11,7 +13,7 @@ constexpr int32_t kNoError = 0x7fffffff;
 class EmbeddingVulkan final : public OpKernel {
  public:
   EmbeddingVulkan(const KernelArgs& a, Context& c, const schema::Embedding& op)
-      : upload_(a, c, 5), context_(c), indices_(op.indices()), output_(op.output()), rows_(op.num_embeddings()), dim_(op.dim()),
+      : upload_(a, c, 7), context_(c), indices_(op.indices()), output_(op.output()), rows_(op.num_embeddings()), dim_(op.dim()),
         count_(a.batch * a.tensor(op.indices()).per_sample), indices_name_(a.tensor(op.indices()).name), name_(a.op.name() ? a.op.name()->str() : "") {
     upload_.set(0, static_cast<int32_t>(rows_));
     upload_.set(1, static_cast<int32_t>(dim_));
@@ -24,21 +26,23 @@ class EmbeddingVulkan final : public OpKernel {
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
   uint64_t weight_bytes_read(uint64_t) const override { return static_cast<uint64_t>(count_ * dim_) * 4; }
   void run(const RunContext& ctx) override {
-    indices_address_ = address_of(ctx, indices_);
     Stream& s = stream_of(ctx);
     s.fill(upload_.address() + 16, 4, static_cast<uint32_t>(kNoError));
     Push p;
     p.params = upload_.address();
-    p.tensors[0] = indices_address_;
+    p.tensors[0] = address_of(ctx, indices_);
     p.tensors[1] = address_of(ctx, output_);
     s.dispatch("embedding", p, static_cast<uint64_t>(count_ * dim_));
+    p.first = 1;
+    s.dispatch("embedding", p, 1);
   }
   void check_run() override {
-    int32_t position = kNoError;
-    context_.read(&position, upload_.address() + 16, 4);
+    int32_t record[3] = {kNoError, 0, 0};  // position, then the index's low and high words
+    context_.read(record, upload_.address() + 16, sizeof record);
+    const int32_t position = record[0];
     if (position == kNoError) return;
     int64_t value = 0;
-    context_.read(&value, indices_address_ + static_cast<uint64_t>(position) * 8, 8);
+    std::memcpy(&value, &record[1], 8);
     throw Error("input '" + indices_name_ + "': value " + std::to_string(value) + " at position " + std::to_string(position) +
                 " is outside 0.." + std::to_string(rows_ - 1) + " (embedding '" + name_ + "')");
   }
@@ -50,7 +54,6 @@ class EmbeddingVulkan final : public OpKernel {
   int indices_, output_;
   int64_t rows_, dim_, count_;
   std::string indices_name_, name_;
-  uint64_t indices_address_ = 0;
 };
 
 }  // namespace
