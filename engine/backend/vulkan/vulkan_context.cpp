@@ -42,8 +42,26 @@ bool has_layer(const char* name) {
 
 int validation_messages() { return g_validation_messages.load(); }
 
+namespace {
+
+// The codes a driver gives for what a user can act on, by name; the others by number.
+std::string result_text(VkResult r) {
+  switch (r) {
+    case VK_ERROR_OUT_OF_HOST_MEMORY: return "out of host memory";
+    case VK_ERROR_OUT_OF_DEVICE_MEMORY: return "out of device memory";
+    case VK_ERROR_INITIALIZATION_FAILED: return "initialization failed";
+    case VK_ERROR_DEVICE_LOST: return "the device was lost";
+    case VK_ERROR_LAYER_NOT_PRESENT: return "a layer is not present";
+    case VK_ERROR_EXTENSION_NOT_PRESENT: return "an extension is not present";
+    case VK_ERROR_INCOMPATIBLE_DRIVER: return "no Vulkan driver (ICD) is installed, or none takes Vulkan 1.2";
+    default: return "VkResult " + std::to_string(static_cast<int>(r));
+  }
+}
+
+}  // namespace
+
 void check(VkResult r, const char* what) {
-  if (r != VK_SUCCESS) throw Error(std::string("Vulkan backend: ") + what + ": VkResult " + std::to_string(static_cast<int>(r)));
+  if (r != VK_SUCCESS) throw Error(std::string("Vulkan backend: ") + what + ": " + result_text(r));
 }
 
 Context& Context::get(int index) {
