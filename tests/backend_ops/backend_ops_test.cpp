@@ -21,6 +21,7 @@
 #include "engine/backend/backend.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
+#include "tests/vulkan_test_env.h"
 
 namespace edgegan {
 namespace {
@@ -334,6 +335,7 @@ std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {
 class BackendOps : public ::testing::TestWithParam<std::tuple<Backend, int>> {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(testing::kVulkanTestEnvironment);  // set before main() (see the header)
     std::string why;
     if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
   }

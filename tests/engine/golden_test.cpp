@@ -14,6 +14,7 @@
 #include "edgegan/io.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
+#include "tests/vulkan_test_env.h"
 
 namespace edgegan {
 namespace {
@@ -47,6 +48,7 @@ std::vector<Tensor> npy_dir(const fs::path& dir) {
 class Golden : public ::testing::TestWithParam<std::tuple<Backend, std::string>> {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(testing::kVulkanTestEnvironment);  // set before main() (see the header)
     std::string why;
     if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
     // Ops a backend refuses (the CUDA backend's missing ops) skip the case on that

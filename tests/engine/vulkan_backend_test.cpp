@@ -14,6 +14,7 @@
 #include "engine/backend/backend.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
+#include "tests/vulkan_test_env.h"
 
 namespace edgegan {
 namespace {
@@ -52,6 +53,7 @@ std::vector<Tensor> inputs_for(const Model& model, int batch, uint64_t seed) {
 class VulkanBackend : public ::testing::Test {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(testing::kVulkanTestEnvironment);  // set before main() (see the header)
     std::string why;
     if (!backend_available(Backend::kVulkan, &why)) GTEST_SKIP() << why;
   }
