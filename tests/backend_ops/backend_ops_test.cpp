@@ -1,6 +1,6 @@
-// One harness for every backend's ops, in the spirit of ggml's test-backend-ops: each
-// case is a small ONNX graph around one op (with what fuses into it: bias, every
-// activation, a per-channel PRelu, a residual) whose shapes, attributes and weights
+// One harness for every backend's ops: each case is a small ONNX graph around one op
+// (with what fuses into it: bias, every activation, a per-channel PRelu, a residual)
+// whose shapes, attributes and weights
 // are drawn from a fixed seed, converted in memory and run on the CPU (the reference)
 // and on every other backend that runs here; outputs agree within
 // 1e-4 x max(1, max|y|). A backend that lists an op kind among those it has no kernel
