@@ -44,7 +44,8 @@ int bench(const BenchArgs& a) {
   options.threads = a.threads;
   options.batch = a.batch;
   options.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(a.algo);
-  options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
+  options.backend = edgegan::backend_from_string(a.backend);
+  options.device = a.device;
   options.precision = edgegan::precision_from_string(a.precision);
   edgegan::Session session(model, options);
   const auto inputs = bench_inputs(*model, a.batch);
@@ -85,6 +86,8 @@ int bench(const BenchArgs& a) {
   std::cout << a.model << ": batch " << a.batch << ", " << a.precision << ", " << a.algo << ", ";
   if (a.backend == "cuda")
     std::cout << "CUDA (weights " << session.weight_placement() << "; convolutions: " << edgegan::backend_convolution_tactics(options.backend) << ")";
+  else if (a.backend == "vulkan")
+    std::cout << "Vulkan device " << a.device;
   else std::cout << session.threads() << " thread(s), " << edgegan::cpu_gemm_ukernel();
   std::cout << ", median of " << a.repeat << "\n";
   std::cout << std::left << std::setw(4) << "#" << std::setw(34) << "op" << std::setw(32) << "kernel" << std::right

@@ -14,6 +14,7 @@ struct BenchArgs {
   std::string algo = "split";
   std::string backend = "cpu";
   std::string precision = "fp32";  // fp32, tf32 or fp16
+  int device = 0;  // Vulkan: the physical device's index
   int repeat = 30;
   int warmup = 3;
   bool json = false;

@@ -81,7 +81,8 @@ namespace {
 edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   edgegan::ImageToImageOptions options;
   options.threads = a.threads;
-  options.backend = a.backend == "cuda" ? edgegan::Backend::kCuda : edgegan::Backend::kCpu;
+  options.backend = edgegan::backend_from_string(a.backend);
+  options.device = a.device;
   options.precision = edgegan::precision_from_string(a.precision);
   options.tile = a.tile;
   options.overlap = a.overlap;

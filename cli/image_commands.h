@@ -25,7 +25,8 @@ struct ImageCommandArgs {
   std::string alpha = "lanczos";      // lanczos or model: how a picture's alpha plane is enlarged
   std::string shard;                  // "I/N": this machine's share of the sorted job list
   int threads = 0;
-  std::string backend = "cpu";        // cpu or cuda: where the model runs
+  std::string backend = "cpu";        // cpu, cuda or vulkan: where the model runs
+  int device = 0;                     // Vulkan: the physical device's index
   std::string precision = "fp32";     // fp32, tf32 or fp16 (SessionOptions::precision)
   int64_t tile = 0, overlap = 16;
   int batch = 1;                      // tiles per model run (frames of a video, tiles of a picture)

@@ -38,6 +38,7 @@ std::string dims_text(const std::vector<int64_t>& d) {
 }
 
 std::string precision = "fp32";  // --precision (generate, run, report)
+int device = 0;           // --device (every command that takes --backend)
 
 edgegan::SessionOptions session_options(int threads, int batch, const std::string& algo, const std::string& backend) {
   edgegan::SessionOptions o;
@@ -45,7 +46,8 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
   o.threads = threads;
   o.batch = batch;
   o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);
-  if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
+  o.backend = edgegan::backend_from_string(backend);
+  o.device = device;
   return o;
 }
 
@@ -273,7 +275,8 @@ int main(int argc, char** argv) {
   gen->add_option("--columns", columns, "images per grid row (default: near-square, or one per class)")->check(CLI::Range(0, 4096));
   gen->add_option("--scale", scale, "pixel magnification in the PNG")->check(CLI::Range(1, 64));
   gen->add_option("--algo", algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
-  gen->add_option("--backend", backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  gen->add_option("--backend", backend, "cpu, cuda or vulkan")->check(CLI::IsMember({"cpu", "cuda", "vulkan"}));
+  gen->add_option("--device", device, "Vulkan: the physical device's index (vulkaninfo's order)")->check(CLI::Range(0, 255));
   gen->add_option("--precision", precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
   gen->add_option("--npy", npy_out, "also write the raw NHWC floats to this .npy file");
   gen->add_option("-o,--output", out, "PNG file to write");
@@ -289,7 +292,8 @@ int main(int argc, char** argv) {
   runc->add_flag("--nhwc", nhwc, "inputs and outputs in the engine's NHWC order instead of ONNX's NCHW");
   runc->add_option("--threads", run_threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   runc->add_option("--algo", run_algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
-  runc->add_option("--backend", run_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  runc->add_option("--backend", run_backend, "cpu, cuda or vulkan")->check(CLI::IsMember({"cpu", "cuda", "vulkan"}));
+  runc->add_option("--device", device, "Vulkan: the physical device's index (vulkaninfo's order)")->check(CLI::Range(0, 255));
   runc->add_option("--precision", precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
 
   std::string inspect_model;
@@ -304,7 +308,8 @@ int main(int argc, char** argv) {
   rep->add_option("--batch", report_batch, "batch size")->check(CLI::Range(1, 65536));
   rep->add_option("--threads", report_threads, "threads the session would run on (0 = all cores): the heads' workspace is per thread")
       ->check(CLI::Range(0, 1024));
-  rep->add_option("--backend", report_backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  rep->add_option("--backend", report_backend, "cpu, cuda or vulkan")->check(CLI::IsMember({"cpu", "cuda", "vulkan"}));
+  rep->add_option("--device", device, "Vulkan: the physical device's index (vulkaninfo's order)")->check(CLI::Range(0, 255));
   rep->add_option("--precision", precision, "the precision the session would run in (fp16 plans a half-size activation arena); " + std::string(kPrecisionHelp))
       ->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
   rep->add_option("--algo", report_algo, "algorithm of the per-layer rows")->check(CLI::IsMember({"split", "zero-insert", "col2im", "all"}));
@@ -351,7 +356,8 @@ int main(int argc, char** argv) {
   bch->add_option("--batch", bn.batch, "batch size")->check(CLI::Range(1, 65536));
   bch->add_option("--threads", bn.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
   bch->add_option("--algo", bn.algo, "transposed-conv algorithm")->check(CLI::IsMember({"split", "zero-insert", "col2im"}));
-  bch->add_option("--backend", bn.backend, "cpu or cuda")->check(CLI::IsMember({"cpu", "cuda"}));
+  bch->add_option("--backend", bn.backend, "cpu, cuda or vulkan")->check(CLI::IsMember({"cpu", "cuda", "vulkan"}));
+  bch->add_option("--device", bn.device, "Vulkan: the physical device's index (vulkaninfo's order)")->check(CLI::Range(0, 255));
   bch->add_option("--precision", bn.precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
   bch->add_option("--repeat", bn.repeat, "timed runs (the median is reported)")->check(CLI::Range(1, 100000));
   bch->add_option("--warmup", bn.warmup, "untimed runs first")->check(CLI::Range(0, 100000));
@@ -378,8 +384,9 @@ int main(int argc, char** argv) {
         ->check(CLI::IsMember({"lanczos", "model"}));
     c->add_option("--shard", a.shard, "I/N: run only the I-th of N interleaved shares of the sorted picture list (one per machine)");
     c->add_option("--threads", a.threads, "CPU threads (0 = all cores)")->check(CLI::Range(0, 1024));
-    c->add_option("--backend", a.backend, "cpu or cuda: where the model runs (decoding, blending and encoding stay on the CPU)")
-        ->check(CLI::IsMember({"cpu", "cuda"}));
+    c->add_option("--backend", a.backend, "cpu, cuda or vulkan: where the model runs (decoding, blending and encoding stay on the CPU)")
+        ->check(CLI::IsMember({"cpu", "cuda", "vulkan"}));
+    c->add_option("--device", a.device, "Vulkan: the physical device's index (vulkaninfo's order)")->check(CLI::Range(0, 255));
     c->add_option("--precision", a.precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));

@@ -202,7 +202,7 @@ MemoryReport memory_report(const std::shared_ptr<const Model>& model, const Sess
 namespace {
 MemoryReport memory_report_checked(const std::shared_ptr<const Model>& model, const SessionOptions& options, const std::string& name) {
   if (!model) throw Error("report: no model");
-  const ComputeBackend& backend = compute_backend(options.backend, "report");
+  const ComputeBackend& backend = compute_backend(options.backend, "report", options.device);
   if (options.batch < 1 || options.batch > (1 << 16)) throw Error("report: batch " + std::to_string(options.batch) + " is outside 1..65536");
   MemoryReport r;
   r.model = name;

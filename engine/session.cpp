@@ -77,7 +77,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
   s.options = options;
   s.threads = session_threads(options.threads);
 
-  s.backend = &compute_backend(options.backend, "session");
+  s.backend = &compute_backend(options.backend, "session", options.device);
   check_precision(*s.backend, options.precision, /*planning=*/false, "session");
   PlanOptions plan_options;
   plan_options.batch = options.batch;

@@ -19,6 +19,8 @@ packages=(
   clang libclang-rt-14-dev libomp-14-dev     # sanitizer and fuzz builds (libFuzzer, libomp + Archer for TSan)
   python3-venv python3-dev ninja-build       # the Python module's wheel (scikit-build-core, nanobind from PyPI)
   python3-numpy python3-pytest               # its tests
+  libvulkan-dev libvulkan-volk-dev glslc spirv-tools  # the Vulkan backend: headers, volk (the loader opened at run time), shader compiler and validator
+  mesa-vulkan-drivers vulkan-tools vulkan-validationlayers  # its tests: lavapipe (Vulkan on the CPU), vulkaninfo, the Khronos validation layer
 )
 
 missing=()

@@ -80,13 +80,20 @@ class ComputeBackend {
 
 // The backend of a kind. Throws Error ("<caller>: the CUDA backend is not available
 // ...") when this build or machine has none.
-const ComputeBackend& compute_backend(Backend kind, const char* caller);
+// `device` is the physical device's index (Vulkan; the others have one device).
+const ComputeBackend& compute_backend(Backend kind, const char* caller, int device = 0);
 
 // Each backend's instance (nullptr: not in this build). cpu_backend.cpp, and the
 // CUDA backend's file in builds with CUDA (a stand-in returning nullptr otherwise).
 const ComputeBackend* cpu_backend();
 const ComputeBackend* cuda_backend();
+// The Vulkan backend on physical device `device` (vulkan/vulkan_backend.cpp, or a
+// stand-in returning nullptr in builds without Vulkan).
+const ComputeBackend* vulkan_backend(int device);
+// Messages the Vulkan validation layer reported in this process (it is on where the
+// environment sets EDGEGAN_VULKAN_VALIDATION=1; 0 in builds without Vulkan).
+int vulkan_validation_messages();
 
-const char* backend_name(Backend kind);  // "cpu", "cuda"
+const char* backend_name(Backend kind);  // "cpu", "cuda", "vulkan"
 
 }  // namespace edgegan

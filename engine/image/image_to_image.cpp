@@ -239,7 +239,7 @@ ImageToImage::ImageToImage(std::shared_ptr<const Model> model, const ImageToImag
   if (!model_) throw Error("ImageToImage: no model");
   // A backend that cannot run here (no CUDA device, or a build without CUDA) is refused
   // now, with its reason, rather than at the first picture's plan.
-  check_precision(compute_backend(options_.backend, "image-to-image"), options_.precision, /*planning=*/false, "image-to-image");
+  check_precision(compute_backend(options_.backend, "image-to-image", options_.device), options_.precision, /*planning=*/false, "image-to-image");
   if (options_.tile < 0 || options_.overlap < 0) throw Error("tile and overlap must not be negative");
   if (options_.batch < 1 || options_.batch > 1024) throw Error("batch must be 1 to 1024");
   if (!(options_.outscale >= 0 && options_.outscale <= 64)) throw Error("outscale must be above 0 and at most 64 (0: the model's own scale)");
@@ -327,6 +327,7 @@ TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile
   so.threads = options_.threads;
   so.backend = options_.backend;
   so.precision = options_.precision;
+  so.device = options_.device;
   so.batch = p.batch;
   const MemoryReport r = memory_report(Model::at_input_size(model_, p.tile_height, p.tile_width), so);
   p.session_bytes = r.totals.session_bytes;
@@ -468,6 +469,7 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
     so.threads = options_.threads;
     so.backend = options_.backend;
     so.precision = options_.precision;
+    so.device = options_.device;
     so.batch = batch;
     lease = {th, tw, batch, std::make_unique<Session>(Model::at_input_size(model_, th, tw), so)};
   }

@@ -125,8 +125,9 @@ void bind_image(nb::module_& m) {
             if (tile < 0) throw nb::value_error(("tile must be 0 (the whole picture) or more, got " + std::to_string(tile)).c_str());
             if (overlap < 0) throw nb::value_error(("overlap must be 0 or more, got " + std::to_string(overlap)).c_str());
             if (batch < 1 || batch > 1024) throw nb::value_error(("batch must be 1 to 1024, got " + std::to_string(batch)).c_str());
-            if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
-            else if (backend != "cpu") throw nb::value_error(("backend must be 'cpu' or 'cuda', got '" + backend + "'").c_str());
+            if (backend != "cpu" && backend != "cuda" && backend != "vulkan")
+              throw nb::value_error(("backend must be 'cpu', 'cuda' or 'vulkan', got '" + backend + "'").c_str());
+            o.backend = edgegan::backend_from_string(backend);
             if (outscale && !(*outscale > 0 && *outscale <= 64)) throw nb::value_error("outscale must be above 0 and at most 64");
             if (alpha == "model") o.alpha = edgegan::AlphaMode::kModel;
             else if (alpha != "lanczos") throw nb::value_error(("alpha must be 'lanczos' or 'model', got '" + alpha + "'").c_str());
@@ -146,7 +147,7 @@ void bind_image(nb::module_& m) {
           },
           "model"_a, nb::kw_only(), "backend"_a = "cpu", "threads"_a = 0, "tile"_a = 0, "overlap"_a = 16, "batch"_a = 1, "memory_limit"_a = nb::none(),
           "outscale"_a = nb::none(), "alpha"_a = "lanczos",
-          "model: an edgegan.Model or a .egan path. backend: 'cpu' or 'cuda' (where CUDA cannot run, an edgegan.Error with its reason). threads: CPU threads (0: all cores). tile: tile side in "
+          "model: an edgegan.Model or a .egan path. backend: 'cpu', 'cuda' or 'vulkan' (where it cannot run, an edgegan.Error with its reason). threads: CPU threads (0: all cores). tile: tile side in "
           "input pixels (0: the whole picture unless memory_limit). overlap: input pixels neighbouring tiles share, blended. batch: "
           "tiles run through the model together (of the pictures given to run_batch, or of one picture's tile row). "
           "memory_limit: bytes the tiles' plan may take (the largest tile that fits; on CUDA the session's device memory and the host's "
@@ -203,7 +204,7 @@ void bind_image(nb::module_& m) {
       .def_prop_ro("model", [](PyImageToImage& s) { return PyModel{s.model}; })
       .def("__repr__", [](PyImageToImage& s) {
         return "<edgegan.ImageToImage x" + std::to_string(s.runner->scale()) + ", " + (s.runner->input_channels() == 1 ? "grey" : "RGB") + " in, " +
-               (s.options.backend == edgegan::Backend::kCuda ? "cuda" : "cpu") + ">";
+               edgegan::to_string(s.options.backend) + ">";
       });
 }
 

@@ -22,15 +22,18 @@ struct PySession {
   std::mutex busy;
 };
 
-edgegan::SessionOptions session_options(int threads, int batch, const std::string& backend, const std::string& algo, const std::string& precision,
+edgegan::SessionOptions session_options(int threads, int batch, const std::string& backend, int device, const std::string& algo, const std::string& precision,
                                         std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
   if (threads < 0) throw nb::value_error(("threads must be 0 (all cores) or more, got " + std::to_string(threads)).c_str());
   if (batch < 1) throw nb::value_error(("batch must be at least 1, got " + std::to_string(batch)).c_str());
   edgegan::SessionOptions o;
   o.threads = threads;
   o.batch = batch;
-  if (backend == "cuda") o.backend = edgegan::Backend::kCuda;
-  else if (backend != "cpu") throw nb::value_error(("backend must be 'cpu' or 'cuda', got '" + backend + "'").c_str());
+  if (backend != "cpu" && backend != "cuda" && backend != "vulkan")
+    throw nb::value_error(("backend must be 'cpu', 'cuda' or 'vulkan', got '" + backend + "'").c_str());
+  o.backend = edgegan::backend_from_string(backend);
+  if (device < 0) throw nb::value_error(("device must be 0 or more, got " + std::to_string(device)).c_str());
+  o.device = device;
   try {
     o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);  // the engine's one list of names
   } catch (const edgegan::Error& e) {
@@ -116,10 +119,10 @@ void bind_session(nb::module_& m) {
                         "allocate only their result arrays. One thread at a time runs a session (others wait).")
       .def(
           "__init__",
-          [](PySession* self, const PyModel& model, int threads, int batch, const std::string& backend, const std::string& algo,
+          [](PySession* self, const PyModel& model, int threads, int batch, const std::string& backend, int device, const std::string& algo,
              const std::string& precision, std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
             const edgegan::SessionOptions options =
-                session_options(threads, batch, backend, algo, precision, memory_limit_bytes, compute_limit_macs);
+                session_options(threads, batch, backend, device, algo, precision, memory_limit_bytes, compute_limit_macs);
             std::unique_ptr<edgegan::Session> session;
             {
               nb::gil_scoped_release unlocked;
@@ -127,9 +130,9 @@ void bind_session(nb::module_& m) {
             }
             new (self) PySession(model.model, std::move(session));
           },
-          "model"_a, nb::kw_only(), "threads"_a = 0, "batch"_a = 1, "backend"_a = "cpu", "algo"_a = "split", "precision"_a = "fp32",
+          "model"_a, nb::kw_only(), "threads"_a = 0, "batch"_a = 1, "backend"_a = "cpu", "device"_a = 0, "algo"_a = "split", "precision"_a = "fp32",
           "memory_limit_bytes"_a = nb::none(), "compute_limit_macs"_a = nb::none(),
-          "threads: CPU threads (0: all cores). batch: samples per call. backend: 'cpu' or 'cuda'. algo: transposed-convolution "
+          "threads: CPU threads (0: all cores). batch: samples per call. backend: 'cpu', 'cuda' or 'vulkan' (device: the Vulkan physical device's index). algo: transposed-convolution "
           "algorithm ('split'; 'zero-insert' and 'col2im' are baselines). precision: 'fp32', or on CUDA 'tf32' (TF32 tensor-core products) or 'fp16' (the cpu backend refuses them with edgegan.Error). memory_limit_bytes "
           "(default 2 GiB) and compute_limit_macs (default 1e12): a session that would exceed them is refused with edgegan.Error.")
       .def("generate", &generate, "z"_a.none(), "labels"_a.none() = nb::none(), nb::kw_only(), "layout"_a = "nchw",
@@ -144,7 +147,7 @@ void bind_session(nb::module_& m) {
            "transposed-convolution algorithm side by side). CPU sessions only.")
       .def_prop_ro("batch", [](PySession& s) { return s.session->batch(); })
       .def_prop_ro("threads", [](PySession& s) { return s.session->threads(); })
-      .def_prop_ro("backend", [](PySession& s) { return s.session->options().backend == edgegan::Backend::kCuda ? "cuda" : "cpu"; })
+      .def_prop_ro("backend", [](PySession& s) { return edgegan::to_string(s.session->options().backend); })
       .def_prop_ro("precision", [](PySession& s) { return std::string(edgegan::to_string(s.session->options().precision)); })
       .def_prop_ro("algo", [](PySession& s) { return edgegan::to_string(s.session->options().conv_transpose2d_algo); })
       .def_prop_ro("model", [](PySession& s) { return PyModel{s.model}; })
@@ -155,7 +158,7 @@ void bind_session(nb::module_& m) {
       .def_prop_ro("weight_placement", [](PySession& s) { return s.session->weight_placement(); })
       .def("__repr__", [](PySession& s) {
         return "<edgegan.Session batch " + std::to_string(s.session->batch()) + ", " + std::to_string(s.session->threads()) + " threads, " +
-               (s.session->options().backend == edgegan::Backend::kCuda ? "cuda" : "cpu") + ">";
+               edgegan::to_string(s.session->options().backend) + ">";
       });
 }
 

@@ -164,7 +164,7 @@ def test_convert_errors(tmp_path):
 
 
 def test_session_options(dcgan):
-    with pytest.raises(ValueError, match="backend must be 'cpu' or 'cuda', got 'tpu'"):
+    with pytest.raises(ValueError, match="backend must be 'cpu', 'cuda' or 'vulkan', got 'tpu'"):
         edgegan.Session(dcgan, backend="tpu")
     with pytest.raises(ValueError, match="algo must be"):
         edgegan.Session(dcgan, algo="fft")

@@ -87,6 +87,8 @@ for case in "dcgan_digits_seed7|dcgan_digits|" "cgan_digits_seed7_label3|cgan_di
     "$work/$name.npy" "$ref/$name.npy" "$work/$name.png" "$ref/$name.png"
 done
 expect_ok_or_cuda_error "generate cuda backend" "$edgegan" generate "$work/dcgan.egan" --backend cuda -o "$work/x_cuda.png"
+expect_ok_or_vulkan_error "generate vulkan backend" env LP_NUM_THREADS=2 "$edgegan" generate "$work/dcgan.egan" --backend vulkan -o "$work/x_vulkan.png"
+expect_error "generate vulkan, no such device" "Vulkan backend (has no usable device|is not available)" "$edgegan" generate "$work/dcgan.egan" --backend vulkan --device 99 -o "$work/x_vulkan.png"
 expect_error "no subcommand" "subcommand" "$edgegan"
 expect_error "unknown subcommand" "" "$edgegan" paint
 
@@ -161,6 +163,7 @@ expect_ok "report all json" "$edgegan" report "$work/cgan.egan" --algo all --jso
 expect_ok "report chart" "$edgegan" report "$work/dcgan.egan" --chart "$work/chart.svg"
 grep -q "<svg" "$work/chart.svg" && ok || bad "no SVG chart written"
 expect_ok_or_cuda_error "report cuda" "$edgegan" report "$work/dcgan.egan" --backend cuda
+expect_ok_or_vulkan_error "report vulkan" env LP_NUM_THREADS=2 "$edgegan" report "$work/dcgan.egan" --backend vulkan
 expect_error "report batch 0" "batch" "$edgegan" report "$work/dcgan.egan" --batch 0
 expect_ok "report threads" "$edgegan" report "$work/dcgan.egan" --threads 3 --json
 grep -q '"threads": 3' "$work/out.txt" && ok || bad "report --threads 3 --json does not say threads 3"

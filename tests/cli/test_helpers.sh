@@ -22,6 +22,16 @@ expect_ok_or_cuda_error() {
   if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
   grep -q "CUDA" "$work/err.txt" && ok || bad "$name: failed without naming CUDA: $(cat "$work/err.txt")"
 }
+# The same for --backend vulkan: runs where a Vulkan device is usable; elsewhere one
+# line naming Vulkan, no crash.
+expect_ok_or_vulkan_error() {
+  local name=$1; shift
+  "$@" >"$work/out.txt" 2>"$work/err.txt"
+  local rc=$?
+  if [ $rc -eq 0 ]; then ok; return; fi
+  if [ $rc -ge 128 ]; then bad "$name: crashed (exit $rc)"; return; fi
+  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && grep -q "Vulkan" "$work/err.txt" && ok || bad "$name: failed without one line naming Vulkan: $(cat "$work/err.txt")"
+}
 expect_error() {
   local name=$1 regex=$2; shift 2
   "$@" >"$work/out.txt" 2>"$work/err.txt"

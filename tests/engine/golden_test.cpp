@@ -10,9 +10,11 @@
 #include <filesystem>
 
 #include "edgegan/edgegan.h"
+#include "engine/backend/backend.h"
 #include "edgegan/io.h"
 #include "tests/test_models/test_models.h"
 #include "tests/test_util.h"
+#include "tests/vulkan_test_env.h"
 
 namespace edgegan {
 namespace {
@@ -46,12 +48,19 @@ std::vector<Tensor> npy_dir(const fs::path& dir) {
 class Golden : public ::testing::TestWithParam<std::tuple<Backend, std::string>> {
  protected:
   void SetUp() override {
+    ASSERT_TRUE(testing::kVulkanTestEnvironment);  // set before main() (see the header)
     std::string why;
     if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
     // Ops a backend refuses (the CUDA backend's missing ops) skip the case on that
     // backend, with the refusal's message.
     const std::string refusal = testing::backend_refusal(testing::test_model("golden/" + name()), backend());
     if (!refusal.empty()) GTEST_SKIP() << refusal;
+  }
+  // The Vulkan validation layer (on in ctest's environment) reported nothing.
+  void TearDown() override {
+    if (backend() == Backend::kVulkan) {
+      EXPECT_EQ(vulkan_validation_messages(), 0) << "the Vulkan validation layer reported the messages above";
+    }
   }
   Backend backend() const { return std::get<0>(GetParam()); }
   const std::string& name() const { return std::get<1>(GetParam()); }
@@ -122,9 +131,9 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda), ::testing::ValuesIn(golden_cases())),
+INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::ValuesIn(golden_cases())),
                          [](const ::testing::TestParamInfo<std::tuple<Backend, std::string>>& info) {
-                           return std::string(std::get<0>(info.param) == Backend::kCpu ? "cpu_" : "cuda_") + std::get<1>(info.param);
+                           return std::string(to_string(std::get<0>(info.param))) + "_" + std::get<1>(info.param);
                          });
 
 TEST(GoldenSuite, HasTheRequiredCases) {

@@ -35,10 +35,13 @@ class Error : public std::runtime_error {
 
 enum class DType { kFloat32, kInt64 };
 enum class Layout { kRowMajor, kNHWC };  // rank-4 activations are NHWC; the rest row-major
-enum class Backend { kCpu, kCuda };
-// Whether a backend can run here (built in, and for CUDA a usable device); otherwise
-// `why` (if given) says what is missing, as a session would.
-bool backend_available(Backend backend, std::string* why = nullptr);
+enum class Backend { kCpu, kCuda, kVulkan };
+// Whether a backend can run here (built in, and for CUDA and Vulkan a usable device;
+// `device`: the Vulkan physical device's index); otherwise `why` (if given) says what
+// is missing, as a session would.
+bool backend_available(Backend backend, std::string* why = nullptr, int device = 0);
+const char* to_string(Backend backend);              // "cpu", "cuda", "vulkan"
+Backend backend_from_string(const std::string& name);  // the reverse; Error naming the choices otherwise
 // How transposed convolutions run. kSplit is the product; the others are baselines.
 enum class ConvTranspose2DAlgo { kSplit, kZeroInsert, kCol2im };
 
@@ -196,6 +199,7 @@ class Model {
 
 struct SessionOptions {
   Backend backend = Backend::kCpu;
+  int device = 0;        // Vulkan: the physical device's index (vulkaninfo's order); the others ignore it
   int threads = 0;       // 0: OpenMP's default (all cores)
   int batch = 1;
   ConvTranspose2DAlgo conv_transpose2d_algo = ConvTranspose2DAlgo::kSplit;

@@ -57,6 +57,7 @@ struct ImageToImageOptions {
   // memory_limit_bytes; the CUDA runtime's own memory (its context) is not counted.
   Backend backend = Backend::kCpu;
   Precision precision = Precision::kFp32;  // SessionOptions::precision of the tiles' sessions
+  int device = 0;                    // Vulkan: the physical device's index
   int64_t tile = 0;                  // tile side in input pixels; 0: the whole image (unless memory_limit_bytes)
   int64_t overlap = 16;              // input pixels neighbouring tiles share, blended in their middle half
   // Tiles run through the model together, as one batch: tiles of one picture, or of the

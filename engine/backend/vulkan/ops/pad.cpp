@@ -1,0 +1,54 @@
+// Pad on Vulkan: every mode of the CPU's (constant, reflect, edge, wrap; asymmetric and
+// negative pads) through per-axis source tables built once from kernels::pad_source.
+#include "engine/backend/vulkan/vulkan_kernel.h"
+#include "kernels_common/pad_shape.h"
+
+namespace edgegan::vulkan {
+namespace {
+
+std::vector<int32_t> source_table(const kernels::PadAxis& axis, kernels::PadMode mode) {
+  std::vector<int32_t> t(static_cast<size_t>(axis.out()));
+  for (int64_t o = 0; o < axis.out(); ++o) t[static_cast<size_t>(o)] = static_cast<int32_t>(kernels::pad_source(axis, mode, o));
+  return t;
+}
+
+class PadVulkan final : public OpKernel {
+ public:
+  PadVulkan(const KernelArgs& a, Context& c, const schema::Pad& op) : upload_(a, c, 8), input_(op.input()), output_(op.output()) {
+    const TensorDesc& x = a.tensor(op.input());
+    const kernels::PadAxis h{x.dims[1], op.pad_top(), op.pad_bottom()}, w{x.dims[2], op.pad_left(), op.pad_right()};
+    const auto mode = static_cast<kernels::PadMode>(op.mode());
+    count_ = a.batch * h.out() * w.out() * x.dims[3];
+    const int64_t values[] = {x.dims[1], x.dims[2], x.dims[3], h.out(), w.out()};
+    for (int i = 0; i < 5; ++i) upload_.set(i, static_cast<int32_t>(values[i]));
+    const std::vector<int32_t> rows = source_table(h, mode), cols = source_table(w, mode);
+    upload_.set(5, upload_.ints(rows.data(), rows.size()));
+    upload_.set(6, upload_.ints(cols.data(), cols.size()));
+    upload_.set_f(7, op.value());
+    upload_.commit();
+  }
+  const char* kernel_name() const override { return "vulkan_pad"; }
+  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
+  void run(const RunContext& ctx) override {
+    Push p;
+    p.params = upload_.address();
+    p.tensors[0] = address_of(ctx, input_);
+    p.tensors[1] = address_of(ctx, output_);
+    stream_of(ctx).dispatch("pad", p, static_cast<uint64_t>(count_));
+  }
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ private:
+  Upload upload_;
+  int input_, output_;
+  int64_t count_ = 0;
+};
+
+}  // namespace
+
+template <>
+std::unique_ptr<OpKernel> create_kernel<schema::OpKind_Pad>(const KernelArgs& a, Context& c) {
+  return std::make_unique<PadVulkan>(a, c, *a.op.kind_as_Pad());
+}
+
+}  // namespace edgegan::vulkan

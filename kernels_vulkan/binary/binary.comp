@@ -1,0 +1,28 @@
+#version 460
+// y = a (+ - * /) b with broadcasting: per output dimension (innermost last) its size
+// and each operand's stride (0 where the operand's size is 1). An operand the file
+// holds as a constant is read from the upload instead of the arena.
+#include "common.glsl"
+
+void main() {
+  const int op = param(0), rank = param(1), a_const = param(2), b_const = param(3);
+  Floats u = upload_floats();
+  FOR_EACH_ELEMENT(i) {
+    int rest = int(i), ia = 0, ib = 0;
+    for (int d = rank - 1; d >= 0; --d) {
+      const int size = param(4 + 3 * d);
+      const int k = rest % size;
+      rest /= size;
+      ia += k * param(5 + 3 * d);
+      ib += k * param(6 + 3 * d);
+    }
+    const float a = a_const >= 0 ? u.v[a_const + ia] : pc.t0.v[ia];
+    const float b = b_const >= 0 ? u.v[b_const + ib] : pc.t1.v[ib];
+    float y;
+    if (op == 0) y = a + b;
+    else if (op == 1) y = a - b;
+    else if (op == 2) y = a * b;
+    else y = a / b;
+    pc.t2.v[i] = y;
+  }
+}

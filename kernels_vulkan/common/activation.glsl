@@ -1,0 +1,33 @@
+// The activations on Vulkan: the CPU's definitions (kernels_cpu/activation/activation.h),
+// numbered as kernels_common/activation.h's enum (the backend checks the count).
+const int kActNone = 0, kActRelu = 1, kActLeakyRelu = 2, kActTanh = 3, kActSigmoid = 4, kActElu = 5, kActSelu = 6,
+          kActClip = 7, kActHardSigmoid = 8, kActHardSwish = 9, kActSoftplus = 10, kActMish = 11, kActPRelu = 12;
+const int kActCount = 13;
+
+float softplus_exact(float v) { return v > 20.0 ? v : log(1.0 + exp(v)); }
+// exp(v) - 1 without losing the small values' digits.
+float expm1_exact(float v) { return abs(v) < 1e-3 ? v + 0.5 * v * v + v * v * v / 6.0 : exp(v) - 1.0; }
+// tanh through exp of a negative argument (GLSL's tanh may overflow for large |v|).
+float tanh_exact(float v) {
+  float e = exp(-2.0 * abs(v));
+  float t = (1.0 - e) / (1.0 + e);
+  return v < 0.0 ? -t : t;
+}
+
+float activate(float v, int act, float alpha, float beta) {
+  switch (act) {
+    case kActRelu: return v > 0.0 ? v : 0.0;
+    case kActLeakyRelu:
+    case kActPRelu: return v > 0.0 ? v : v * alpha;
+    case kActTanh: return tanh_exact(v);
+    case kActSigmoid: return 1.0 / (1.0 + exp(-v));
+    case kActElu: return v > 0.0 ? v : alpha * expm1_exact(v);
+    case kActSelu: return v > 0.0 ? beta * v : beta * alpha * expm1_exact(v);
+    case kActClip: return min(beta, max(alpha, v));
+    case kActHardSigmoid: return min(1.0, max(0.0, alpha * v + beta));
+    case kActHardSwish: return v * min(1.0, max(0.0, v / 6.0 + 0.5));
+    case kActSoftplus: return softplus_exact(v);
+    case kActMish: return v * tanh_exact(softplus_exact(v));
+  }
+  return v;
+}

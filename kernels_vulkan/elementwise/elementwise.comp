@@ -1,0 +1,10 @@
+#version 460
+// An activation over every value (t0 -> t1, which may be the same tensor).
+#include "common.glsl"
+#include "activation.glsl"
+
+void main() {
+  const int act = param(0);
+  const float alpha = param_f(1), beta = param_f(2);
+  FOR_EACH_ELEMENT(i) pc.t1.v[i] = activate(pc.t0.v[i], act, alpha, beta);
+}

@@ -1,0 +1,410 @@
+// One harness for every backend's ops: each case is a small ONNX graph around one op
+// (with what fuses into it: bias, every activation, a per-channel PRelu, a residual)
+// whose shapes, attributes and weights
+// are drawn from a fixed seed, converted in memory and run on the CPU (the reference)
+// and on every other backend that runs here; outputs agree within
+// 1e-4 x max(1, max|y|). A backend that lists an op kind among those it has no kernel
+// for yet must refuse a case holding it, naming it (so the list only shrinks); any
+// other refusal fails.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <random>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "engine/backend/backend.h"
+#include "tests/converter/onnx_builder.h"
+#include "tests/test_util.h"
+#include "tests/vulkan_test_env.h"
+
+namespace edgegan {
+namespace {
+
+using edgegan::testing::OnnxBuilder;
+
+// The op kinds each backend has no kernel for yet (none today: every backend runs every
+// kind; a new kind or backend lists here what it lacks until its kernel is written).
+std::set<std::string> unwritten_kinds(Backend) { return {}; }
+
+struct Rng {
+  std::mt19937 gen;
+  int pick(int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(gen); }
+  float uniform(float lo, float hi) { return std::uniform_real_distribution<float>(lo, hi)(gen); }
+  std::vector<float> values(size_t n, float scale) {
+    std::vector<float> v(n);
+    for (float& x : v) x = uniform(-scale, scale);
+    return v;
+  }
+};
+
+// The activations an epilogue takes, as ONNX nodes after `x` writing `y`.
+const char* const kActivations[] = {"Relu", "LeakyRelu", "Tanh", "Sigmoid", "Elu", "Selu", "Clip", "HardSigmoid", "HardSwish", "Softplus", "Mish", "PRelu", ""};
+
+void activation(OnnxBuilder& b, Rng& r, const std::string& act, int channels, const std::string& x, const std::string& y) {
+  if (act == "PRelu") {
+    std::vector<float> slope(static_cast<size_t>(channels));
+    for (float& s : slope) s = r.uniform(0.05f, 0.5f);
+    b.floats("slope", {channels, 1, 1}, slope);
+    b.node("PRelu", "prelu", {x, "slope"}, {y});
+    return;
+  }
+  if (act == "Clip") {
+    b.floats("clip_min", {}, {-0.3f}).floats("clip_max", {}, {0.4f});
+    b.node("Clip", "clip", {x, "clip_min", "clip_max"}, {y});
+    return;
+  }
+  auto& n = b.node(act, "act", {x}, {y});
+  if (act == "LeakyRelu") OnnxBuilder::attr(n, "alpha", r.uniform(0.01f, 0.3f));
+  if (act == "Elu") OnnxBuilder::attr(n, "alpha", r.uniform(0.5f, 1.5f));
+  if (act == "HardSigmoid") OnnxBuilder::attr(n, "alpha", 0.25f), OnnxBuilder::attr(n, "beta", 0.4f);
+}
+
+// A case: its ONNX model.
+using CaseMaker = std::function<std::string(Rng&, int variant)>;
+
+std::string conv_case(Rng& r, int v) {
+  const int groups = v % 3 == 2 ? r.pick(2, 3) : 1;
+  const int cin = groups * r.pick(1, 5), cout = groups * r.pick(1, 6);
+  const int k = r.pick(1, 4), stride = r.pick(1, 2), dilation = r.pick(1, 2);
+  const int h = r.pick(k * dilation, 11), w = r.pick(k * dilation, 11);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  const bool residual = act.empty() && v % 2 == 0;
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cout, cin / groups, k, k}, r.values(static_cast<size_t>(cout * cin / groups * k * k), 0.5f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("Conv", "conv", {"x", "W", "B"}, {act.empty() && !residual ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{dilation, dilation});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{r.pick(0, k - 1), r.pick(0, k - 1), r.pick(0, k - 1), r.pick(0, k - 1)});
+  OnnxBuilder::attr(n, "group", static_cast<int64_t>(groups));
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  if (residual) {
+    // A second input of the output's shape added after the convolution.
+    b.input("skip", {-1, cout, (h - 1) / stride + 1, (w - 1) / stride + 1});
+    auto& c = n;
+    OnnxBuilder::attr(c, "pads", std::vector<int64_t>{(k - 1) * dilation / 2, (k - 1) * dilation / 2, (k - 1) * dilation - (k - 1) * dilation / 2,
+                                                      (k - 1) * dilation - (k - 1) * dilation / 2});
+    b.node("Add", "add", {"c", "skip"}, {"y"});
+  }
+  return b.bytes();
+}
+
+std::string conv_transpose_case(Rng& r, int v) {
+  const int groups = v % 4 == 3 ? 2 : 1;
+  const int cin = groups * r.pick(1, 4), cout = groups * r.pick(1, 5);
+  const int stride = r.pick(1, 4), k = r.pick(1, 5), dilation = v % 5 == 4 ? 2 : 1;
+  const int pad = r.pick(0, std::max(0, (k - 1) * dilation / 2));
+  const int out_pad = stride > 1 ? r.pick(0, std::min(stride, dilation) - 1) : 0;
+  const std::string act = kActivations[static_cast<size_t>(v * 5) % std::size(kActivations)];
+  OnnxBuilder b;
+  b.input("x", {-1, cin, r.pick(1, 7), r.pick(1, 7)}).output("y");
+  b.floats("W", {cin, cout / groups, k, k}, r.values(static_cast<size_t>(cin * cout / groups * k * k), 0.5f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("ConvTranspose", "deconv", {"x", "W", "B"}, {act.empty() ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "dilations", std::vector<int64_t>{dilation, dilation});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, r.pick(0, pad), pad, r.pick(0, pad)});
+  OnnxBuilder::attr(n, "output_padding", std::vector<int64_t>{out_pad, out_pad});
+  OnnxBuilder::attr(n, "group", static_cast<int64_t>(groups));
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  return b.bytes();
+}
+
+std::string gemm_case(Rng& r, int v) {
+  const int in = r.pick(1, 40), out = r.pick(1, 40);
+  const std::string act = kActivations[static_cast<size_t>(v * 3) % (std::size(kActivations) - 2)];  // no PRelu, or none
+  OnnxBuilder b;
+  b.input("x", {-1, in}).output("y");
+  b.floats("W", {in, out}, r.values(static_cast<size_t>(in * out), 0.5f)).floats("B", {out}, r.values(static_cast<size_t>(out), 0.3f));
+  b.node("Gemm", "gemm", {"x", "W", "B"}, {"g"});
+  activation(b, r, act, out, "g", "y");
+  return b.bytes();
+}
+
+// An activation with no producer to fuse into (an Elementwise op).
+std::string activation_case(Rng& r, int v) {
+  const std::string act = kActivations[static_cast<size_t>(v) % (std::size(kActivations) - 2)];
+  OnnxBuilder b;
+  b.input("x", {-1, r.pick(1, 6), r.pick(1, 9), r.pick(1, 9)}).output("y");
+  activation(b, r, act, 0, "x", "y");
+  return b.bytes();
+}
+
+std::string binary_case(Rng& r, int v) {
+  const char* ops[] = {"Add", "Sub", "Mul", "Div"};
+  const int c = r.pick(1, 6), h = r.pick(1, 8), w = r.pick(1, 8);
+  OnnxBuilder b;
+  b.input("a", {-1, c, h, w}).output("y");
+  std::vector<int64_t> bdims = {1, v % 2 ? c : 1, v % 3 ? h : 1, v % 3 == 2 ? 1 : w};
+  if (v % 4 == 3) {
+    // A constant operand, kept positive away from zero for Div.
+    std::vector<float> k(static_cast<size_t>(bdims[1] * bdims[2] * bdims[3]));
+    for (float& x : k) x = r.uniform(0.5f, 2.f);
+    b.floats("k", bdims, k);
+    b.node(ops[v % 4], "binary", {"a", "k"}, {"y"});
+  } else {
+    bdims[0] = -1;
+    b.input("b", bdims);
+    b.node(ops[v % 4], "binary", {"a", "b"}, {"y"});
+  }
+  return b.bytes();
+}
+
+std::string concat_case(Rng& r, int) {
+  const int h = r.pick(1, 8), w = r.pick(1, 8);
+  OnnxBuilder b;
+  b.input("a", {-1, r.pick(1, 5), h, w}).input("b", {-1, r.pick(1, 5), h, w}).input("c", {-1, r.pick(1, 3), h, w}).output("y");
+  auto& n = b.node("Concat", "concat", {"a", "b", "c"}, {"y"});
+  OnnxBuilder::attr(n, "axis", int64_t{1});
+  return b.bytes();
+}
+
+std::string batch_norm_case(Rng& r, int) {
+  const int c = r.pick(1, 8);
+  OnnxBuilder b;
+  b.input("x", {-1, c, r.pick(1, 8), r.pick(1, 8)}).output("y");
+  std::vector<float> var(static_cast<size_t>(c));
+  for (float& x : var) x = r.uniform(0.5f, 2.f);
+  b.floats("g", {c}, r.values(static_cast<size_t>(c), 1.f)).floats("s", {c}, r.values(static_cast<size_t>(c), 1.f));
+  b.floats("m", {c}, r.values(static_cast<size_t>(c), 1.f)).floats("v", {c}, var);
+  b.node("BatchNormalization", "bn", {"x", "g", "s", "m", "v"}, {"y"});
+  return b.bytes();
+}
+
+std::string prelu_case(Rng& r, int) {
+  const int c = r.pick(1, 8);
+  OnnxBuilder b;
+  b.input("x", {-1, c, r.pick(1, 8), r.pick(1, 8)}).output("y");
+  activation(b, r, "PRelu", c, "x", "y");
+  return b.bytes();
+}
+
+// A map flattened (NHWC storage to ONNX's NCHW order) into a dense layer.
+std::string flatten_case(Rng& r, int) {
+  const int c = r.pick(1, 5), h = r.pick(1, 5), w = r.pick(1, 5), out = r.pick(1, 12);
+  OnnxBuilder b;
+  b.input("x", {-1, c, h, w}).output("y");
+  b.node("Flatten", "flatten", {"x"}, {"f"});
+  b.floats("W", {c * h * w, out}, r.values(static_cast<size_t>(c * h * w * out), 0.5f));
+  b.node("MatMul", "matmul", {"f", "W"}, {"y"});
+  return b.bytes();
+}
+
+// A Pad on its own (a graph input has no convolution to fold into), every mode.
+std::string pad_case(Rng& r, int v) {
+  const char* modes[] = {"constant", "reflect", "edge", "wrap"};
+  const int h = r.pick(3, 7), w = r.pick(3, 7);
+  OnnxBuilder b;
+  b.input("x", {-1, r.pick(1, 4), h, w}).output("y");
+  b.ints("pads", {8}, {0, 0, r.pick(-1, 2), r.pick(0, 2), 0, 0, r.pick(0, 2), r.pick(-1, 2)});
+  b.floats("value", {}, {r.uniform(-1.f, 1.f)});
+  auto& n = b.node("Pad", "pad", {"x", "pads", "value"}, {"p"});
+  OnnxBuilder::attr(n, "mode", std::string(modes[v % 4]));
+  b.node("Relu", "relu", {"p"}, {"y"});
+  return b.bytes();
+}
+
+// A reflect pad and a nearest upsampling folded into the convolution after them.
+std::string conv_input_map_case(Rng& r, int v) {
+  const int c = r.pick(1, 4), cout = r.pick(1, 5), h = r.pick(3, 6), w = r.pick(3, 6);
+  OnnxBuilder b;
+  b.input("x", {-1, c, h, w}).output("y");
+  std::string x = "x";
+  if (v % 2) {
+    b.floats("scales", {4}, {1.f, 1.f, 2.f, 2.f});
+    auto& up = b.node("Resize", "up", {"x", "", "scales"}, {"u"});
+    OnnxBuilder::attr(up, "mode", std::string("nearest"));
+    x = "u";
+  }
+  b.ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  auto& pad = b.node("Pad", "pad", {x, "pads"}, {"p"});
+  OnnxBuilder::attr(pad, "mode", std::string(v % 3 ? "reflect" : "edge"));
+  b.floats("W", {cout, c, 3, 3}, r.values(static_cast<size_t>(cout * c * 9), 0.5f)).floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  b.node("Conv", "conv", {"p", "W", "B"}, {"y"});
+  return b.bytes();
+}
+
+std::string pool_case(Rng& r, int v) {
+  OnnxBuilder b;
+  const int k = r.pick(1, 3), stride = r.pick(1, 2), pad = r.pick(0, k - 1);
+  b.input("x", {-1, r.pick(1, 4), r.pick(k, 8), r.pick(k, 8)}).output("y");
+  auto& n = b.node(v % 2 ? "MaxPool" : "AveragePool", "pool", {"x"}, {"y"});
+  OnnxBuilder::attr(n, "kernel_shape", std::vector<int64_t>{k, k});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+  if (v % 2 == 0) OnnxBuilder::attr(n, "count_include_pad", int64_t{v % 4 == 2});
+  if (v % 3 == 2) OnnxBuilder::attr(n, "ceil_mode", int64_t{1});
+  return b.bytes();
+}
+
+std::string resize_case(Rng& r, int v) {
+  const char* modes[] = {"nearest", "linear", "cubic"};
+  OnnxBuilder b;
+  b.input("x", {-1, r.pick(1, 4), r.pick(1, 6), r.pick(1, 6)}).output("y");
+  b.floats("scales", {4}, {1.f, 1.f, static_cast<float>(r.pick(1, 3)), static_cast<float>(r.pick(1, 3))});
+  auto& n = b.node("Resize", "resize", {"x", "", "scales"}, {"y"});
+  OnnxBuilder::attr(n, "mode", std::string(modes[v % 3]));
+  if (v % 2) OnnxBuilder::attr(n, "coordinate_transformation_mode", std::string(v % 3 == 1 ? "align_corners" : "asymmetric"));
+  return b.bytes();
+}
+
+// ONNX Split along the channels: one Slice op per output.
+std::string split_case(Rng& r, int) {
+  const int a = r.pick(1, 4), c = r.pick(1, 4);
+  OnnxBuilder b;
+  b.input("x", {-1, a + c, r.pick(1, 6), r.pick(1, 6)}).output("y0").output("y1");
+  b.ints("split", {2}, {a, c});
+  auto& n = b.node("Split", "split", {"x", "split"}, {"y0", "y1"});
+  OnnxBuilder::attr(n, "axis", int64_t{1});
+  return b.bytes();
+}
+
+std::string depth_to_space_case(Rng& r, int v) {
+  const int block = r.pick(2, 3), c = r.pick(1, 3);
+  OnnxBuilder b;
+  if (v % 3 == 2) {
+    b.input("x", {-1, c, block * r.pick(1, 4), block * r.pick(1, 4)}).output("y");
+    auto& n = b.node("SpaceToDepth", "s2d", {"x"}, {"y"});
+    OnnxBuilder::attr(n, "blocksize", static_cast<int64_t>(block));
+    return b.bytes();
+  }
+  b.input("x", {-1, c * block * block, r.pick(1, 5), r.pick(1, 5)}).output("y");
+  auto& n = b.node("DepthToSpace", "d2s", {"x"}, {"y"});
+  OnnxBuilder::attr(n, "blocksize", static_cast<int64_t>(block));
+  OnnxBuilder::attr(n, "mode", std::string(v % 3 ? "CRD" : "DCR"));
+  return b.bytes();
+}
+
+std::string instance_norm_case(Rng& r, int) {
+  const int c = r.pick(1, 6);
+  OnnxBuilder b;
+  b.input("x", {-1, c, r.pick(1, 9), r.pick(1, 9)}).output("y");
+  b.floats("s", {c}, r.values(static_cast<size_t>(c), 1.f)).floats("b", {c}, r.values(static_cast<size_t>(c), 1.f));
+  b.node("InstanceNormalization", "norm", {"x", "s", "b"}, {"n"});
+  b.node("Relu", "relu", {"n"}, {"y"});
+  return b.bytes();
+}
+
+struct Family {
+  const char* name;
+  CaseMaker make;
+  int variants;
+  const char* kind;  // the op kind every case of the family must hold (the converter may fuse the rest)
+};
+
+const Family kFamilies[] = {
+    {"conv", conv_case, 26, "Conv2D"},
+    {"conv_transpose", conv_transpose_case, 26, "ConvTranspose2D"},
+    {"gemm", gemm_case, 11, "Dense"},
+    {"activation", activation_case, 11, "Elementwise"},
+    {"binary", binary_case, 8, "Binary"},
+    {"concat", concat_case, 3, "Concat"},
+    {"batch_norm", batch_norm_case, 3, "ChannelAffine"},
+    {"prelu", prelu_case, 3, "PRelu"},
+    {"flatten", flatten_case, 3, "Dense"},
+    {"pad", pad_case, 8, "Pad"},
+    {"conv_input_map", conv_input_map_case, 6, "Conv2D"},
+    {"pool", pool_case, 8, "Pool"},
+    {"resize", resize_case, 6, "Resize"},
+    {"split", split_case, 3, "Slice"},
+    {"depth_to_space", depth_to_space_case, 6, "DepthToSpace"},
+    {"instance_norm", instance_norm_case, 3, "GroupNorm"},
+};
+
+std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {
+  std::vector<Tensor> inputs;
+  for (const InputInfo& info : model.inputs()) {
+    Tensor t;
+    t.name = info.name, t.dtype = info.dtype, t.layout = info.layout, t.shape = info.dims;
+    t.shape[0] = batch;
+    int64_t count = 1;
+    for (int64_t d : t.shape) count *= d;
+    t.f32 = r.values(static_cast<size_t>(count), 1.5f);
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
+}
+
+class BackendOps : public ::testing::TestWithParam<std::tuple<Backend, int>> {
+ protected:
+  void SetUp() override {
+    ASSERT_TRUE(testing::kVulkanTestEnvironment);  // set before main() (see the header)
+    std::string why;
+    if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
+  }
+  void TearDown() override {
+    if (backend() == Backend::kVulkan) {
+      EXPECT_EQ(vulkan_validation_messages(), 0) << "the Vulkan validation layer reported the messages above";
+    }
+  }
+  Backend backend() const { return std::get<0>(GetParam()); }
+  const Family& family() const { return kFamilies[std::get<1>(GetParam())]; }
+};
+
+TEST_P(BackendOps, AgreesWithTheCpu) {
+  const Family& f = family();
+  int compared = 0, refused = 0;
+  for (int v = 0; v < f.variants; ++v) {
+    Rng r{std::mt19937(static_cast<unsigned>(1000 * std::get<1>(GetParam()) + v))};
+    const std::string onnx = f.make(r, v);
+    const std::vector<uint8_t> egan = converter::convert_onnx(onnx, std::string(f.name) + ".onnx").egan;
+    const auto model = Model::from_bytes(egan);
+    std::string kinds;
+    bool unwritten = false, has_kind = false;
+    for (const OpInfo& op : model->ops()) {
+      kinds += " " + op.kind;
+      unwritten = unwritten || unwritten_kinds(backend()).count(op.kind);
+      has_kind = has_kind || op.kind == f.kind;
+    }
+    SCOPED_TRACE(std::string(f.name) + " variant " + std::to_string(v) + ", ops:" + kinds);
+    EXPECT_TRUE(has_kind) << "the case holds no " << f.kind;
+    for (int batch : {1, 2}) {
+      SessionOptions o;
+      o.backend = backend();
+      o.batch = batch;
+      o.threads = 2;
+      if (unwritten) {
+        try {
+          Session s(model, o);
+          FAIL() << "a case with an op listed as unwritten ran; take it off unwritten_kinds()";
+        } catch (const Error& e) {
+          EXPECT_NE(std::string(e.what()).find(std::string("the ") + to_string(backend()) + " backend cannot run op"), std::string::npos) << e.what();
+        }
+        ++refused;
+        break;
+      }
+      const auto inputs = random_inputs(*model, batch, r);
+      SessionOptions cpu = o;
+      cpu.backend = Backend::kCpu;
+      const auto want = Session(model, cpu).run(inputs);
+      const auto got = Session(model, o).run(inputs);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t i = 0; i < got.size(); ++i) {
+        ASSERT_EQ(got[i].shape, want[i].shape);
+        float scale = 1.f;
+        for (float y : want[i].f32) scale = std::max(scale, std::fabs(y));
+        EXPECT_LE(edgegan::testing::max_abs_diff(got[i].f32, want[i].f32), 1e-4f * scale) << got[i].name << ", batch " << batch;
+      }
+      ++compared;
+    }
+  }
+  // Every case ran at both batches, or was refused as listed.
+  EXPECT_EQ(compared + refused * 2, 2 * f.variants);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ops, BackendOps,
+                         ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan),
+                                            ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
+                         [](const ::testing::TestParamInfo<std::tuple<Backend, int>>& info) {
+                           return std::string(to_string(std::get<0>(info.param))) + "_" + kFamilies[std::get<1>(info.param)].name;
+                         });
+
+}  // namespace
+}  // namespace edgegan
