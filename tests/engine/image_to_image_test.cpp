@@ -150,7 +150,9 @@ TEST(ImageToImage, MemoryLimitPicksTheLargestTileThatFits) {
   EXPECT_LE(p.total_bytes(), limit);
   // One pixel larger would not fit.
   const ImageToImage larger(model, {.tile = p.tile_width + 1, .overlap = 8});
-  if (p.tile_width < 300) EXPECT_GT(larger.plan(300, 200).total_bytes(), limit);
+  if (p.tile_width < 300) {
+    EXPECT_GT(larger.plan(300, 200).total_bytes(), limit);
+  }
   // The tiled run under the limit gives the image.
   const Image in = random_image(300, 200, 3, 9);
   const Image out = limited.run(in);
