@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 
 #include "edgegan/edgegan.h"
@@ -101,9 +102,11 @@ TEST_P(Golden, MatchesPyTorch) {
 }
 
 // fp16 weights (edgegan-convert --weights fp16): the transposed-convolution
-// weights are rounded to half precision, everything is computed in fp32, and the
-// outputs stay within 1e-2 of PyTorch's (fp32) on every case, on the split path
-// (which reads the halves in place) and a baseline (which widens them once).
+// weights are rounded to half precision, computed in fp32 (in half precision on ARM
+// builds with EDGEGAN_NEON_FP16_ARITH), and the outputs stay within 1e-2 of PyTorch's
+// (fp32) relative to max(1, max|y|) on every case, on the split path (which reads the
+// halves in place) and a baseline (which widens them once). Relative, because some
+// generators' outputs are not squashed (ProGAN's reach 4.5).
 TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   const fs::path dir = golden_dir() / name();
   const auto model = testing::test_model("golden/" + name() + ".fp16");
@@ -126,7 +129,9 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
     for (const Tensor& out : session.run(inputs)) {
       const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
       ASSERT_NE(want, expected.end()) << out.name;
-      EXPECT_LE(max_abs_diff(to_nchw(out).f32, want->f32), 1e-2f) << out.name;
+      float scale = 1.f;
+      for (float v : want->f32) scale = std::max(scale, std::abs(v));
+      EXPECT_LE(max_abs_diff(to_nchw(out).f32, want->f32), 1e-2f * scale) << out.name;
     }
   }
 }
