@@ -64,6 +64,78 @@ void check(VkResult r, const char* what) {
   if (r != VK_SUCCESS) throw Error(std::string("Vulkan backend: ") + what + ": " + result_text(r));
 }
 
+namespace {
+
+// The loader and one VkInstance for the whole process, never destroyed: a device that
+// cannot be had (a wrong index, a missing feature) must not unload the driver the
+// other devices use, and making an instance costs a driver load each time.
+class Instance {
+ public:
+  // The process's instance, made on first use; its failure is kept and repeated.
+  static Instance& get() {
+    static std::mutex mutex;
+    static Instance* instance = nullptr;
+    static std::string* failure = nullptr;
+    std::lock_guard<std::mutex> lock(mutex);
+    if (instance) return *instance;
+    if (failure) throw Error(*failure);
+    try {
+      instance = new Instance();
+      return *instance;
+    } catch (const Error& e) {
+      failure = new std::string(e.what());
+      throw;
+    }
+  }
+  const std::vector<VkPhysicalDevice>& devices() const { return devices_; }
+
+ private:
+  Instance() {
+    if (volkInitialize() != VK_SUCCESS) throw Error("the Vulkan loader (libvulkan.so.1) cannot be opened: no Vulkan driver is installed");
+    if (volkGetInstanceVersion() < VK_API_VERSION_1_2) throw Error("the Vulkan loader is older than Vulkan 1.2");
+    auto app = make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
+    app.pApplicationName = "edgegan";
+    app.apiVersion = VK_API_VERSION_1_2;
+    auto info = make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
+    info.pApplicationInfo = &app;
+    const char* layer = "VK_LAYER_KHRONOS_validation";
+    const char* extension = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
+    const bool validate = validation_requested();
+    if (validate) {
+      if (!has_layer(layer)) throw Error("EDGEGAN_VULKAN_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed");
+      info.enabledLayerCount = 1, info.ppEnabledLayerNames = &layer;
+      info.enabledExtensionCount = 1, info.ppEnabledExtensionNames = &extension;
+    }
+    check(vkCreateInstance(&info, nullptr, &instance_), "create an instance");
+    volkLoadInstance(instance_);
+    try {
+      if (validate) {
+        auto m = make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
+        m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+        m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                        VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+        m.pfnUserCallback = on_validation_message;
+        check(vkCreateDebugUtilsMessengerEXT(instance_, &m, nullptr, &messenger_), "install the validation messenger");
+      }
+      uint32_t count = 0;
+      check(vkEnumeratePhysicalDevices(instance_, &count, nullptr), "list the devices");
+      devices_.resize(count);
+      check(vkEnumeratePhysicalDevices(instance_, &count, devices_.data()), "list the devices");
+      devices_.resize(count);
+    } catch (...) {
+      if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
+      vkDestroyInstance(instance_, nullptr);
+      throw;
+    }
+  }
+
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::vector<VkPhysicalDevice> devices_;
+};
+
+}  // namespace
+
 Context& Context::get(int index) {
   // Kept for the whole process and never destroyed: sessions may outlive static
   // destruction order, and a driver's own threads may still be winding down at exit.
@@ -84,41 +156,14 @@ Context& Context::get(int index) {
 }
 
 Context::Context(int index) {
-  if (volkInitialize() != VK_SUCCESS) throw Error("the Vulkan loader (libvulkan.so.1) cannot be opened: no Vulkan driver is installed");
-  if (volkGetInstanceVersion() < VK_API_VERSION_1_2) throw Error("the Vulkan loader is older than Vulkan 1.2");
-  auto app = make<VkApplicationInfo>(VK_STRUCTURE_TYPE_APPLICATION_INFO);
-  app.pApplicationName = "edgegan";
-  app.apiVersion = VK_API_VERSION_1_2;
-  auto info = make<VkInstanceCreateInfo>(VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO);
-  info.pApplicationInfo = &app;
-  const char* layer = "VK_LAYER_KHRONOS_validation";
-  const char* extension = VK_EXT_DEBUG_UTILS_EXTENSION_NAME;
-  const bool validate = validation_requested();
-  if (validate) {
-    if (!has_layer(layer)) throw Error("EDGEGAN_VULKAN_VALIDATION is set but VK_LAYER_KHRONOS_validation is not installed");
-    info.enabledLayerCount = 1, info.ppEnabledLayerNames = &layer;
-    info.enabledExtensionCount = 1, info.ppEnabledExtensionNames = &extension;
-  }
-  check(vkCreateInstance(&info, nullptr, &instance_), "create an instance");
-  volkLoadInstance(instance_);
+  const std::vector<VkPhysicalDevice>& devices = Instance::get().devices();
+  const auto count = static_cast<uint32_t>(devices.size());
+  if (count == 0) throw Error("no Vulkan device is present");
+  if (index < 0 || static_cast<uint32_t>(index) >= count)
+    throw Error("device " + std::to_string(index) + " does not exist (" + std::to_string(count) + " Vulkan device" + (count == 1 ? "" : "s") +
+                ", numbered from 0)");
+  physical_ = devices[static_cast<size_t>(index)];
   try {
-  if (validate) {
-    auto m = make<VkDebugUtilsMessengerCreateInfoEXT>(VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT);
-    m.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
-    m.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
-                    VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
-    m.pfnUserCallback = on_validation_message;
-    check(vkCreateDebugUtilsMessengerEXT(instance_, &m, nullptr, &messenger_), "install the validation messenger");
-  }
-    uint32_t count = 0;
-    vkEnumeratePhysicalDevices(instance_, &count, nullptr);
-    if (count == 0) throw Error("no Vulkan device is present");
-    if (index < 0 || static_cast<uint32_t>(index) >= count)
-      throw Error("device " + std::to_string(index) + " does not exist (" + std::to_string(count) + " Vulkan device" + (count == 1 ? "" : "s") +
-                  ", numbered from 0)");
-    std::vector<VkPhysicalDevice> devices(count);
-    vkEnumeratePhysicalDevices(instance_, &count, devices.data());
-    physical_ = devices[static_cast<size_t>(index)];
     VkPhysicalDeviceProperties props{};
     vkGetPhysicalDeviceProperties(physical_, &props);
     name_ = props.deviceName;
@@ -180,10 +225,6 @@ void Context::teardown() {
     vkDestroyDevice(device_, nullptr);
     device_ = VK_NULL_HANDLE;
   }
-  if (messenger_) vkDestroyDebugUtilsMessengerEXT(instance_, messenger_, nullptr);
-  messenger_ = VK_NULL_HANDLE;
-  if (instance_) vkDestroyInstance(instance_, nullptr);
-  instance_ = VK_NULL_HANDLE;
 }
 
 VkPipeline Context::pipeline(const char* shader) {
