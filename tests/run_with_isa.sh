@@ -10,7 +10,9 @@ flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
 has() { [[ " $flags " == *" $1 "* ]]; }
 case $isa in
   scalar) ;;
-  avx2) has avx2 && has fma && has f16c || { echo "this CPU has no AVX2+FMA+F16C: skipped"; exit 77; } ;;
+  avx2) has avx2 && has fma && has f16c || { echo "this CPU has no AVX2+FMA+F16C: skipped"; exit 77; }
+        # Without AVX-512F the default run already is this family.
+        has avx512f || [ -n "${EDGEGAN_ISA:-}" ] || { echo "the default run uses AVX2 on this CPU: skipped as a duplicate"; exit 77; } ;;
   # Where the CPU has AVX-512F the default run already is this family: nothing to add.
   avx512) has avx512f || { echo "this CPU has no AVX-512F: skipped"; exit 77; }
           [ -z "${EDGEGAN_ISA:-}" ] && { echo "the default run uses AVX-512 on this CPU: skipped as a duplicate"; exit 77; } ;;
