@@ -5,11 +5,13 @@
 # written to $artifacts for a regression seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-build=${BUILD_DIR:-build}-fuzz
+# The AddressSanitizer build (scripts/configure_sanitized.sh): the fuzz targets are
+# built there beside the suites; run on its own, this builds the targets only.
+build=${BUILD_DIR:-build}-address
 seconds=${FUZZ_SECONDS:-60}
-cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-  -DEDGEGAN_FUZZ=ON -DEDGEGAN_WITH_OPENMP=OFF -DEDGEGAN_WITH_CUDA=OFF -DEDGEGAN_BUILD_TESTS=OFF -DEDGEGAN_BUILD_BENCHMARKS=OFF >/dev/null
+scripts/configure_sanitized.sh address
+# One thread per input: the targets' sessions ask for one, and OpenMP's pool is not wanted.
+export OMP_NUM_THREADS=1
 targets=(egan:egan_model_fuzzer onnx:onnx_converter_fuzzer checkpoint:checkpoint_reader_fuzzer npy:npy_reader_fuzzer image:image_reader_fuzzer tactics:tactic_cache_fuzzer)
 # The video reader where the CLI is built with FFmpeg's libraries (scripts/install_deps.sh installs them).
 grep -q "^EDGEGAN_VIDEO_BUILT:INTERNAL=ON" "$build/CMakeCache.txt" && targets+=(video:video_reader_fuzzer)

@@ -5,7 +5,7 @@
 set -euo pipefail
 
 packages=(
-  cmake g++ make pkg-config
+  cmake g++ make pkg-config ccache          # ccache: scripts/test.sh's builds share identical compiles
   libflatbuffers-dev flatbuffers-compiler   # model file schema + flatc
   libonnx-dev libprotobuf-dev                # the converter's ONNX parser
   libssl-dev                                 # SHA-256 of the source model

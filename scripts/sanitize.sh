@@ -5,27 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/sanitize.sh address|thread}
-case "$mode" in
-  address) sanitizers="address,undefined" ;;
-  thread) sanitizers="thread" ;;
-  *) echo "unknown mode '$mode' (address or thread)" >&2; exit 2 ;;
-esac
+case "$mode" in address|thread) ;; *) echo "unknown mode '$mode' (address or thread)" >&2; exit 2 ;; esac
 build=${BUILD_DIR:-build}-$mode
-# ThreadSanitizer runs each suite once: the per-family reruns differ in micro-kernels,
-# not in threading, and cost it minutes.
-reruns=ON
-[ "$mode" = thread ] && reruns=OFF
-# ThreadSanitizer builds leave the Vulkan backend out: lavapipe runs shaders on threads of
-# its own, uninstrumented, whose synchronisation (fences) TSan cannot see. AddressSanitizer
-# builds keep it, so the backend's host code is checked there.
-vulkan=ON
-[ "$mode" = thread ] && vulkan=OFF
-# Line tables are all a sanitizer's stack trace needs; full debug info made these
-# builds the slowest part of CI.
-cmake -S . -B "$build" -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -gline-tables-only -DNDEBUG" \
-  -DEDGEGAN_SANITIZE="$sanitizers" -DEDGEGAN_WITH_CUDA=OFF -DEDGEGAN_BUILD_TESTS=ON -DEDGEGAN_BUILD_BENCHMARKS=OFF \
-  -DEDGEGAN_ISA_RERUNS=$reruns -DEDGEGAN_WITH_VULKAN=$vulkan >/dev/null
+scripts/configure_sanitized.sh "$mode"
 cmake --build "$build" -j"$(nproc)"
 
 export OMP_WAIT_POLICY=passive

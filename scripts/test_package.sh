@@ -75,9 +75,14 @@ echo "-- Python wheel"
 wheel_start=$SECONDS
 "$python" -m venv "$work/build-venv"
 "$work/build-venv/bin/pip" install -q --disable-pip-version-check "scikit-build-core==1.1.2" "nanobind==3.1.0"
-# A build directory of its own: every run compiles from scratch, as CI does.
+# A build directory of its own, emptied first: every run configures and compiles anew. It
+# sits beside build/ in the checkout, so that under scripts/test.sh's ccache (paths made
+# relative to the checkout) the sources compiled with stage 1's flags are cache hits.
+wheel_build=$repo/build-wheel
+rm -rf "$wheel_build"
 "$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
-  --config-settings=build-dir="$work/wheel-build" . -w "$work/dist"
+  --config-settings=build-dir="$wheel_build" . -w "$work/dist"
+rm -rf "$wheel_build"
 wheel=$(ls "$work"/dist/edgegan-*.whl)
 echo "built $(basename "$wheel") in $((SECONDS - wheel_start)) s"
 
