@@ -292,6 +292,99 @@ std::string instance_norm_case(Rng& r, int) {
   return b.bytes();
 }
 
+// Run-time math (UnaryMath): each function, inputs kept in its domain by an Exp or Abs
+// before it where it needs one; pow with integer, fractional and negative exponents;
+// x / sqrt(y) as x * rsqrt(y); erf past its fitted range.
+std::string unary_math_case(Rng& r, int v) {
+  OnnxBuilder b;
+  b.input("x", {-1, r.pick(1, 5), r.pick(1, 6), r.pick(1, 6)}).output("y");
+  auto pow = [&](const std::string& x, float e) {
+    b.floats("e", {}, {e});
+    b.node("Pow", "pow", {x, "e"}, {"y"});
+  };
+  switch (v) {
+    case 0: b.node("Exp", "exp", {"x"}, {"p"}), b.node("Sqrt", "sqrt", {"p"}, {"y"}); break;
+    case 1: b.node("Exp", "exp", {"x"}, {"p"}), b.node("Log", "log", {"p"}, {"y"}); break;
+    case 2: b.node("Erf", "erf", {"x"}, {"y"}); break;
+    case 3: pow("x", 3.f); break;
+    case 4: b.node("Exp", "exp", {"x"}, {"p"}), pow("p", -1.7f); break;
+    case 5: b.node("Abs", "abs", {"x"}, {"p"}), pow("p", 2.5f); break;
+    case 6: b.node("Neg", "neg", {"x"}, {"y"}); break;
+    case 7:
+      b.input("d", {-1, 1, 1, 1});
+      b.node("Exp", "exp", {"d"}, {"e"}), b.node("Sqrt", "sqrt", {"e"}, {"s"}), b.node("Div", "div", {"x", "s"}, {"y"});
+      break;
+    default:
+      b.floats("k", {}, {3.f});
+      b.node("Mul", "mul", {"x", "k"}, {"p"}), b.node("Erf", "erf", {"p"}, {"y"});
+      break;
+  }
+  return b.bytes();
+}
+
+// ReduceSum/Mean/Max/L2 over the channels (pixel norm), the pixels (squeeze-and-excitation),
+// everything but the batch, one spatial axis, and over rank-3 tensors; keepdims 0 as well.
+std::string reduce_case(Rng& r, int v) {
+  const char* ops[] = {"ReduceMean", "ReduceSum", "ReduceMax", "ReduceL2"};
+  const std::vector<int64_t> axes[] = {{1}, {2, 3}, {1, 2, 3}, {3}, {1, 3}, {-1}, {1}};
+  const std::vector<int64_t>& ax = axes[v % std::size(axes)];
+  OnnxBuilder b;
+  if (v % std::size(axes) >= 5) b.input("x", {-1, r.pick(1, 7), r.pick(1, 7)});
+  else b.input("x", {-1, r.pick(1, 6), r.pick(1, 6), r.pick(1, 6)});
+  b.output("y");
+  const std::string op = ops[v % 4];
+  std::vector<std::string> in = {"x"};
+  if (op == "ReduceSum") b.ints("axes", {static_cast<int64_t>(ax.size())}, ax), in.push_back("axes");
+  auto& n = b.node(op, "reduce", in, {"y"});
+  if (op != "ReduceSum") OnnxBuilder::attr(n, "axes", ax);
+  OnnxBuilder::attr(n, "keepdims", int64_t{v % 3 != 2});
+  return b.bytes();
+}
+
+// Softmax along the channels, a spatial axis or the last axis of rank-4 and rank-3 tensors
+// (attention's rows), with inputs large enough that the maximum's subtraction matters.
+std::string softmax_case(Rng& r, int v) {
+  const int64_t axes[] = {1, -1, 2, -1, 1};
+  OnnxBuilder b;
+  if (v >= 3) b.input("x", {-1, r.pick(1, 9), r.pick(1, 9)});
+  else b.input("x", {-1, r.pick(1, 6), r.pick(1, 6), r.pick(1, 6)});
+  b.output("y");
+  b.floats("k", {}, {r.uniform(4.f, 40.f)});
+  b.node("Mul", "scale", {"x", "k"}, {"s"});
+  auto& n = b.node("Softmax", "softmax", {"s"}, {"y"});
+  OnnxBuilder::attr(n, "axis", axes[v % std::size(axes)]);
+  return b.bytes();
+}
+
+// MatMul of two run-time tensors: rank 3, rank 4 with heads, and heads broadcast from
+// either side.
+std::string matmul_case(Rng& r, int v) {
+  const int64_t m = r.pick(1, 7), k = r.pick(1, 9), n = r.pick(1, 7), h = r.pick(2, 3);
+  OnnxBuilder b;
+  if (v % 4 == 0) {
+    b.input("a", {-1, m, k}).input("b", {-1, k, n});
+  } else {
+    b.input("a", {-1, v % 4 == 2 ? 1 : h, m, k}).input("b", {-1, v % 4 == 3 ? 1 : h, k, n});
+  }
+  b.output("y");
+  b.node("MatMul", "matmul", {"a", "b"}, {"y"});
+  return b.bytes();
+}
+
+// Transpose of run-time tensors: rank 3 (k.permute(0, 2, 1)) and rank-4 permutations that
+// are not a pixel shuffle.
+std::string transpose_case(Rng& r, int v) {
+  const std::vector<int64_t> perms[] = {{0, 2, 1}, {0, 1, 3, 2}, {0, 2, 1, 3}, {0, 3, 2, 1}, {0, 2, 3, 1}};
+  const std::vector<int64_t>& perm = perms[v % std::size(perms)];
+  OnnxBuilder b;
+  if (perm.size() == 3) b.input("x", {-1, r.pick(1, 7), r.pick(1, 7)});
+  else b.input("x", {-1, r.pick(1, 5), r.pick(1, 5), r.pick(1, 5)});
+  b.output("y");
+  auto& n = b.node("Transpose", "transpose", {"x"}, {"y"});
+  OnnxBuilder::attr(n, "perm", perm);
+  return b.bytes();
+}
+
 struct Family {
   const char* name;
   CaseMaker make;
@@ -316,6 +409,11 @@ const Family kFamilies[] = {
     {"split", split_case, 3, "Slice"},
     {"depth_to_space", depth_to_space_case, 6, "DepthToSpace"},
     {"instance_norm", instance_norm_case, 3, "GroupNorm"},
+    {"unary_math", unary_math_case, 9, "UnaryMath"},
+    {"reduce", reduce_case, 8, "Reduce"},
+    {"softmax", softmax_case, 5, "Softmax"},
+    {"matmul", matmul_case, 4, "MatMul"},
+    {"transpose", transpose_case, 5, "Transpose"},
 };
 
 std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {

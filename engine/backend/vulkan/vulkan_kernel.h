@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <vector>
@@ -72,6 +73,36 @@ void set_epilogue(Upload& u, const schema::Epilogue* ep, int act, int bias_slot,
 
 // A kernel that has no backward pass on this backend.
 [[noreturn]] void no_backward(const char* kernel);
+
+// A kernel that is one dispatch of one shader over `count_` elements with its upload and
+// up to four arena tensors (t0..t3 in the shader, -1: none): the derived constructor fills
+// upload_'s parameter block (and sets count_ if not given here), then commits it.
+class SingleDispatchKernel : public OpKernel {
+ public:
+  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
+  void run(const RunContext& ctx) override {
+    Push p;
+    p.params = upload_.address();
+    for (int i = 0; i < 4; ++i) p.tensors[i] = tensors_[i] >= 0 ? address_of(ctx, tensors_[i]) : 0;
+    stream_of(ctx).dispatch(shader_, p, static_cast<uint64_t>(count_));
+  }
+  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
+
+ protected:
+  SingleDispatchKernel(const KernelArgs& a, Context& c, const char* shader, int params, std::initializer_list<int> tensors, int64_t count = 0)
+      : upload_(a, c, params), shader_(shader), count_(count) {
+    int i = 0;
+    for (int t : tensors) tensors_[i++] = t;
+  }
+  int tensor(int i) const { return tensors_[i]; }
+
+  Upload upload_;
+  const char* shader_;
+  int64_t count_;
+
+ private:
+  int tensors_[4] = {-1, -1, -1, -1};
+};
 
 // The kernel factory of an op kind, defined in ops/<op>.cpp. vulkan_backend.cpp's table
 // takes it for every kind of the schema, so a kind without one fails the link.

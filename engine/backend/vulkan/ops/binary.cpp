@@ -7,10 +7,10 @@
 namespace edgegan::vulkan {
 namespace {
 
-class BinaryVulkan final : public OpKernel {
+class BinaryVulkan final : public SingleDispatchKernel {
  public:
   BinaryVulkan(const KernelArgs& args, Context& c, const schema::Binary& op)
-      : upload_(args, c, 4 + 3 * kernels::kBinaryMaxRank), a_(op.a()), b_(op.b()), output_(op.output()) {
+      : SingleDispatchKernel(args, c, "binary", 4 + 3 * kernels::kBinaryMaxRank, {op.a(), op.b(), op.output()}) {
     const BinaryLayout layout = binary_layout(args, op);
     const kernels::BinaryShape& s = layout.shape;
     in_place_ = layout.in_place;
@@ -24,30 +24,18 @@ class BinaryVulkan final : public OpKernel {
       upload_.set(6 + 3 * d, static_cast<int32_t>(s.b[d] == 1 ? 0 : stride_b));
       stride_a *= s.a[d], stride_b *= s.b[d];
     }
-    const int constant = (a_ < 0 || b_ < 0) ? upload_.weights(op.constant()) : -1;
-    upload_.set(2, a_ < 0 ? constant : -1);
-    upload_.set(3, b_ < 0 ? constant : -1);
+    // A constant operand (tensor -1, address 0 in the shader) is read from the upload.
+    const int constant = (op.a() < 0 || op.b() < 0) ? upload_.weights(op.constant()) : -1;
+    upload_.set(2, op.a() < 0 ? constant : -1);
+    upload_.set(3, op.b() < 0 ? constant : -1);
     upload_.commit();
   }
   const char* kernel_name() const override { return "vulkan_binary"; }
   bool works_in_place() const override { return in_place_ >= 0; }
   int in_place_input() const override { return in_place_; }
-  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  void run(const RunContext& ctx) override {
-    Push p;
-    p.params = upload_.address();
-    p.tensors[0] = a_ >= 0 ? address_of(ctx, a_) : 0;
-    p.tensors[1] = b_ >= 0 ? address_of(ctx, b_) : 0;
-    p.tensors[2] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("binary", p, static_cast<uint64_t>(count_));
-  }
-  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
  private:
-  Upload upload_;
-  int a_, b_, output_;
   int in_place_ = -1;
-  int64_t count_ = 0;
 };
 
 }  // namespace

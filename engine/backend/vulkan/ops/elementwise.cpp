@@ -4,30 +4,16 @@
 namespace edgegan::vulkan {
 namespace {
 
-class ElementwiseVulkan final : public OpKernel {
+class ElementwiseVulkan final : public SingleDispatchKernel {
  public:
   ElementwiseVulkan(const KernelArgs& a, Context& c, const schema::Elementwise& op)
-      : upload_(a, c, 3), input_(op.input()), output_(op.output()), count_(a.batch * a.tensor(op.input()).per_sample) {
+      : SingleDispatchKernel(a, c, "elementwise", 3, {op.input(), op.output()}, a.batch * a.tensor(op.input()).per_sample) {
     set_activation(upload_, 0, op.activation(), op.alpha(), op.beta());
     upload_.commit();
   }
   const char* kernel_name() const override { return "vulkan_activation"; }
   bool works_in_place() const override { return true; }
-  int in_place_input() const override { return input_; }
-  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  void run(const RunContext& ctx) override {
-    Push p;
-    p.params = upload_.address();
-    p.tensors[0] = address_of(ctx, input_);
-    p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("elementwise", p, static_cast<uint64_t>(count_));
-  }
-  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
-
- private:
-  Upload upload_;
-  int input_, output_;
-  int64_t count_;
+  int in_place_input() const override { return tensor(0); }
 };
 
 }  // namespace

@@ -12,9 +12,9 @@ std::vector<int32_t> source_table(const kernels::PadAxis& axis, kernels::PadMode
   return t;
 }
 
-class PadVulkan final : public OpKernel {
+class PadVulkan final : public SingleDispatchKernel {
  public:
-  PadVulkan(const KernelArgs& a, Context& c, const schema::Pad& op) : upload_(a, c, 8), input_(op.input()), output_(op.output()) {
+  PadVulkan(const KernelArgs& a, Context& c, const schema::Pad& op) : SingleDispatchKernel(a, c, "pad", 8, {op.input(), op.output()}) {
     const TensorDesc& x = a.tensor(op.input());
     const kernels::PadAxis h{x.dims[1], op.pad_top(), op.pad_bottom()}, w{x.dims[2], op.pad_left(), op.pad_right()};
     const auto mode = static_cast<kernels::PadMode>(op.mode());
@@ -28,20 +28,6 @@ class PadVulkan final : public OpKernel {
     upload_.commit();
   }
   const char* kernel_name() const override { return "vulkan_pad"; }
-  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  void run(const RunContext& ctx) override {
-    Push p;
-    p.params = upload_.address();
-    p.tensors[0] = address_of(ctx, input_);
-    p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("pad", p, static_cast<uint64_t>(count_));
-  }
-  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
-
- private:
-  Upload upload_;
-  int input_, output_;
-  int64_t count_ = 0;
 };
 
 }  // namespace

@@ -5,10 +5,10 @@
 namespace edgegan::vulkan {
 namespace {
 
-class PoolVulkan final : public OpKernel {
+class PoolVulkan final : public SingleDispatchKernel {
  public:
   PoolVulkan(const KernelArgs& a, Context& c, const schema::Pool& op)
-      : upload_(a, c, 17), input_(op.input()), output_(op.output()), max_(op.kind() == schema::PoolKind_Max) {
+      : SingleDispatchKernel(a, c, "pool", 17, {op.input(), op.output()}), max_(op.kind() == schema::PoolKind_Max) {
     const TensorDesc& x = a.tensor(op.input());
     const TensorDesc& y = a.tensor(op.output());
     const int64_t values[] = {op.channels(), max_ ? 1 : 0, op.count_include_pad() ? 1 : 0,
@@ -19,21 +19,9 @@ class PoolVulkan final : public OpKernel {
     upload_.commit();
   }
   const char* kernel_name() const override { return max_ ? "vulkan_pool_max" : "vulkan_pool_average"; }
-  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  void run(const RunContext& ctx) override {
-    Push p;
-    p.params = upload_.address();
-    p.tensors[0] = address_of(ctx, input_);
-    p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("pool", p, static_cast<uint64_t>(count_));
-  }
-  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
  private:
-  Upload upload_;
-  int input_, output_;
   bool max_;
-  int64_t count_ = 0;
 };
 
 }  // namespace

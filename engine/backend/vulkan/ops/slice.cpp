@@ -5,9 +5,9 @@
 namespace edgegan::vulkan {
 namespace {
 
-class SliceVulkan final : public OpKernel {
+class SliceVulkan final : public SingleDispatchKernel {
  public:
-  SliceVulkan(const KernelArgs& a, Context& c, const schema::Slice& op) : upload_(a, c, 5), input_(op.input()), output_(op.output()) {
+  SliceVulkan(const KernelArgs& a, Context& c, const schema::Slice& op) : SingleDispatchKernel(a, c, "slice", 5, {op.input(), op.output()}) {
     const kernels::SliceShape s = slice_shape(a, op);
     const int64_t values[] = {s.length, s.inner, s.start, s.step, s.count};
     for (int i = 0; i < 5; ++i) upload_.set(i, static_cast<int32_t>(values[i]));
@@ -15,20 +15,6 @@ class SliceVulkan final : public OpKernel {
     upload_.commit();
   }
   const char* kernel_name() const override { return "vulkan_slice"; }
-  uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  void run(const RunContext& ctx) override {
-    Push p;
-    p.params = upload_.address();
-    p.tensors[0] = address_of(ctx, input_);
-    p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("slice", p, static_cast<uint64_t>(count_));
-  }
-  void backward(const BackwardContext&) override { no_backward(kernel_name()); }
-
- private:
-  Upload upload_;
-  int input_, output_;
-  int64_t count_ = 0;
 };
 
 }  // namespace
