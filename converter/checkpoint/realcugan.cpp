@@ -1,0 +1,127 @@
+// Real-CUGAN (UpCunet2x/3x/4x of the Real-CUGAN release, its whole-picture path, tile
+// mode 0): a reflection pad (18 for x2, 14 for x3, 19 for x4), unet1, then unet2 of
+// unet1's output plus that output cropped by 20. All convs are unpadded. unet1: conv1
+// (two 3x3 convs, LeakyReLU 0.1 after each), a 2x2 stride-2 conv down, conv2 (the same,
+// then a squeeze-and-excitation block: x * sigmoid(conv2(relu(conv1(mean of x))))), a
+// 2x2 stride-2 transposed conv up, added to conv1's output cropped by 4, a 3x3 conv and
+// conv_bottom, a transposed conv (k4 s2 p3; k5 s3 p2 for x3). unet2 goes two levels
+// down (crops 4 and 16) with SE blocks in conv2..conv4 and a 3x3 conv_bottom. x4 ends
+// with conv_final (3x3 to 4 x out), a crop of 1, a pixel shuffle by 2, plus the
+// nearest x4 of the input. The release pads a picture whose sides are not multiples of
+// 2 (x3: 4) up to them and crops the result; here sides must be those multiples (the
+// image tools align to them). The scale comes from the keys: conv_final means x4,
+// unet1's 5x5 conv_bottom x3, else x2. Pixels in [0, 1].
+#include "converter/checkpoint/architecture.h"
+#include "converter/checkpoint/graph_builder.h"
+
+namespace edgegan::converter::checkpoint {
+namespace {
+
+std::string dims(const std::vector<int64_t>& s) {
+  std::string t = "[";
+  for (size_t k = 0; k < s.size(); ++k) t += (k ? ", " : "") + std::to_string(s[k]);
+  return t + "]";
+}
+
+class CuganBuilder {
+ public:
+  CuganBuilder(GraphBuilder& g, KeyUse& use) : g_(g), use_(use) {}
+
+  // A conv of `k`x`k` kernels at `layer`, stride = k for the 2x2 downs, no padding.
+  std::string conv(const std::string& x, const std::string& layer, int64_t k, int64_t stride = 1) {
+    const TensorData& w = use_.need(layer + ".weight", 4);
+    if (w.shape[2] != k || w.shape[3] != k) throw Misfit{"'" + layer + ".weight' has shape " + dims(w.shape) + ", expected " + std::to_string(k) + "x" + std::to_string(k) + " kernels"};
+    return g_.conv_strided(x, layer, w, bias(layer, w.shape[0]), stride, 0);
+  }
+
+  std::string deconv(const std::string& x, const std::string& layer, int64_t k, int64_t stride, int64_t pad) {
+    const TensorData& w = use_.need(layer + ".weight", 4);
+    if (w.shape[2] != k || w.shape[3] != k) throw Misfit{"'" + layer + ".weight' has shape " + dims(w.shape) + ", expected " + std::to_string(k) + "x" + std::to_string(k) + " kernels"};
+    return g_.conv_transpose(x, layer, w, bias(layer, w.shape[1]), stride, pad, 0);
+  }
+
+  std::string lrelu(const std::string& x) { return g_.leaky_relu(x, 0.1f); }
+
+  // UNetConv: two 3x3 convs with LeakyReLU, then (se) the squeeze-and-excitation block.
+  std::string unet_conv(const std::string& x, const std::string& p, bool se) {
+    std::string h = lrelu(conv(lrelu(conv(x, p + ".conv.0", 3)), p + ".conv.2", 3));
+    if (!se) return h;
+    const std::string s = p + ".seblock.conv";
+    const std::string gate = g_.sigmoid(conv(g_.relu(conv(g_.mean_hw(h), s + "1", 1)), s + "2", 1));
+    return g_.mul(h, gate);
+  }
+
+  std::string unet1(const std::string& x, int64_t scale) {
+    const std::string x1 = unet_conv(x, "unet1.conv1", false);
+    std::string x2 = unet_conv(lrelu(conv(x1, "unet1.conv1_down", 2, 2)), "unet1.conv2", true);
+    x2 = lrelu(deconv(x2, "unet1.conv2_up", 2, 2, 0));
+    const std::string x3 = lrelu(conv(g_.add(g_.crop(x1, 4), x2), "unet1.conv3", 3));
+    return scale == 3 ? deconv(x3, "unet1.conv_bottom", 5, 3, 2) : deconv(x3, "unet1.conv_bottom", 4, 2, 3);
+  }
+
+  std::string unet2(const std::string& x) {
+    const std::string x1 = unet_conv(x, "unet2.conv1", false);
+    const std::string x2 = unet_conv(lrelu(conv(x1, "unet2.conv1_down", 2, 2)), "unet2.conv2", true);
+    std::string x3 = unet_conv(lrelu(conv(x2, "unet2.conv2_down", 2, 2)), "unet2.conv3", true);
+    x3 = lrelu(deconv(x3, "unet2.conv3_up", 2, 2, 0));
+    std::string x4 = unet_conv(g_.add(g_.crop(x2, 4), x3), "unet2.conv4", true);
+    x4 = lrelu(deconv(x4, "unet2.conv4_up", 2, 2, 0));
+    const std::string x5 = lrelu(conv(g_.add(g_.crop(x1, 16), x4), "unet2.conv5", 3));
+    return conv(x5, "unet2.conv_bottom", 3);
+  }
+
+ private:
+  const TensorData* bias(const std::string& layer, int64_t size) {
+    const TensorData* b = use_.get(layer + ".bias");
+    if (b && b->shape != std::vector<int64_t>{size}) throw Misfit{"'" + layer + ".bias' has shape " + dims(b->shape) + ", expected [" + std::to_string(size) + "]"};
+    return b;
+  }
+
+  GraphBuilder& g_;
+  KeyUse& use_;
+};
+
+}  // namespace
+
+FamilyMatch match_realcugan(const StateDict& sd) {
+  KeyUse use(sd);
+  try {
+    const TensorData& first = use.need("unet1.conv1.conv.0.weight", 4);
+    const int64_t in = first.shape[1], features = first.shape[0];
+    const TensorData& bottom = use.need("unet1.conv_bottom.weight", 4);
+    const int64_t scale = sd.has("conv_final.weight") ? 4 : bottom.shape[2] == 5 ? 3 : 2;
+    const int64_t pad = scale == 2 ? 18 : scale == 3 ? 14 : 19;
+
+    GraphBuilder g;
+    CuganBuilder net(g, use);
+    const std::string x = g.input("input", in, kGraphSize, kGraphSize);
+    const std::string u1 = net.unet1(g.reflect_pad(x, pad), scale);
+    std::string y = g.add(net.unet2(u1), g.crop(u1, 20));
+    int64_t out = bottom.shape[1];
+    if (scale == 4) {
+      const TensorData& final_w = use.need("conv_final.weight", 4);
+      if (final_w.shape[0] % 4 != 0) throw Misfit{"'conv_final.weight' has shape " + dims(final_w.shape) + ": its outputs are not 4 x the picture's channels"};
+      out = final_w.shape[0] / 4;
+      if (out != in) throw Misfit{"'conv_final.weight' gives " + std::to_string(out) + " channels for an input of " + std::to_string(in)};
+      y = g.pixel_shuffle(g.crop(net.conv(y, "conv_final", 3), 1), 2);
+      y = g.add(y, g.upsample_nearest(x, 4));
+    }
+    g.output(y);
+
+    FamilyMatch m = use.finish("RealCUGAN");
+    if (!m.first_misfit.empty()) return m;
+    Architecture a;
+    a.name = "RealCUGAN";
+    a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"scale", scale}};
+    a.scale = scale;
+    a.in_channels = in;
+    a.graph = g.model();
+    m.arch = std::move(a);
+    return m;
+  } catch (const Misfit& e) {
+    use.expect(e.why);
+    return use.finish("RealCUGAN");
+  }
+}
+
+}  // namespace edgegan::converter::checkpoint
