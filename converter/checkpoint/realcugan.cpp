@@ -8,9 +8,10 @@
 // down (crops 4 and 16) with SE blocks in conv2..conv4 and a 3x3 conv_bottom. x4 ends
 // with conv_final (3x3 to 4 x out), a crop of 1, a pixel shuffle by 2, plus the
 // nearest x4 of the input. The release pads a picture whose sides are not multiples of
-// 2 (x3: 4) up to them and crops the result; here sides must be those multiples (the
-// image tools align to them). The scale comes from the keys: conv_final means x4,
-// unet1's 5x5 conv_bottom x3, else x2. Pixels in [0, 1].
+// 2 (x3: 4) up to them within its reflection pad and crops the result; here sides must
+// be those multiples (the image tools pad to them by mirroring, a different border).
+// The scale comes from the keys: conv_final means x4, unet1's 5x5 conv_bottom x3, else
+// x2. Pixels in [0, 1].
 #include "converter/checkpoint/architecture.h"
 #include "converter/checkpoint/graph_builder.h"
 
@@ -92,9 +93,14 @@ FamilyMatch match_realcugan(const StateDict& sd) {
     const int64_t scale = sd.has("conv_final.weight") ? 4 : bottom.shape[2] == 5 ? 3 : 2;
     const int64_t pad = scale == 2 ? 18 : scale == 3 ? 14 : 19;
 
+    // The "pro" weights: a `pro` entry (any value); pixels mapped to x * 0.7 + 0.15 first
+    // (the x4 model's nearest input too) and the result back by (y - 0.15) / 0.7.
+    const bool pro = use.get("pro") != nullptr;
+
     GraphBuilder g;
     CuganBuilder net(g, use);
-    const std::string x = g.input("input", in, kGraphSize, kGraphSize);
+    const std::string input = g.input("input", in, kGraphSize, kGraphSize);
+    const std::string x = pro ? g.add_constant(g.mul(input, 0.7f), {0.15f}) : input;
     const std::string u1 = net.unet1(g.reflect_pad(x, pad), scale);
     std::string y = g.add(net.unet2(u1), g.crop(u1, 20));
     int64_t out = bottom.shape[1];
@@ -106,13 +112,14 @@ FamilyMatch match_realcugan(const StateDict& sd) {
       y = g.pixel_shuffle(g.crop(net.conv(y, "conv_final", 3), 1), 2);
       y = g.add(y, g.upsample_nearest(x, 4));
     }
-    g.output(y);
+    g.output(pro ? g.mul(g.add_constant(y, {-0.15f}), 1.f / 0.7f) : y);
 
     FamilyMatch m = use.finish("RealCUGAN");
     if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "RealCUGAN";
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"scale", scale}};
+    if (pro) a.option = {"pro", "yes"};
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();

@@ -392,11 +392,15 @@ class UpCunet(nn.Module):
     """Real-CUGAN's UpCunet2x/3x/4x (not tiled: the release's tile_mode 0): a reflection
     pad (18, 14, 19; the input a multiple of 2, 4, 2), unet1, unet2 on its output plus
     unet1's output cropped by 20; x4 adds conv_final (3x3 to 4 x out), a crop of 1, a
-    pixel shuffle by 2 and the nearest x4 of the input."""
+    pixel shuffle by 2 and the nearest x4 of the input. The pro weights map the input
+    to x * 0.7 + 0.15 first and the output back by (y - 0.15) / 0.7."""
 
-    def __init__(self, scale=2, b=4, c_in=3, c_out=3):
+    def __init__(self, scale=2, b=4, c_in=3, c_out=3, pro=False):
         super().__init__()
         self.scale = scale
+        self.is_pro = pro
+        if pro:  # the "pro" releases: a `pro` entry; pixels mapped to [0.15, 0.85] in, back out
+            self.register_buffer("pro", torch.ones(1))
         mid = 2 * b if scale == 4 else c_out
         self.unet1 = CuganUNet1(c_in, mid, b, scale)
         self.unet2 = CuganUNet2(mid, mid, b)
@@ -407,12 +411,14 @@ class UpCunet(nn.Module):
     def forward(self, x):
         multiple = 4 if self.scale == 3 else 2
         assert x.shape[2] % multiple == 0 and x.shape[3] % multiple == 0
+        if self.is_pro:
+            x = x * 0.7 + 0.15
         p = {2: 18, 3: 14, 4: 19}[self.scale]
         h = self.unet1(F.pad(x, (p, p, p, p), "reflect"))
         h = self.unet2(h) + crop(h, 20)
         if self.scale == 4:
             h = self.ps(crop(self.conv_final(h), 1)) + F.interpolate(x, scale_factor=4, mode="nearest")
-        return h
+        return (h - 0.15) / 0.7 if self.is_pro else h
 
 
 # ------------------------------------------------------------------ RealPLKSR
@@ -605,6 +611,8 @@ def make_cases():
     save(randomize(UpCunet(scale=2), 81), "realcugan_x2_zip", cugan.format(2), size=20)
     save(randomize(UpCunet(scale=3), 82), "realcugan_x3_fp16_zip", cugan.format(3), dtype=torch.float16, size=16)
     save(randomize(UpCunet(scale=4), 83), "realcugan_x4_safetensors", cugan.format(4), fmt="safetensors", size=20)
+    save(randomize(UpCunet(scale=2, pro=True), 84), "realcugan_pro_x2_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, pro yes", size=20)
+    save(randomize(UpCunet(scale=4, pro=True), 85), "realcugan_pro_x4_zip", "RealCUGAN: in 3, out 3, features 4, scale 4, pro yes", size=20)
     save(randomize(RealPLKSR(), 91), "realplksr_x4_params_ema_zip",
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
     save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",
