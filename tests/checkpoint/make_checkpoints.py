@@ -604,8 +604,8 @@ def make_cases():
     save(randomize(UnetGenerator(downs=7), 71), "pix2pix_unet128_batch_dropout_zip", "UnetGenerator: in 3, out 3, ngf 2, downs 7, norm batch",
          size=128, pixel_range=(-1, 1))
     unet_in = randomize(UnetGenerator(downs=5, norm=nn.InstanceNorm2d, dropout=False), 72)
-    save(unet_in, "cyclegan_unet_instance_legacy", "UnetGenerator: in 3, out 3, ngf 2, downs 5, norm instance", fmt="legacy", size=32,
-         pixel_range=(-1, 1), rename=stale_instance_stats(unet_in))
+    save(unet_in, "cyclegan_unet_instance_fp16_legacy", "UnetGenerator: in 3, out 3, ngf 2, downs 5, norm instance", fmt="legacy",
+         dtype=torch.float16, size=32, pixel_range=(-1, 1), rename=stale_instance_stats(unet_in))
     # Real-CUGAN's releases are plain state dicts; base width 4 here (the release's 32).
     cugan = "RealCUGAN: in 3, out 3, features 4, scale {}"
     save(randomize(UpCunet(scale=2), 81), "realcugan_x2_zip", cugan.format(2), size=20)
