@@ -216,6 +216,11 @@ std::string GraphBuilder::silu(const std::string& x) { return mul(x, sigmoid(x))
 
 std::string GraphBuilder::mish(const std::string& x) { return node("Mish", {x}).output(0); }
 
+std::string GraphBuilder::gelu(const std::string& x) {
+  const std::string e = node("Erf", {mul(x, 0.70710678118654752f)}).output(0);
+  return mul(mul(x, add_constant(e, {1.f})), 0.5f);
+}
+
 std::string GraphBuilder::concat(const std::vector<std::string>& xs) {
   auto& n = node("Concat", xs);
   attr_int(n, "axis", 1);

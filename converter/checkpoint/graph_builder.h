@@ -55,6 +55,7 @@ class GraphBuilder {
   std::string sigmoid(const std::string& x);
   std::string silu(const std::string& x);  // x * sigmoid(x), as torch exports nn.SiLU
   std::string mish(const std::string& x);  // x * tanh(softplus(x))
+  std::string gelu(const std::string& x);  // x * (1 + erf(x / sqrt 2)) / 2, torch's exact GELU
   std::string concat(const std::vector<std::string>& xs);
   std::string upsample_nearest(const std::string& x, int64_t factor);
   std::string pixel_shuffle(const std::string& x, int64_t factor);

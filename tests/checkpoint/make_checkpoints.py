@@ -463,6 +463,46 @@ class RealPLKSR(nn.Module):
         return F.pixel_shuffle(self.feats(x) + torch.repeat_interleave(x, self.scale ** 2, dim=1), self.scale)
 
 
+class PLKSRBlock(nn.Module):
+    """PLKSR's block (the paper's code; `channe_mixer` as it spells it): a channel mixer
+    with exact GELU (CCM: 3x3 then 1x1; ICCM: 1x1 then 3x3; DCCM: 3x3 and 3x3), the
+    large-kernel conv on the first pdim channels, optional attention, `refine`, plus the
+    input; no norm."""
+
+    def __init__(self, dim, kernel, pdim, use_ea, mixer):
+        super().__init__()
+        k1, k2 = {"CCM": (3, 1), "ICCM": (1, 3), "DCCM": (3, 3)}[mixer]
+        self.channe_mixer = nn.Sequential(nn.Conv2d(dim, dim * 2, k1, 1, k1 // 2), nn.GELU(), nn.Conv2d(dim * 2, dim, k2, 1, k2 // 2))
+        self.lk = nn.Module()
+        self.lk.conv = nn.Conv2d(pdim, pdim, kernel, 1, kernel // 2)
+        self.pdim = pdim
+        if use_ea:
+            self.attn = nn.Module()
+            self.attn.f = nn.Sequential(nn.Conv2d(dim, dim, 3, 1, 1), nn.Sigmoid())
+        self.use_ea = use_ea
+        self.refine = nn.Conv2d(dim, dim, 1)
+
+    def forward(self, x):
+        h = self.channe_mixer(x)
+        h = torch.cat([self.lk.conv(h[:, : self.pdim]), h[:, self.pdim:]], 1)
+        if self.use_ea:
+            h = h * self.attn.f(h)
+        return self.refine(h) + x
+
+
+class PLKSR(nn.Module):
+    """feats: a 3x3 conv, n blocks, a 3x3 conv to 3 x s^2 (no dropout); plus the repeated input; pixel shuffle."""
+
+    def __init__(self, dim=8, blocks=2, scale=4, kernel=7, split=0.25, use_ea=True, mixer="CCM"):
+        super().__init__()
+        self.scale = scale
+        self.feats = nn.Sequential(nn.Conv2d(3, dim, 3, 1, 1), *[PLKSRBlock(dim, kernel, int(dim * split), use_ea, mixer) for _ in range(blocks)],
+                                   nn.Conv2d(dim, 3 * scale * scale, 3, 1, 1))
+
+    def forward(self, x):
+        return F.pixel_shuffle(self.feats(x) + torch.repeat_interleave(x, self.scale ** 2, dim=1), self.scale)
+
+
 def randomize(model, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
@@ -617,6 +657,10 @@ def make_cases():
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
     save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 5, large-kernel channels 4, scale 2, attention no", fmt="safetensors")
+    save(randomize(PLKSR(), 93), "plksr_x4_ccm_params_zip",
+         "PLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params")
+    save(randomize(PLKSR(scale=2, kernel=9, use_ea=False, mixer="ICCM"), 94), "plksr_x2_iccm_safetensors",
+         "PLKSR: in 3, out 3, features 8, blocks 2, kernel 9, large-kernel channels 2, scale 2, attention no", fmt="safetensors")
 
 
 def make_blend():
