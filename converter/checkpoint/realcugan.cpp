@@ -7,7 +7,9 @@
 // conv_bottom, a transposed conv (k4 s2 p3; k5 s3 p2 for x3). unet2 goes two levels
 // down (crops 4 and 16) with SE blocks in conv2..conv4 and a 3x3 conv_bottom. x4 ends
 // with conv_final (3x3 to 4 x out), a crop of 1, a pixel shuffle by 2, plus the
-// nearest x4 of the input. The release pads a picture whose sides are not multiples of
+// nearest x4 of the input. UpCunet2x_fast (a conv_final and unet1 taking 4 x the
+// channels) reflects by 38, pixel-unshuffles by 2, runs unet1 and unet2 as above and
+// ends as x4 does with a nearest x2 (sides multiples of 4). The release pads a picture whose sides are not multiples of
 // 2 (x3: 4) up to them within its reflection pad and crops the result; here sides must
 // be those multiples (the image tools pad to them by mirroring, a different border).
 // The scale comes from the keys: conv_final means x4, unet1's 5x5 conv_bottom x3, else
@@ -88,10 +90,16 @@ FamilyMatch match_realcugan(const StateDict& sd) {
   KeyUse use(sd);
   try {
     const TensorData& first = use.need("unet1.conv1.conv.0.weight", 4);
-    const int64_t in = first.shape[1], features = first.shape[0];
+    const int64_t features = first.shape[0];
     const TensorData& bottom = use.need("unet1.conv_bottom.weight", 4);
-    const int64_t scale = sd.has("conv_final.weight") ? 4 : bottom.shape[2] == 5 ? 3 : 2;
-    const int64_t pad = scale == 2 ? 18 : scale == 3 ? 14 : 19;
+    // UpCunet2x_fast: conv_final too, and unet1 takes the pixel-unshuffled picture (4 x
+    // the channels conv_final gives 4 of each).
+    const TensorData* final_w = sd.find("conv_final.weight");
+    const bool fast = final_w && final_w->shape.size() == 4 && first.shape[1] == final_w->shape[0];
+    const int64_t in = fast ? first.shape[1] / 4 : first.shape[1];
+    const int64_t scale = fast ? 2 : final_w ? 4 : bottom.shape[2] == 5 ? 3 : 2;
+    const int64_t pad = fast ? 38 : scale == 2 ? 18 : scale == 3 ? 14 : 19;
+    if (fast && first.shape[1] % 4 != 0) throw Misfit{"'unet1.conv1.conv.0.weight' takes " + std::to_string(first.shape[1]) + " channels, not 4 x a picture's"};
 
     // The "pro" weights: a `pro` entry (any value); pixels mapped to x * 0.7 + 0.15 first
     // (the x4 model's nearest input too) and the result back by (y - 0.15) / 0.7.
@@ -99,18 +107,21 @@ FamilyMatch match_realcugan(const StateDict& sd) {
 
     GraphBuilder g;
     CuganBuilder net(g, use);
+    // kGraphSize (64) is a multiple of 4, as the fast model's sides must be.
     const std::string input = g.input("input", in, kGraphSize, kGraphSize);
     const std::string x = pro ? g.add_constant(g.mul(input, 0.7f), {0.15f}) : input;
-    const std::string u1 = net.unet1(g.reflect_pad(x, pad), scale);
+    std::string padded = g.reflect_pad(x, pad);
+    if (fast) padded = g.pixel_unshuffle(padded, in, kGraphSize + 2 * pad, kGraphSize + 2 * pad, 2);
+    const std::string u1 = net.unet1(padded, scale);
     std::string y = g.add(net.unet2(u1), g.crop(u1, 20));
     int64_t out = bottom.shape[1];
-    if (scale == 4) {
-      const TensorData& final_w = use.need("conv_final.weight", 4);
-      if (final_w.shape[0] % 4 != 0) throw Misfit{"'conv_final.weight' has shape " + dims(final_w.shape) + ": its outputs are not 4 x the picture's channels"};
-      out = final_w.shape[0] / 4;
+    if (final_w) {
+      const TensorData& w = use.need("conv_final.weight", 4);
+      if (w.shape[0] % 4 != 0) throw Misfit{"'conv_final.weight' has shape " + dims(w.shape) + ": its outputs are not 4 x the picture's channels"};
+      out = w.shape[0] / 4;
       if (out != in) throw Misfit{"'conv_final.weight' gives " + std::to_string(out) + " channels for an input of " + std::to_string(in)};
       y = g.pixel_shuffle(g.crop(net.conv(y, "conv_final", 3), 1), 2);
-      y = g.add(y, g.upsample_nearest(x, 4));
+      y = g.add(y, g.upsample_nearest(x, scale));
     }
     g.output(pro ? g.mul(g.add_constant(y, {-0.15f}), 1.f / 0.7f) : y);
 
@@ -120,6 +131,7 @@ FamilyMatch match_realcugan(const StateDict& sd) {
     a.name = "RealCUGAN";
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"scale", scale}};
     if (pro) a.option = {"pro", "yes"};
+    if (fast) a.option = {"fast", "yes"};
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();

@@ -395,29 +395,33 @@ class UpCunet(nn.Module):
     pixel shuffle by 2 and the nearest x4 of the input. The pro weights map the input
     to x * 0.7 + 0.15 first and the output back by (y - 0.15) / 0.7."""
 
-    def __init__(self, scale=2, b=4, c_in=3, c_out=3, pro=False):
+    def __init__(self, scale=2, b=4, c_in=3, c_out=3, pro=False, fast=False):
         super().__init__()
         self.scale = scale
-        self.is_pro = pro
+        self.is_pro, self.fast = pro, fast
         if pro:  # the "pro" releases: a `pro` entry; pixels mapped to [0.15, 0.85] in, back out
             self.register_buffer("pro", torch.ones(1))
-        mid = 2 * b if scale == 4 else c_out
-        self.unet1 = CuganUNet1(c_in, mid, b, scale)
+        final = scale == 4 or fast
+        mid = 2 * b if final else c_out
+        self.unet1 = CuganUNet1(4 * c_in if fast else c_in, mid, b, scale)
         self.unet2 = CuganUNet2(mid, mid, b)
-        if scale == 4:
+        if final:
             self.ps = nn.PixelShuffle(2)
             self.conv_final = nn.Conv2d(2 * b, 4 * c_out, 3)
 
     def forward(self, x):
-        multiple = 4 if self.scale == 3 else 2
+        multiple = 4 if self.scale == 3 or self.fast else 2
         assert x.shape[2] % multiple == 0 and x.shape[3] % multiple == 0
         if self.is_pro:
             x = x * 0.7 + 0.15
-        p = {2: 18, 3: 14, 4: 19}[self.scale]
-        h = self.unet1(F.pad(x, (p, p, p, p), "reflect"))
+        if self.fast:  # UpCunet2x_fast: reflect 38, pixel-unshuffle 2, the x4 model's tail at x2
+            h = self.unet1(F.pixel_unshuffle(F.pad(x, (38, 38, 38, 38), "reflect"), 2))
+        else:
+            p = {2: 18, 3: 14, 4: 19}[self.scale]
+            h = self.unet1(F.pad(x, (p, p, p, p), "reflect"))
         h = self.unet2(h) + crop(h, 20)
-        if self.scale == 4:
-            h = self.ps(crop(self.conv_final(h), 1)) + F.interpolate(x, scale_factor=4, mode="nearest")
+        if self.scale == 4 or self.fast:
+            h = self.ps(crop(self.conv_final(h), 1)) + F.interpolate(x, scale_factor=self.scale, mode="nearest")
         return (h - 0.15) / 0.7 if self.is_pro else h
 
 
@@ -653,6 +657,7 @@ def make_cases():
     save(randomize(UpCunet(scale=4), 83), "realcugan_x4_safetensors", cugan.format(4), fmt="safetensors", size=20)
     save(randomize(UpCunet(scale=2, pro=True), 84), "realcugan_pro_x2_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, pro yes", size=20)
     save(randomize(UpCunet(scale=4, pro=True), 85), "realcugan_pro_x4_zip", "RealCUGAN: in 3, out 3, features 4, scale 4, pro yes", size=20)
+    save(randomize(UpCunet(scale=2, fast=True), 86), "realcugan_fast_x2_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, fast yes", size=40)
     save(randomize(RealPLKSR(), 91), "realplksr_x4_params_ema_zip",
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
     save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",
