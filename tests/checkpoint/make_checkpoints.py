@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checkpoints laid out as the public releases lay them out, for the checkpoint
 reader's tests: our own PyTorch definitions of Real-ESRGAN's compact network
-(SRVGGNetCompact) and ESRGAN's RRDB network (both key layouts), at small widths with
+(SRVGGNetCompact), ESRGAN's RRDB network (both key layouts), SPAN, the CycleGAN/pix2pix
+ResNet and U-Net generators, Real-CUGAN, RealPLKSR and PLKSR, at small widths with
 random weights, saved by torch.save (zip and the legacy format), as .safetensors
 (written here by hand from the state dict), in fp32, fp16 and bf16, in each wrapper
 the releases use; with PyTorch's output on a small input. Also hostile files: pickles
@@ -530,7 +531,7 @@ def randomize(model, seed):
 def as_dtype(model, dtype):
     """The model with its weights rounded to `dtype` and back: what the file holds."""
     with torch.no_grad():
-        for p in model.parameters():
+        for p in list(model.parameters()) + [b for b in model.buffers() if b.is_floating_point()]:  # BatchNorm's statistics too
             p.copy_(p.to(dtype).float())
     return model
 
@@ -645,8 +646,8 @@ def make_cases():
     save(resnet_old, "cyclegan_resnet_instance_stale_stats_legacy", "ResnetGenerator: in 3, out 3, ngf 4, blocks 1, norm instance",
          fmt="legacy", size=16, pixel_range=(-1, 1), rename=stale_instance_stats(resnet_old))
     # pix2pix's default (unet_128 here: 7 levels, batch norm, dropout) and a CycleGAN-style one with instance norm.
-    save(randomize(UnetGenerator(downs=7), 71), "pix2pix_unet128_batch_dropout_zip", "UnetGenerator: in 3, out 3, ngf 2, downs 7, norm batch",
-         size=128, pixel_range=(-1, 1))
+    save(randomize(UnetGenerator(downs=7), 71), "pix2pix_unet128_batch_dropout_fp16_zip", "UnetGenerator: in 3, out 3, ngf 2, downs 7, norm batch",
+         dtype=torch.float16, size=128, pixel_range=(-1, 1))
     unet_in = randomize(UnetGenerator(downs=5, norm=nn.InstanceNorm2d, dropout=False), 72)
     save(unet_in, "cyclegan_unet_instance_fp16_legacy", "UnetGenerator: in 3, out 3, ngf 2, downs 5, norm instance", fmt="legacy",
          dtype=torch.float16, size=32, pixel_range=(-1, 1), rename=stale_instance_stats(unet_in))
@@ -655,9 +656,10 @@ def make_cases():
     save(randomize(UpCunet(scale=2), 81), "realcugan_x2_zip", cugan.format(2), size=20)
     save(randomize(UpCunet(scale=3), 82), "realcugan_x3_fp16_zip", cugan.format(3), dtype=torch.float16, size=16)
     save(randomize(UpCunet(scale=4), 83), "realcugan_x4_safetensors", cugan.format(4), fmt="safetensors", size=20)
-    save(randomize(UpCunet(scale=2, pro=True), 84), "realcugan_pro_x2_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, pro yes", size=20)
-    save(randomize(UpCunet(scale=4, pro=True), 85), "realcugan_pro_x4_zip", "RealCUGAN: in 3, out 3, features 4, scale 4, pro yes", size=20)
-    save(randomize(UpCunet(scale=2, fast=True), 86), "realcugan_fast_x2_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, fast yes", size=40)
+    save(randomize(UpCunet(scale=4, pro=True), 85), "realcugan_pro_x4_fp16_zip", "RealCUGAN: in 3, out 3, features 4, scale 4, pro yes",
+         dtype=torch.float16, size=20)
+    save(randomize(UpCunet(scale=2, fast=True), 86), "realcugan_fast_x2_bf16_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, fast yes",
+         dtype=torch.bfloat16, size=40)
     save(randomize(RealPLKSR(), 91), "realplksr_x4_params_ema_zip",
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
     save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",

@@ -121,7 +121,7 @@ fs::path case_file(const std::string& name) {
 
 TEST(CheckpointRealCugan, SizesAreTheMultiplesItsReleasePadsTo) {
   for (const auto& [name, scale, align] : {std::tuple{"realcugan_x2_zip", 2, 2}, std::tuple{"realcugan_x3_fp16_zip", 3, 4},
-                                           std::tuple{"realcugan_x4_safetensors", 4, 2}, std::tuple{"realcugan_fast_x2_zip", 2, 4}}) {
+                                           std::tuple{"realcugan_x4_safetensors", 4, 2}, std::tuple{"realcugan_fast_x2_bf16_zip", 2, 4}}) {
     const auto egan = converter::convert_checkpoint(testing::read_file(case_file(name)), "m.pth").egan;
     const auto model = Model::from_bytes(egan);
     const ImageToImage runner(model, {.threads = 1});
