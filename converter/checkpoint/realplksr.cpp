@@ -27,10 +27,6 @@ std::string dims(const std::vector<int64_t>& s) {
   return t + "]";
 }
 
-}  // namespace
-
-namespace {
-
 FamilyMatch match_plksr_family(const StateDict& sd, bool real) {
   const std::string family = real ? "RealPLKSR" : "PLKSR", mixer = real ? "channel_mixer." : "channe_mixer.";
   KeyUse use(sd);
