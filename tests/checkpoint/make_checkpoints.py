@@ -12,7 +12,8 @@ that would run a command, storages and offsets past the end, overlapping safeten
 
 Writes tests/checkpoint/cases/<case>/ (model file, input.npy, output.npy,
 architecture.txt: the line `edgegan-convert` prints for it), tests/checkpoint/blend/,
-tests/checkpoint/alpha/ (Real-ESRGAN's alpha handling) and tests/checkpoint/hostile/.
+tests/checkpoint/alpha/ (Real-ESRGAN's alpha handling), tests/checkpoint/pictures/ (pictures
+through `upscale`) and tests/checkpoint/hostile/.
 """
 import io
 import json
@@ -688,6 +689,23 @@ def make_blend():
     np.save(os.path.join(d, "output_0.3.npy"), y.numpy())
 
 
+def make_pictures():
+    """Pictures through the image tools: an RGB picture of 8-bit levels, (H, W, 3) float32
+    .npy, for the Real-CUGAN x2 case's checkpoint and the release's inference result on it
+    (pixels / 255 through the model, x 255, rounded, clamped to [0, 255]): `upscale`
+    must give it with no flags."""
+    d = os.path.join(HERE, "pictures")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    m = randomize(UpCunet(scale=2), 81)  # the realcugan_x2_zip case's weights
+    g = torch.Generator().manual_seed(87)
+    img = torch.randint(0, 256, (22, 26, 3), generator=g).to(torch.float32)
+    with torch.no_grad():
+        y = m(img.permute(2, 0, 1)[None] / 255.0)[0].permute(1, 2, 0)
+    np.save(os.path.join(d, "realcugan_x2_input.npy"), img.numpy())
+    np.save(os.path.join(d, "realcugan_x2_reference.npy"), (y * 255.0).round().clamp(0, 255).numpy().astype(np.float32))
+
+
 def make_alpha():
     """An RGBA picture, a compact x4 checkpoint and Real-ESRGAN's inference script's result
     with its default alpha handling, re-implemented here: the colour planes and the alpha
@@ -817,5 +835,6 @@ if __name__ == "__main__":
     make_cases()
     make_blend()
     make_alpha()
+    make_pictures()
     make_hostile()
     assert not os.path.exists(MARKER)

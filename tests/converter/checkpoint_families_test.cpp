@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -15,7 +16,9 @@
 
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
+#include "edgegan/image.h"
 #include "edgegan/image_to_image.h"
+#include "edgegan/io.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -135,6 +138,30 @@ TEST(CheckpointRealCugan, SizesAreTheMultiplesItsReleasePadsTo) {
       EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos) << e.what();
     }
   }
+}
+
+Image picture(const Tensor& levels) {
+  Image img;
+  img.height = levels.shape[0];
+  img.width = levels.shape[1];
+  img.channels = static_cast<int>(levels.shape[2]);
+  for (float v : levels.f32) img.pixels.push_back(static_cast<uint8_t>(v));
+  return img;
+}
+
+// `upscale` with no flags: the release's inference (pixels / 255, x 255 rounded) on a
+// 26x22 picture, within one level (0 apart when measured).
+TEST(CheckpointRealCugan, UpscaleGivesTheReleasesPicture) {
+  const fs::path dir = testing::source_dir() / "tests" / "checkpoint" / "pictures";
+  const auto egan = converter::convert_checkpoint(testing::read_file(case_file("realcugan_x2_zip")), "m.pth").egan;
+  const Image got = ImageToImage(Model::from_bytes(egan), {.threads = 1}).run(picture(read_npy((dir / "realcugan_x2_input.npy").string())));
+  const Image want = picture(read_npy((dir / "realcugan_x2_reference.npy").string()));
+  ASSERT_EQ(got.width, want.width);
+  ASSERT_EQ(got.height, want.height);
+  ASSERT_EQ(got.pixels.size(), want.pixels.size());
+  int worst = 0;
+  for (size_t i = 0; i < got.pixels.size(); ++i) worst = std::max(worst, std::abs(int{got.pixels[i]} - int{want.pixels[i]}));
+  EXPECT_LE(worst, 1);
 }
 
 TEST(CheckpointRealCugan, MissingSeBlockNamesRealCuganAndTheKey) {
