@@ -9,11 +9,11 @@
 // with conv_final (3x3 to 4 x out), a crop of 1, a pixel shuffle by 2, plus the
 // nearest x4 of the input. UpCunet2x_fast (a conv_final and unet1 taking 4 x the
 // channels) reflects by 38, pixel-unshuffles by 2, runs unet1 and unet2 as above and
-// ends as x4 does with a nearest x2 (sides multiples of 4). The release pads a picture whose sides are not multiples of
-// 2 (x3: 4) up to them within its reflection pad and crops the result; here sides must
-// be those multiples (the image tools pad to them by mirroring, a different border).
-// The scale comes from the keys: conv_final means x4, unet1's 5x5 conv_bottom x3, else
-// x2. Pixels in [0, 1].
+// ends as x4 does, with a nearest x2 (sides multiples of 4). The release pads a picture
+// whose sides are not multiples of 2 (x3 and fast: 4) up to them within its reflection
+// pad and crops the result; here sides must be those multiples (the image tools pad to
+// them by mirroring, a different border). The scale comes from the keys: conv_final
+// means x4 (x2 for fast), unet1's 5x5 conv_bottom x3, else x2. Pixels in [0, 1].
 #include "converter/checkpoint/architecture.h"
 #include "converter/checkpoint/graph_builder.h"
 
