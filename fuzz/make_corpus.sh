@@ -34,7 +34,8 @@ printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad
 # Checkpoints (tests/checkpoint/make_checkpoints.py): one of each format and architecture
 # under the fuzzers' 64 KiB, hostile pickles, a truncated zip.
 for f in compact_x2_legacy/model.pth compact_x4_fp16_zip/model.pth compact_x4_bf16_safetensors/model.safetensors \
-    rrdb_x2_fp16_safetensors/model.safetensors span_x2_fp16_safetensors/model.safetensors; do
+    rrdb_x2_fp16_safetensors/model.safetensors span_x2_fp16_safetensors/model.safetensors realcugan_x3_fp16_zip/model.pth \
+    realplksr_x2_no_attention_safetensors/model.safetensors cyclegan_unet_instance_fp16_legacy/model.pth; do
   cp "tests/checkpoint/cases/$f" "$c/checkpoint/$(dirname "$f").${f##*.}"
 done
 for f in os_system.pth eval_legacy.pth offset_past_end.pth overlap.safetensors whole_module.pth; do

@@ -56,7 +56,9 @@ FamilyMatch KeyUse::finish(const std::string& family) {
 
 Architecture detect_architecture(const StateDict& sd) {
   if (sd.order.empty()) throw ConvertError("holds no tensors");
-  std::vector<FamilyMatch> tries = {match_compact(sd), match_rrdbnet(sd), match_resnet_generator(sd), match_span(sd)};
+  std::vector<FamilyMatch> tries = {match_compact(sd), match_rrdbnet(sd), match_resnet_generator(sd), match_span(sd),
+                                 match_unet_generator(sd), match_realcugan(sd), match_realplksr(sd),
+                                 match_plksr(sd)};
   for (FamilyMatch& m : tries)
     if (m.arch) return std::move(*m.arch);
   const FamilyMatch& best = *std::max_element(tries.begin(), tries.end(), [](const FamilyMatch& a, const FamilyMatch& b) { return a.fitted < b.fitted; });

@@ -63,6 +63,10 @@ FamilyMatch match_compact(const StateDict& sd);
 FamilyMatch match_rrdbnet(const StateDict& sd);
 FamilyMatch match_resnet_generator(const StateDict& sd);
 FamilyMatch match_span(const StateDict& sd);
+FamilyMatch match_unet_generator(const StateDict& sd);
+FamilyMatch match_realcugan(const StateDict& sd);
+FamilyMatch match_realplksr(const StateDict& sd);
+FamilyMatch match_plksr(const StateDict& sd);
 
 // The architecture of `sd`; throws ConvertError "unknown checkpoint layout: closest is X (...);
 // first tensor that does not fit: 'key'" when no family fits every tensor.

@@ -137,6 +137,33 @@ std::string GraphBuilder::reflect_pad(const std::string& x, int64_t p) {
   return n.output(0);
 }
 
+std::string GraphBuilder::crop(const std::string& x, int64_t c) {
+  auto& n = node("Pad", {x, ints({0, 0, -c, -c, 0, 0, -c, -c})});
+  attr_string(n, "mode", "constant");
+  return n.output(0);
+}
+
+std::string GraphBuilder::mean_hw(const std::string& x) {
+  auto& n = node("ReduceMean", {x});
+  attr_ints(n, "axes", {2, 3});
+  attr_int(n, "keepdims", 1);
+  return n.output(0);
+}
+
+std::string GraphBuilder::slice_channels(const std::string& x, int64_t begin, int64_t end) {
+  return node("Slice", {x, ints({begin}), ints({end}), ints({1})}).output(0);
+}
+
+std::string GraphBuilder::group_norm(const std::string& x, const std::string& name, int64_t groups, const TensorData& scale,
+                                     const TensorData& shift) {
+  if (shift.values.size() != scale.values.size()) throw ConvertError("GroupNorm '" + name + "' has parameters of different sizes");
+  const int64_t c = static_cast<int64_t>(scale.values.size());
+  auto& n = node("GroupNormalization", {x, floats(name + ".weight", {c}, scale.values), floats(name + ".bias", {c}, shift.values)}, name);
+  attr_int(n, "num_groups", groups);
+  attr_float(n, "epsilon", 1e-5f);
+  return n.output(0);
+}
+
 std::string GraphBuilder::instance_norm(const std::string& x, int64_t c) {
   auto& n = node("InstanceNormalization", {x, floats(fresh("ones"), {c}, std::vector<float>(static_cast<size_t>(c), 1.f)),
                                            floats(fresh("zeros"), {c}, std::vector<float>(static_cast<size_t>(c), 0.f))});
@@ -186,6 +213,13 @@ std::string GraphBuilder::add_constant(const std::string& x, const std::vector<f
 std::string GraphBuilder::sigmoid(const std::string& x) { return node("Sigmoid", {x}).output(0); }
 
 std::string GraphBuilder::silu(const std::string& x) { return mul(x, sigmoid(x)); }
+
+std::string GraphBuilder::mish(const std::string& x) { return node("Mish", {x}).output(0); }
+
+std::string GraphBuilder::gelu(const std::string& x) {
+  const std::string e = node("Erf", {mul(x, 0.70710678118654752f)}).output(0);
+  return mul(mul(x, add_constant(e, {1.f})), 0.5f);
+}
 
 std::string GraphBuilder::concat(const std::vector<std::string>& xs) {
   auto& n = node("Concat", xs);

@@ -29,6 +29,15 @@ class GraphBuilder {
   std::string conv_transpose(const std::string& x, const std::string& name, const TensorData& weight, const TensorData* bias,
                              int64_t stride, int64_t pad, int64_t output_padding);
   std::string reflect_pad(const std::string& x, int64_t pad);
+  // x[:, :, c:-c, c:-c], as torch's F.pad by -c: a negative Pad, which (unlike a Slice's
+  // fixed rows) holds at every size the engine re-plans for.
+  std::string crop(const std::string& x, int64_t c);
+  // The mean over each channel's map, kept as [N, C, 1, 1].
+  std::string mean_hw(const std::string& x);
+  // Channels [begin, end) of x.
+  std::string slice_channels(const std::string& x, int64_t begin, int64_t end);
+  // GroupNorm over `groups` groups with per-channel scale and shift, epsilon 1e-5.
+  std::string group_norm(const std::string& x, const std::string& name, int64_t groups, const TensorData& scale, const TensorData& shift);
   // Per-channel normalisation of each sample's map (no affine parameters), epsilon 1e-5.
   std::string instance_norm(const std::string& x, int64_t channels);
   // Inference BatchNorm with the running statistics, epsilon 1e-5.
@@ -45,6 +54,8 @@ class GraphBuilder {
   std::string add_constant(const std::string& x, const std::vector<float>& per_channel);
   std::string sigmoid(const std::string& x);
   std::string silu(const std::string& x);  // x * sigmoid(x), as torch exports nn.SiLU
+  std::string mish(const std::string& x);  // x * tanh(softplus(x))
+  std::string gelu(const std::string& x);  // x * (1 + erf(x / sqrt 2)) / 2, torch's exact GELU
   std::string concat(const std::vector<std::string>& xs);
   std::string upsample_nearest(const std::string& x, int64_t factor);
   std::string pixel_shuffle(const std::string& x, int64_t factor);

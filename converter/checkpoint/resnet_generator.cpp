@@ -4,8 +4,9 @@
 // pad, conv, norm, ReLU, reflect pad, conv, norm, plus the input), two stride-2
 // transposed convs (output padding 1), a reflection pad, a 7x7 conv to the output and
 // Tanh. Each conv but the last is followed by a norm and ReLU: InstanceNorm without
-// parameters (the default; convs then have biases) or BatchNorm (running statistics
-// stored at the norm's index). Pixels in [-1, 1].
+// parameters (the default; convs then have biases; running statistics a file from
+// PyTorch before 0.4 holds for it are ignored, as the reference ignores them) or
+// BatchNorm (running statistics stored at the norm's index). Pixels in [-1, 1].
 #include "converter/checkpoint/architecture.h"
 #include "converter/checkpoint/graph_builder.h"
 
@@ -18,7 +19,13 @@ FamilyMatch match_resnet_generator(const StateDict& sd) {
     const TensorData& first = use.need("model.1.weight", 4);
     if (first.shape[2] != 7) throw Misfit{"'model.1.weight' is not a 7x7 conv"};
     const int64_t in = first.shape[1], ngf = first.shape[0];
-    const bool batch_norm = sd.has("model.2.running_mean");
+    // The reference gives convs biases exactly with InstanceNorm; PyTorch before 0.4 also
+    // saved running statistics for InstanceNorm, which the layer never used.
+    const bool batch_norm = !sd.has("model.1.bias") && sd.has("model.2.running_mean");
+    const auto stale = [&](const std::string& at) {
+      if (!batch_norm)
+        for (const char* k : {".running_mean", ".running_var", ".num_batches_tracked"}) use.get(at + k);
+    };
     int64_t blocks = 0;
     while (sd.has(key(10 + blocks, ".conv_block.1.weight"))) ++blocks;
     if (blocks == 0) throw Misfit{"expected 'model.10.conv_block.1.weight', which is missing"};
@@ -28,8 +35,9 @@ FamilyMatch match_resnet_generator(const StateDict& sd) {
     const std::string x = g.input("input", in, kGraphSize, kGraphSize);
     // conv (at model.<i>) + norm (at model.<i+1>) + ReLU.
     auto norm = [&](const std::string& h, int64_t at, int64_t channels) {
-      if (!batch_norm) return g.instance_norm(h, channels);
       const std::string n = key(at, "");
+      stale(n);
+      if (!batch_norm) return g.instance_norm(h, channels);
       use.get(n + ".num_batches_tracked");
       return g.batch_norm(h, n, use.need(n + ".weight", 1), use.need(n + ".bias", 1), use.need(n + ".running_mean", 1),
                           use.need(n + ".running_var", 1));
@@ -49,6 +57,7 @@ FamilyMatch match_resnet_generator(const StateDict& sd) {
                                            use.need(blk + "2.running_mean", 1), use.need(blk + "2.running_var", 1))
                             : g.instance_norm(r, dim));
       if (batch_norm) use.get(blk + "2.num_batches_tracked");
+      stale(blk + "2");
       const std::string c2 = blk + std::to_string(second), n2 = blk + std::to_string(second + 1);
       r = g.conv_strided(g.reflect_pad(r, 1), c2, use.need(c2 + ".weight", 4), use.get(c2 + ".bias"), 1, 0);
       if (batch_norm) {
@@ -56,6 +65,7 @@ FamilyMatch match_resnet_generator(const StateDict& sd) {
                          use.need(n2 + ".running_var", 1));
         use.get(n2 + ".num_batches_tracked");
       } else {
+        stale(n2);
         r = g.instance_norm(r, dim);
       }
       h = g.add(h, r);

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checkpoints laid out as the public releases lay them out, for the checkpoint
 reader's tests: our own PyTorch definitions of Real-ESRGAN's compact network
-(SRVGGNetCompact) and ESRGAN's RRDB network (both key layouts), at small widths with
+(SRVGGNetCompact), ESRGAN's RRDB network (both key layouts), SPAN, the CycleGAN/pix2pix
+ResNet and U-Net generators, Real-CUGAN, RealPLKSR and PLKSR, at small widths with
 random weights, saved by torch.save (zip and the legacy format), as .safetensors
 (written here by hand from the state dict), in fp32, fp16 and bf16, in each wrapper
 the releases use; with PyTorch's output on a small input. Also hostile files: pickles
@@ -11,7 +12,8 @@ that would run a command, storages and offsets past the end, overlapping safeten
 
 Writes tests/checkpoint/cases/<case>/ (model file, input.npy, output.npy,
 architecture.txt: the line `edgegan-convert` prints for it), tests/checkpoint/blend/,
-tests/checkpoint/alpha/ (Real-ESRGAN's alpha handling) and tests/checkpoint/hostile/.
+tests/checkpoint/alpha/ (Real-ESRGAN's alpha handling), tests/checkpoint/pictures/ (pictures
+through `upscale`) and tests/checkpoint/hostile/.
 """
 import io
 import json
@@ -264,11 +266,254 @@ class Span(nn.Module):
         return self.upsampler(out)
 
 
+# ------------------------------------------------------------------ pix2pix/CycleGAN U-Net generator
+class UnetSkipBlock(nn.Module):
+    """One level of the reference implementation's U-Net, its layers in one Sequential
+    named `model` as the released checkpoints lay them out: outermost [downconv,
+    submodule, ReLU, upconv, Tanh]; middle [LeakyReLU, downconv, norm, submodule, ReLU,
+    upconv, norm (, Dropout)]; innermost [LeakyReLU, downconv, ReLU, upconv, norm]. All
+    but the outermost return cat(x, model(x)). The activations are in place as there (the
+    LeakyReLU rewrites x before the concatenation; the parent's ReLU makes that moot)."""
+
+    def __init__(self, outer, inner, in_ch=None, sub=None, outermost=False, innermost=False, norm=nn.BatchNorm2d, dropout=False):
+        super().__init__()
+        self.outermost = outermost
+        bias = norm is nn.InstanceNorm2d
+        in_ch = outer if in_ch is None else in_ch
+        down = nn.Conv2d(in_ch, inner, 4, stride=2, padding=1, bias=bias)
+        if outermost:
+            layers = [down, sub, nn.ReLU(True), nn.ConvTranspose2d(inner * 2, outer, 4, stride=2, padding=1), nn.Tanh()]
+        elif innermost:
+            layers = [nn.LeakyReLU(0.2, True), down, nn.ReLU(True), nn.ConvTranspose2d(inner, outer, 4, stride=2, padding=1, bias=bias),
+                      norm(outer)]
+        else:
+            layers = [nn.LeakyReLU(0.2, True), down, norm(inner), sub, nn.ReLU(True),
+                      nn.ConvTranspose2d(inner * 2, outer, 4, stride=2, padding=1, bias=bias), norm(outer)]
+            if dropout:
+                layers.append(nn.Dropout(0.5))
+        self.model = nn.Sequential(*layers)
+
+    def forward(self, x):
+        return self.model(x) if self.outermost else torch.cat([x, self.model(x)], 1)
+
+
+class UnetGenerator(nn.Module):
+    """`--netG unet_128` (7 downs) and `unet_256` (8): ngf, 2ngf, 4ngf, then 8ngf down to
+    the 1x1 innermost level; dropout in the 8ngf middle levels (pix2pix's default)."""
+
+    def __init__(self, downs=7, ngf=2, in_ch=3, out_ch=3, norm=nn.BatchNorm2d, dropout=True):
+        super().__init__()
+        block = UnetSkipBlock(ngf * 8, ngf * 8, norm=norm, innermost=True)
+        for _ in range(downs - 5):
+            block = UnetSkipBlock(ngf * 8, ngf * 8, sub=block, norm=norm, dropout=dropout)
+        for mult in (4, 2, 1):
+            block = UnetSkipBlock(ngf * mult, ngf * mult * 2, sub=block, norm=norm)
+        self.model = UnetSkipBlock(out_ch, ngf, in_ch=in_ch, sub=block, outermost=True, norm=norm)
+
+    def forward(self, x):
+        return self.model(x)
+
+
+# ------------------------------------------------------------------ Real-CUGAN
+class SEBlock(nn.Module):
+    """Squeeze-and-excitation: x * sigmoid(conv2(relu(conv1(mean over the map))))."""
+
+    def __init__(self, c, reduction=8):
+        super().__init__()
+        self.conv1 = nn.Conv2d(c, c // reduction, 1)
+        self.conv2 = nn.Conv2d(c // reduction, c, 1)
+
+    def forward(self, x):
+        s = x.mean(dim=(2, 3), keepdim=True)
+        return x * torch.sigmoid(self.conv2(F.relu(self.conv1(s))))
+
+
+class UNetConv(nn.Module):
+    """Two unpadded 3x3 convs with LeakyReLU 0.1 (`conv.0`, `conv.2`), then an SE block."""
+
+    def __init__(self, c_in, c_mid, c_out, se):
+        super().__init__()
+        self.conv = nn.Sequential(nn.Conv2d(c_in, c_mid, 3), nn.LeakyReLU(0.1), nn.Conv2d(c_mid, c_out, 3), nn.LeakyReLU(0.1))
+        self.seblock = SEBlock(c_out) if se else None
+
+    def forward(self, x):
+        x = self.conv(x)
+        return self.seblock(x) if self.seblock is not None else x
+
+
+def crop(x, c):
+    return x[:, :, c:-c, c:-c]
+
+
+class CuganUNet1(nn.Module):
+    """Real-CUGAN's first U-Net at base width b (the release: 32); its last layer a
+    transposed conv (k4 s2 p3 for x2 and x4, k5 s3 p2 for x3)."""
+
+    def __init__(self, c_in, c_out, b, scale):
+        super().__init__()
+        self.conv1 = UNetConv(c_in, b, 2 * b, se=False)
+        self.conv1_down = nn.Conv2d(2 * b, 2 * b, 2, 2)
+        self.conv2 = UNetConv(2 * b, 4 * b, 2 * b, se=True)
+        self.conv2_up = nn.ConvTranspose2d(2 * b, 2 * b, 2, 2)
+        self.conv3 = nn.Conv2d(2 * b, 2 * b, 3)
+        self.conv_bottom = nn.ConvTranspose2d(2 * b, c_out, 5, 3, 2) if scale == 3 else nn.ConvTranspose2d(2 * b, c_out, 4, 2, 3)
+
+    def forward(self, x):
+        lr = lambda t: F.leaky_relu(t, 0.1)
+        x1 = self.conv1(x)
+        x2 = lr(self.conv2_up(self.conv2(lr(self.conv1_down(x1)))))
+        return self.conv_bottom(lr(self.conv3(crop(x1, 4) + x2)))
+
+
+class CuganUNet2(nn.Module):
+    """The second U-Net: two levels down, SE blocks in conv2..conv4, a 3x3 conv last."""
+
+    def __init__(self, c_in, c_out, b):
+        super().__init__()
+        self.conv1 = UNetConv(c_in, b, 2 * b, se=False)
+        self.conv1_down = nn.Conv2d(2 * b, 2 * b, 2, 2)
+        self.conv2 = UNetConv(2 * b, 2 * b, 4 * b, se=True)
+        self.conv2_down = nn.Conv2d(4 * b, 4 * b, 2, 2)
+        self.conv3 = UNetConv(4 * b, 8 * b, 4 * b, se=True)
+        self.conv3_up = nn.ConvTranspose2d(4 * b, 4 * b, 2, 2)
+        self.conv4 = UNetConv(4 * b, 2 * b, 2 * b, se=True)
+        self.conv4_up = nn.ConvTranspose2d(2 * b, 2 * b, 2, 2)
+        self.conv5 = nn.Conv2d(2 * b, 2 * b, 3)
+        self.conv_bottom = nn.Conv2d(2 * b, c_out, 3)
+
+    def forward(self, x):
+        lr = lambda t: F.leaky_relu(t, 0.1)
+        x1 = self.conv1(x)
+        x2 = self.conv2(lr(self.conv1_down(x1)))
+        x3 = lr(self.conv3_up(self.conv3(lr(self.conv2_down(x2)))))
+        x4 = lr(self.conv4_up(self.conv4(crop(x2, 4) + x3)))
+        return self.conv_bottom(lr(self.conv5(crop(x1, 16) + x4)))
+
+
+class UpCunet(nn.Module):
+    """Real-CUGAN's UpCunet2x/3x/4x (not tiled: the release's tile_mode 0): a reflection
+    pad (18, 14, 19; the input a multiple of 2, 4, 2), unet1, unet2 on its output plus
+    unet1's output cropped by 20; x4 adds conv_final (3x3 to 4 x out), a crop of 1, a
+    pixel shuffle by 2 and the nearest x4 of the input. The pro weights map the input
+    to x * 0.7 + 0.15 first and the output back by (y - 0.15) / 0.7."""
+
+    def __init__(self, scale=2, b=4, c_in=3, c_out=3, pro=False, fast=False):
+        super().__init__()
+        self.scale = scale
+        self.is_pro, self.fast = pro, fast
+        if pro:  # the "pro" releases: a `pro` entry; pixels mapped to [0.15, 0.85] in, back out
+            self.register_buffer("pro", torch.ones(1))
+        final = scale == 4 or fast
+        mid = 2 * b if final else c_out
+        self.unet1 = CuganUNet1(4 * c_in if fast else c_in, mid, b, scale)
+        self.unet2 = CuganUNet2(mid, mid, b)
+        if final:
+            self.ps = nn.PixelShuffle(2)
+            self.conv_final = nn.Conv2d(2 * b, 4 * c_out, 3)
+
+    def forward(self, x):
+        multiple = 4 if self.scale == 3 or self.fast else 2
+        assert x.shape[2] % multiple == 0 and x.shape[3] % multiple == 0
+        if self.is_pro:
+            x = x * 0.7 + 0.15
+        if self.fast:  # UpCunet2x_fast: reflect 38, pixel-unshuffle 2, the x4 model's tail at x2
+            h = self.unet1(F.pixel_unshuffle(F.pad(x, (38, 38, 38, 38), "reflect"), 2))
+        else:
+            p = {2: 18, 3: 14, 4: 19}[self.scale]
+            h = self.unet1(F.pad(x, (p, p, p, p), "reflect"))
+        h = self.unet2(h) + crop(h, 20)
+        if self.scale == 4 or self.fast:
+            h = self.ps(crop(self.conv_final(h), 1)) + F.interpolate(x, scale_factor=self.scale, mode="nearest")
+        return (h - 0.15) / 0.7 if self.is_pro else h
+
+
+# ------------------------------------------------------------------ RealPLKSR
+class PLKBlock(nn.Module):
+    """RealPLKSR's block: channel_mixer (3x3 to 2 dim, Mish, 3x3 back), a large-kernel
+    conv `lk.conv` on the first pdim channels only (the rest pass), element-wise attention
+    `attn.f.0` (x * sigmoid(3x3 conv x); optional), a 1x1 `refine`, GroupNorm(4) `norm`,
+    plus the block's input."""
+
+    def __init__(self, dim, kernel, pdim, use_ea):
+        super().__init__()
+        self.channel_mixer = nn.Sequential(nn.Conv2d(dim, dim * 2, 3, 1, 1), nn.Mish(), nn.Conv2d(dim * 2, dim, 3, 1, 1))
+        self.lk = nn.Module()
+        self.lk.conv = nn.Conv2d(pdim, pdim, kernel, 1, kernel // 2)
+        self.pdim = pdim
+        if use_ea:
+            self.attn = nn.Module()
+            self.attn.f = nn.Sequential(nn.Conv2d(dim, dim, 3, 1, 1), nn.Sigmoid())
+        self.use_ea = use_ea
+        self.refine = nn.Conv2d(dim, dim, 1)
+        self.norm = nn.GroupNorm(4, dim)
+
+    def forward(self, x):
+        h = self.channel_mixer(x)
+        h = torch.cat([self.lk.conv(h[:, : self.pdim]), h[:, self.pdim:]], 1)
+        if self.use_ea:
+            h = h * self.attn.f(h)
+        return self.norm(self.refine(h)) + x
+
+
+class RealPLKSR(nn.Module):
+    """feats: a 3x3 conv, n PLK blocks, Dropout2d (no parameters), a 3x3 conv to 3 x s^2;
+    plus the input repeated s^2 times per channel; pixel shuffle by s."""
+
+    def __init__(self, dim=8, blocks=2, scale=4, kernel=7, split=0.25, use_ea=True):
+        super().__init__()
+        self.scale = scale
+        self.feats = nn.Sequential(nn.Conv2d(3, dim, 3, 1, 1), *[PLKBlock(dim, kernel, int(dim * split), use_ea) for _ in range(blocks)],
+                                   nn.Dropout2d(0.0), nn.Conv2d(dim, 3 * scale * scale, 3, 1, 1))
+
+    def forward(self, x):
+        return F.pixel_shuffle(self.feats(x) + torch.repeat_interleave(x, self.scale ** 2, dim=1), self.scale)
+
+
+class PLKSRBlock(nn.Module):
+    """PLKSR's block (the paper's code; `channe_mixer` as it spells it): a channel mixer
+    with exact GELU (CCM: 3x3 then 1x1; ICCM: 1x1 then 3x3; DCCM: 3x3 and 3x3), the
+    large-kernel conv on the first pdim channels, optional attention, `refine`, plus the
+    input; no norm."""
+
+    def __init__(self, dim, kernel, pdim, use_ea, mixer):
+        super().__init__()
+        k1, k2 = {"CCM": (3, 1), "ICCM": (1, 3), "DCCM": (3, 3)}[mixer]
+        self.channe_mixer = nn.Sequential(nn.Conv2d(dim, dim * 2, k1, 1, k1 // 2), nn.GELU(), nn.Conv2d(dim * 2, dim, k2, 1, k2 // 2))
+        self.lk = nn.Module()
+        self.lk.conv = nn.Conv2d(pdim, pdim, kernel, 1, kernel // 2)
+        self.pdim = pdim
+        if use_ea:
+            self.attn = nn.Module()
+            self.attn.f = nn.Sequential(nn.Conv2d(dim, dim, 3, 1, 1), nn.Sigmoid())
+        self.use_ea = use_ea
+        self.refine = nn.Conv2d(dim, dim, 1)
+
+    def forward(self, x):
+        h = self.channe_mixer(x)
+        h = torch.cat([self.lk.conv(h[:, : self.pdim]), h[:, self.pdim:]], 1)
+        if self.use_ea:
+            h = h * self.attn.f(h)
+        return self.refine(h) + x
+
+
+class PLKSR(nn.Module):
+    """feats: a 3x3 conv, n blocks, a 3x3 conv to 3 x s^2 (no dropout); plus the repeated input; pixel shuffle."""
+
+    def __init__(self, dim=8, blocks=2, scale=4, kernel=7, split=0.25, use_ea=True, mixer="CCM"):
+        super().__init__()
+        self.scale = scale
+        self.feats = nn.Sequential(nn.Conv2d(3, dim, 3, 1, 1), *[PLKSRBlock(dim, kernel, int(dim * split), use_ea, mixer) for _ in range(blocks)],
+                                   nn.Conv2d(dim, 3 * scale * scale, 3, 1, 1))
+
+    def forward(self, x):
+        return F.pixel_shuffle(self.feats(x) + torch.repeat_interleave(x, self.scale ** 2, dim=1), self.scale)
+
+
 def randomize(model, seed):
     g = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():
-            if p.dim() == 1 and "weight" in name and isinstance(model, ResnetGenerator):  # BatchNorm scales
+            if p.dim() == 1 and "weight" in name and isinstance(model, (ResnetGenerator, UnetGenerator, RealPLKSR)):  # BatchNorm scales
                 p.copy_(torch.rand(p.shape, generator=g) * 0.5 + 0.75)
             elif p.dim() == 1 and "weight" in name:  # PReLU slopes
                 p.copy_(torch.rand(p.shape, generator=g) * 0.4 + 0.05)
@@ -287,7 +532,7 @@ def randomize(model, seed):
 def as_dtype(model, dtype):
     """The model with its weights rounded to `dtype` and back: what the file holds."""
     with torch.no_grad():
-        for p in model.parameters():
+        for p in list(model.parameters()) + [b for b in model.buffers() if b.is_floating_point()]:  # BatchNorm's statistics too
             p.copy_(p.to(dtype).float())
     return model
 
@@ -316,6 +561,28 @@ def esrgan_repo_names(sd):
                 k = b + k[len(a):]
         out[k.replace(".rdb", ".RDB")] = v
     return out
+
+
+def stale_instance_stats(model):
+    """A rename for `save`: the state dict as PyTorch before 0.4 saved it for a model with
+    InstanceNorm, which then kept running statistics (unused by the layer; the reference
+    implementation deletes them on load): running_mean/running_var at each norm, in module order."""
+    g = torch.Generator().manual_seed(5)
+
+    def rename(sd):
+        out = OrderedDict()
+        for name, m in model.named_modules():
+            prefix = name + "." if name else ""
+            for k in list(m._parameters) + list(m._buffers):
+                if prefix + k in sd:
+                    out[prefix + k] = sd[prefix + k]
+            if isinstance(m, nn.InstanceNorm2d):
+                out[prefix + "running_mean"] = torch.randn(m.num_features, generator=g)
+                out[prefix + "running_var"] = torch.rand(m.num_features, generator=g) + 0.5
+        assert all(k in out for k in sd)
+        return out
+
+    return rename
 
 
 def save(model, case, arch_line, fmt="zip", wrapper=None, dtype=torch.float32, size=8, seed=0, strided=False, pixel_range=(0, 1),
@@ -375,6 +642,33 @@ def make_cases():
          size=16, pixel_range=(-1, 1))
     save(randomize(ResnetGenerator(blocks=3, norm=nn.BatchNorm2d, dropout=True), 42), "pix2pix_resnet_batch_dropout_legacy",
          "ResnetGenerator: in 3, out 3, ngf 4, blocks 3, norm batch", fmt="legacy", size=16, pixel_range=(-1, 1))
+    # A CycleGAN file from PyTorch before 0.4: running statistics saved for InstanceNorm.
+    resnet_old = randomize(ResnetGenerator(blocks=1), 43)
+    save(resnet_old, "cyclegan_resnet_instance_stale_stats_legacy", "ResnetGenerator: in 3, out 3, ngf 4, blocks 1, norm instance",
+         fmt="legacy", size=16, pixel_range=(-1, 1), rename=stale_instance_stats(resnet_old))
+    # pix2pix's default (unet_128 here: 7 levels, batch norm, dropout) and a CycleGAN-style one with instance norm.
+    save(randomize(UnetGenerator(downs=7), 71), "pix2pix_unet128_batch_dropout_fp16_zip", "UnetGenerator: in 3, out 3, ngf 2, downs 7, norm batch",
+         dtype=torch.float16, size=128, pixel_range=(-1, 1))
+    unet_in = randomize(UnetGenerator(downs=5, norm=nn.InstanceNorm2d, dropout=False), 72)
+    save(unet_in, "cyclegan_unet_instance_fp16_legacy", "UnetGenerator: in 3, out 3, ngf 2, downs 5, norm instance", fmt="legacy",
+         dtype=torch.float16, size=32, pixel_range=(-1, 1), rename=stale_instance_stats(unet_in))
+    # Real-CUGAN's releases are plain state dicts; base width 4 here (the release's 32).
+    cugan = "RealCUGAN: in 3, out 3, features 4, scale {}"
+    save(randomize(UpCunet(scale=2), 81), "realcugan_x2_zip", cugan.format(2), size=20)
+    save(randomize(UpCunet(scale=3), 82), "realcugan_x3_fp16_zip", cugan.format(3), dtype=torch.float16, size=16)
+    save(randomize(UpCunet(scale=4), 83), "realcugan_x4_safetensors", cugan.format(4), fmt="safetensors", size=20)
+    save(randomize(UpCunet(scale=4, pro=True), 85), "realcugan_pro_x4_fp16_zip", "RealCUGAN: in 3, out 3, features 4, scale 4, pro yes",
+         dtype=torch.float16, size=20)
+    save(randomize(UpCunet(scale=2, fast=True), 86), "realcugan_fast_x2_bf16_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, fast yes",
+         dtype=torch.bfloat16, size=40)
+    save(randomize(RealPLKSR(), 91), "realplksr_x4_params_ema_zip",
+         "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
+    save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",
+         "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 5, large-kernel channels 4, scale 2, attention no", fmt="safetensors")
+    save(randomize(PLKSR(), 93), "plksr_x4_ccm_params_zip",
+         "PLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params")
+    save(randomize(PLKSR(scale=2, kernel=9, use_ea=False, mixer="ICCM"), 94), "plksr_x2_iccm_safetensors",
+         "PLKSR: in 3, out 3, features 8, blocks 2, kernel 9, large-kernel channels 2, scale 2, attention no", fmt="safetensors")
 
 
 def make_blend():
@@ -393,6 +687,23 @@ def make_blend():
         y = m.eval()(x)
     np.save(os.path.join(d, "input.npy"), x.numpy())
     np.save(os.path.join(d, "output_0.3.npy"), y.numpy())
+
+
+def make_pictures():
+    """Pictures through the image tools: an RGB picture of 8-bit levels, (H, W, 3) float32
+    .npy, for the Real-CUGAN x2 case's checkpoint and the release's inference result on it
+    (pixels / 255 through the model, x 255, rounded, clamped to [0, 255]): `upscale`
+    must give it with no flags."""
+    d = os.path.join(HERE, "pictures")
+    shutil.rmtree(d, ignore_errors=True)
+    os.makedirs(d)
+    m = randomize(UpCunet(scale=2), 81)  # the realcugan_x2_zip case's weights
+    g = torch.Generator().manual_seed(87)
+    img = torch.randint(0, 256, (22, 26, 3), generator=g).to(torch.float32)
+    with torch.no_grad():
+        y = m(img.permute(2, 0, 1)[None] / 255.0)[0].permute(1, 2, 0)
+    np.save(os.path.join(d, "realcugan_x2_input.npy"), img.numpy())
+    np.save(os.path.join(d, "realcugan_x2_reference.npy"), (y * 255.0).round().clamp(0, 255).numpy().astype(np.float32))
 
 
 def make_alpha():
@@ -524,5 +835,6 @@ if __name__ == "__main__":
     make_cases()
     make_blend()
     make_alpha()
+    make_pictures()
     make_hostile()
     assert not os.path.exists(MARKER)
