@@ -80,7 +80,8 @@ wheel_start=$SECONDS
 # relative to the checkout) the sources compiled with stage 1's flags are cache hits.
 wheel_build=$repo/build-wheel
 rm -rf "$wheel_build"
-"$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+# Make, as stage 1: ccache's relative paths then match where the flags do (the kernels).
+CMAKE_GENERATOR="Unix Makefiles" "$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
   --config-settings=build-dir="$wheel_build" . -w "$work/dist"
 rm -rf "$wheel_build"
 wheel=$(ls "$work"/dist/edgegan-*.whl)
