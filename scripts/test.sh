@@ -10,7 +10,7 @@
 #   5. runs each libFuzzer target for FUZZ_SECONDS (default 60) on the seed corpus
 #      (built in stage 4's build),
 #   6. with TSAN=1 only: the multi-threaded suites under ThreadSanitizer (OpenMP via
-#      LLVM's libomp + Archer). Its build and run take about 13 minutes on 2 cores, which
+#      LLVM's libomp + Archer). Its build and run take about 8 minutes on 2 cores, which
 #      CI's hour does not have beside the other five; run it after touching threading code.
 # QUICK=1 stops after step 1 (the everyday loop).
 set -euo pipefail
