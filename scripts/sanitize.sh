@@ -5,9 +5,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:?usage: scripts/sanitize.sh address|thread}
-case "$mode" in address|thread) ;; *) echo "unknown mode '$mode' (address or thread)" >&2; exit 2 ;; esac
+scripts/configure_sanitized.sh "$mode"  # refuses a mode other than address or thread
 build=${BUILD_DIR:-build}-$mode
-scripts/configure_sanitized.sh "$mode"
 cmake --build "$build" -j"$(nproc)"
 
 export OMP_WAIT_POLICY=passive
