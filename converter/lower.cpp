@@ -56,36 +56,9 @@ IrModel Lowering::run() {
   }
   for (const auto& out : g_.outputs()) consumers_[resolve(out)]++;
 
-  // torch exports Mish before opset 18 as x * tanh(softplus(x)): the three nodes, when
-  // the Softplus and Tanh outputs have no other reader, lower as one ONNX-style Mish.
-  std::map<std::string, size_t> node_of;  // run-time output -> node
-  for (size_t i = 0; i < nodes.size(); ++i)
-    if (!a_.folded[i] && !nodes[i].outputs.empty()) node_of[nodes[i].outputs[0]] = i;
+  // Activations exported as several nodes (x * tanh(softplus(x)), torch's GELU and SiLU).
   std::set<size_t> skipped;
-  std::map<size_t, Node> mish;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node& n = nodes[i];
-    if (a_.folded[i] || n.op != "Mul" || n.inputs.size() != 2) continue;
-    for (size_t side = 0; side < 2; ++side) {
-      const auto t = node_of.find(resolve(n.inputs[side]));
-      if (t == node_of.end() || nodes[t->second].op != "Tanh" || consumers_[nodes[t->second].outputs[0]] != 1) continue;
-      const Node& tanh = nodes[t->second];
-      const auto sp = node_of.find(resolve(tanh.inputs[0]));
-      if (sp == node_of.end() || nodes[sp->second].op != "Softplus" || consumers_[nodes[sp->second].outputs[0]] != 1) continue;
-      const Node& softplus = nodes[sp->second];
-      const std::string x = resolve(softplus.inputs[0]);
-      if (x != resolve(n.inputs[1 - side]) || value(x).is_const) continue;
-      Node m = n;
-      m.op = "Mish";
-      m.name = softplus.name + "+" + tanh.name + "+" + n.name;
-      m.inputs = {x};
-      mish[i] = m;
-      skipped.insert(t->second);
-      skipped.insert(sp->second);
-      consumers_[x]--;  // Softplus and Mul read x; the Mish once
-      break;
-    }
-  }
+  const std::map<size_t, Node> activations = match_activation_patterns(skipped);
 
   for (const GraphInput& in : g_.inputs()) {
     const int t = new_tensor(in.name, value(in.name));
@@ -93,10 +66,10 @@ IrModel Lowering::run() {
   }
   for (size_t i = 0; i < nodes.size(); ++i) {
     const Node& n = nodes[i];
-    if (a_.folded[i] || n.op == "Identity" || n.op == "Dropout" || skipped.count(i)) continue;  // folded, aliases, or in a Mish
+    if (a_.folded[i] || n.op == "Identity" || n.op == "Dropout" || skipped.count(i)) continue;  // folded, aliases, or in a pattern
     if (claimed_.count(n.outputs[0])) continue;  // lowered with an earlier node
-    if (const auto m = mish.find(i); m != mish.end()) {
-      lowering_of_onnx("Mish")->lower(m->second, *this);
+    if (const auto m = activations.find(i); m != activations.end()) {
+      op_lowering<schema::OpKind_Elementwise>().lower(m->second, *this);
       continue;
     }
     const OpLowering* lowering = lowering_of_onnx(n.op);

@@ -99,6 +99,9 @@ class Lowering {
   int relayout(int t, const std::string& name, const std::vector<int64_t>& shape, bool to_nhwc, const std::string& op_name);
   void finish_outputs();
   void assign_roles();
+  // Decomposed activations (activation_patterns.cpp): per last node of each, the one node
+  // that replaces it; its other nodes go into `skipped`.
+  std::map<size_t, Node> match_activation_patterns(std::set<size_t>& skipped);
 
   const OnnxGraph& g_;
   const AnalysisPass& a_;

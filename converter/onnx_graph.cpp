@@ -217,6 +217,80 @@ void OnnxGraph::inline_if(const Node& n, AnalysisPass& pass) const {
   }
 }
 
+// ONNX LayerNormalization (opset 17) as the nodes torch exported before it:
+//   d = x - mean(x), y = d / sqrt(mean(d * d) + epsilon) * scale + bias
+// over the axes from `axis` on, so each step lowers as the run-time math it is (Reduce,
+// Binary, UnaryMath; the Div by the Sqrt becomes a product with its rsqrt) and a
+// decomposed export and the opset-17 op convert alike. Its optional Mean and InvStdDev
+// outputs are the mean and 1 / the Sqrt's output, made only when something reads them
+// (so the usual form keeps its rsqrt product).
+void OnnxGraph::expand_layer_norm(const Node& n, AnalysisPass& pass) const {
+  check_attributes(n, {"axis", "epsilon", "stash_type"});
+  if (attr_int(n, "stash_type", 1) != 1)
+    throw ConvertError(where(n) + ": attribute 'stash_type' = " + std::to_string(attr_int(n, "stash_type", 1)) + " is not supported (1: float)");
+  auto read = [&](size_t k) {
+    if (k >= n.outputs.size() || n.outputs[k].empty()) return false;
+    bool r = std::find(outputs_.begin(), outputs_.end(), n.outputs[k]) != outputs_.end();
+    for (const Node& other : nodes_) r = r || std::find(other.inputs.begin(), other.inputs.end(), n.outputs[k]) != other.inputs.end();
+    return r;
+  };
+  if (n.inputs.size() < 2 || n.inputs[0].empty() || n.inputs[1].empty()) throw ConvertError(where(n) + ": inputs X and Scale are required");
+  const auto x = pass.values.find(n.inputs[0]);
+  if (x == pass.values.end()) throw ConvertError(where(n) + ": input '" + n.inputs[0] + "' is not defined before this node");
+  if (x->second.is_const) throw ConvertError(where(n) + ": a LayerNormalization of a constant is not supported");
+  const int64_t rank = static_cast<int64_t>(x->second.shape.size());
+  int64_t axis = attr_int(n, "axis", -1);
+  if (axis < 0) axis += rank;
+  if (axis < 1 || axis >= rank)
+    throw ConvertError(where(n) + ": attribute 'axis' = " + std::to_string(attr_int(n, "axis", -1)) + " is not supported (an axis after the batch's)");
+  std::vector<int64_t> axes;
+  for (int64_t a = axis; a < rank; ++a) axes.push_back(a);
+  const std::string prefix = n.outputs[0] + "/layer_norm/";
+  auto add = [&](const std::string& op, std::vector<std::string> inputs, const std::string& output) -> onnx::NodeProto& {
+    auto proto = std::make_shared<onnx::NodeProto>();
+    proto->set_op_type(op);
+    proto->set_name(n.name + "/" + op + " " + output);
+    for (const auto& i : inputs) proto->add_input(i);
+    proto->add_output(output);
+    pass.synthetic.push_back(proto);
+    return *proto;
+  };
+  auto run = [&](onnx::NodeProto& proto) {
+    Node s;
+    s.proto = &proto;
+    s.op = proto.op_type();
+    s.name = proto.name();
+    s.inputs.assign(proto.input().begin(), proto.input().end());
+    s.outputs.assign(proto.output().begin(), proto.output().end());
+    evaluate(s, pass);
+  };
+  auto axes_attr = [&](onnx::NodeProto& p) {
+    auto* a = p.add_attribute();
+    a->set_name("axes");
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t v : axes) a->add_ints(v);
+    return &p;
+  };
+  onnx::NodeProto& eps = add("Constant", {}, prefix + "epsilon");
+  auto* e = eps.add_attribute();
+  e->set_name("value_float");
+  e->set_type(onnx::AttributeProto::FLOAT);
+  e->set_f(attr_float(n, "epsilon", 1e-5f));
+  run(eps);
+  run(*axes_attr(add("ReduceMean", {n.inputs[0]}, prefix + "mean")));
+  run(add("Sub", {n.inputs[0], prefix + "mean"}, prefix + "centred"));
+  run(add("Mul", {prefix + "centred", prefix + "centred"}, prefix + "squared"));
+  run(*axes_attr(add("ReduceMean", {prefix + "squared"}, prefix + "variance")));
+  run(add("Add", {prefix + "variance", prefix + "epsilon"}, prefix + "variance_eps"));
+  run(add("Sqrt", {prefix + "variance_eps"}, prefix + "deviation"));
+  run(add("Div", {prefix + "centred", prefix + "deviation"}, prefix + "normalised"));
+  const bool bias = n.inputs.size() > 2 && !n.inputs[2].empty();
+  run(add("Mul", {prefix + "normalised", n.inputs[1]}, bias ? prefix + "scaled" : n.outputs[0]));
+  if (bias) run(add("Add", {prefix + "scaled", n.inputs[2]}, n.outputs[0]));
+  if (read(1)) run(add("Identity", {prefix + "mean"}, n.outputs[1]));
+  if (read(2)) run(add("Reciprocal", {prefix + "deviation"}, n.outputs[2]));
+}
+
 const Value& RuntimeNode::input(size_t k) const {
   if (!has_input(k)) throw ConvertError(where(node) + ": input " + std::to_string(k) + " is missing");
   const auto it = pass_.values.find(node.inputs[k]);
@@ -261,6 +335,10 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
   auto& values = pass.values;
   if (n.op == "If") {
     inline_if(n, pass);
+    return;
+  }
+  if (n.op == "LayerNormalization") {
+    expand_layer_norm(n, pass);
     return;
   }
   {

@@ -52,7 +52,7 @@ struct AnalysisPass {
   std::vector<Node> nodes;
   std::vector<bool> folded;       // per node: computed at conversion time
   std::vector<bool> branch_choices;  // one per inlined If, to compare passes
-  std::vector<std::shared_ptr<onnx::NodeProto>> synthetic;  // Identity nodes made for If outputs
+  std::vector<std::shared_ptr<onnx::NodeProto>> synthetic;  // nodes made for If outputs and LayerNormalization's steps
 };
 
 class OnnxGraph {
@@ -69,6 +69,7 @@ class OnnxGraph {
  private:
   void evaluate(const Node& n, AnalysisPass& pass) const;
   void inline_if(const Node& n, AnalysisPass& pass) const;
+  void expand_layer_norm(const Node& n, AnalysisPass& pass) const;
 
   std::vector<Node> nodes_;
   std::vector<GraphInput> inputs_;

@@ -11,11 +11,14 @@ namespace edgegan::kernels {
 // (alpha) and max (beta); HardSigmoid alpha*x + beta. HardSwish, Softplus, Mish: none.
 // PRelu: LeakyRelu with a slope per channel, which only an epilogue carries (a fused
 // PRelu op); where a function takes no slope array, alpha is the channel's slope.
+// Gelu: x * (1 + erf(x / sqrt 2)) / 2; GeluTanh: its tanh approximation,
+// x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2; Silu: x * sigmoid(x). None takes a parameter.
 enum class Activation : int {
   kNone = 0, kRelu = 1, kLeakyRelu = 2, kTanh = 3, kSigmoid = 4,
-  kElu = 5, kSelu = 6, kClip = 7, kHardSigmoid = 8, kHardSwish = 9, kSoftplus = 10, kMish = 11, kPRelu = 12
+  kElu = 5, kSelu = 6, kClip = 7, kHardSigmoid = 8, kHardSwish = 9, kSoftplus = 10, kMish = 11, kPRelu = 12,
+  kGelu = 13, kGeluTanh = 14, kSilu = 15
 };
-inline constexpr int kActivationCount = 13;
+inline constexpr int kActivationCount = 16;
 
 // An activation with its two parameters, as kernels receive it by value (alpha: LeakyRelu
 // slope, Elu alpha, Clip min...; beta: Selu gamma, Clip max, HardSigmoid offset).

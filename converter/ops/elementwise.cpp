@@ -1,15 +1,18 @@
 // Elementwise from ONNX Relu, LeakyRelu, Tanh, Sigmoid, Elu, Selu, Clip (opset 11+: min
 // and max constant inputs or absent; torch's Hardtanh and ReLU6), HardSigmoid, HardSwish,
-// Softplus and Mish (torch before opset 18 exports Mish as x * tanh(softplus(x)), which
-// lower.cpp recognises and lowers here as one Mish). An activation whose gradient follows
+// Softplus, Mish and Gelu (opset 20; approximate "none" or "tanh"). torch's decomposed
+// exports (Mish before opset 18 as x * tanh(softplus(x)); GELU before opset 20 as
+// x * (1 + erf(x / sqrt 2)) / 2 or its tanh form; SiLU as x * sigmoid(x)) are recognised
+// by activation_patterns.cpp and lowered here as one Mish, Gelu, GeluTanh or Silu. An activation whose gradient follows
 // from its output fuses into the epilogue of the op that produced the input when that
 // op's kind takes an activation (OpLowering::epilogue_fusions), it has no other reader and
-// no activation yet; HardSwish and Mish never fuse (their backward
+// no activation yet; HardSwish, Mish, the GELUs and SiLU never fuse (their backward
 // reads the input). Only what cannot fuse becomes an Elementwise op.
 #include <cfloat>
 #include <cmath>
 #include <map>
 
+#include "converter/activation_patterns.h"
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
@@ -50,6 +53,15 @@ ActivationSpec spec_of(const Node& n, const std::map<std::string, Value>& values
   else if (op == "HardSwish") s.activation = schema::Activation_HardSwish;
   else if (op == "Softplus") s.activation = schema::Activation_Softplus;
   else if (op == "Mish") s.activation = schema::Activation_Mish;
+  else if (op == "Gelu") {
+    const std::string approximate = attr_string(n, "approximate", "none");
+    if (approximate == "none") s.activation = schema::Activation_Gelu;
+    else if (approximate == "tanh") s.activation = schema::Activation_GeluTanh;
+    else throw ConvertError(where(n) + ": attribute 'approximate' = '" + approximate + "' is not supported (none or tanh)");
+  }
+  // Only activation_patterns.cpp makes nodes of these two names (no ONNX op has them).
+  else if (op == kGeluTanhPattern) s.activation = schema::Activation_GeluTanh;
+  else if (op == kSiluPattern) s.activation = schema::Activation_Silu;
   if (s.activation == schema::Activation_Elu && !(s.alpha > 0.f))
     throw ConvertError(where(n) + ": attribute 'alpha' = " + std::to_string(s.alpha) + " is not supported (must be positive)");
   if (s.activation == schema::Activation_Selu && !(s.alpha > 0.f))
@@ -65,7 +77,7 @@ ActivationSpec spec_of(const Node& n, const std::map<std::string, Value>& values
 class ElementwiseLowering final : public OpLowering {
  public:
   std::vector<std::string> onnx_ops() const override {
-    return {"Relu", "LeakyRelu", "Tanh", "Sigmoid", "Elu", "Selu", "Clip", "HardSigmoid", "HardSwish", "Softplus", "Mish"};
+    return {"Relu", "LeakyRelu", "Tanh", "Sigmoid", "Elu", "Selu", "Clip", "HardSigmoid", "HardSwish", "Softplus", "Mish", "Gelu"};
   }
 
   void infer(RuntimeNode& rn) const override {
@@ -73,6 +85,7 @@ class ElementwiseLowering final : public OpLowering {
     if (n.op == "LeakyRelu" || n.op == "Elu") check_attributes(n, {"alpha"});
     else if (n.op == "Selu") check_attributes(n, {"alpha", "gamma"});
     else if (n.op == "HardSigmoid") check_attributes(n, {"alpha", "beta"});
+    else if (n.op == "Gelu") check_attributes(n, {"approximate"});
     else check_attributes(n, {});  // Clip's opset-6 'min'/'max' attributes are refused by name
     const Value& x = rn.runtime_input(0);
     if (x.is_int) throw ConvertError(where(n) + ": integer input is not supported");

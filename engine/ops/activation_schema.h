@@ -22,7 +22,10 @@ static_assert(same_activation(schema::Activation_None, kernels::Activation::kNon
                   same_activation(schema::Activation_HardSwish, kernels::Activation::kHardSwish) &&
                   same_activation(schema::Activation_Softplus, kernels::Activation::kSoftplus) &&
                   same_activation(schema::Activation_Mish, kernels::Activation::kMish) &&
-                  same_activation(schema::Activation_PRelu, kernels::Activation::kPRelu),
+                  same_activation(schema::Activation_PRelu, kernels::Activation::kPRelu) &&
+                  same_activation(schema::Activation_Gelu, kernels::Activation::kGelu) &&
+                  same_activation(schema::Activation_GeluTanh, kernels::Activation::kGeluTanh) &&
+                  same_activation(schema::Activation_Silu, kernels::Activation::kSilu),
               "schema::Activation and kernels::Activation number the activations alike");
 
 // A file's activation as every backend's kernels take it.

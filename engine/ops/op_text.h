@@ -24,6 +24,9 @@ inline const char* activation_name(schema::Activation a) {
     case schema::Activation_Softplus: return "softplus";
     case schema::Activation_Mish: return "mish";
     case schema::Activation_PRelu: return "prelu";
+    case schema::Activation_Gelu: return "gelu";
+    case schema::Activation_GeluTanh: return "gelu_tanh";
+    case schema::Activation_Silu: return "silu";
   }
   return "";
 }

@@ -139,7 +139,7 @@ void OpValidator::check_epilogue(const schema::Epilogue* ep, int64_t channels, b
   if (ep->slope()) fail("slope set without activation PRelu");
   check_activation(ep->activation(), ep->alpha(), ep->beta());
   if (!cpu::activation_invertible(to_activation(ep->activation())))
-    fail("a fused activation whose gradient needs its input (HardSwish, Mish)");
+    fail("a fused activation whose gradient needs its input (HardSwish, Mish, Gelu, GeluTanh, Silu)");
 }
 
 }  // namespace edgegan

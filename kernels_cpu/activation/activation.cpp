@@ -116,7 +116,10 @@ void activation_backward(int64_t count, const float* y, float* grad, Activation 
       for (int64_t i = 0; i < count; ++i) grad[i] *= -std::expm1(-y[i]);
       break;
     case Activation::kHardSwish:
-    case Activation::kMish:  // not functions of y: activation_backward_from_input
+    case Activation::kMish:
+    case Activation::kGelu:
+    case Activation::kGeluTanh:
+    case Activation::kSilu:  // not functions of y: activation_backward_from_input
       activation_backward_from_input(count, y, grad, a, alpha, beta);  // unreachable for validated callers
       break;
     case Activation::kNone: break;
@@ -137,6 +140,25 @@ void activation_backward_from_input(int64_t count, const float* x, float* grad, 
         const float t = std::tanh(softplus_exact(v));
         const float s = 1.f / (1.f + std::exp(-v));
         grad[i] *= t + v * (1.f - t * t) * s;
+      }
+      return;
+    case Activation::kGelu:  // Phi(x) + x * phi(x)
+      for (int64_t i = 0; i < count; ++i) {
+        const float v = x[i];
+        grad[i] *= 0.5f * (1.f + std::erf(v * 0.70710678118654752f)) + v * 0.39894228040143268f * std::exp(-0.5f * v * v);
+      }
+      return;
+    case Activation::kGeluTanh:
+      for (int64_t i = 0; i < count; ++i) {
+        const float v = x[i];
+        const float t = std::tanh(kGeluTanhScale * (v + kGeluTanhCubic * v * v * v));
+        grad[i] *= 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluTanhScale * (1.f + 3.f * kGeluTanhCubic * v * v);
+      }
+      return;
+    case Activation::kSilu:  // s + x s (1 - s)
+      for (int64_t i = 0; i < count; ++i) {
+        const float s = 1.f / (1.f + std::exp(-x[i]));
+        grad[i] *= s * (1.f + x[i] * (1.f - s));
       }
       return;
     default: break;

@@ -16,9 +16,15 @@ using kernels::Activation;
 using kernels::kActivationCount;
 
 // Whether the gradient follows from the activation's OUTPUT (activation_backward); the
-// others (HardSwish, Mish) need the input (activation_backward_from_input) and so never
-// fuse into a producer's epilogue.
-inline bool activation_invertible(Activation a) { return a != Activation::kHardSwish && a != Activation::kMish; }
+// others (HardSwish, Mish, Gelu, GeluTanh, Silu: not monotonic) need the input
+// (activation_backward_from_input) and so never fuse into a producer's epilogue.
+inline bool activation_invertible(Activation a) {
+  return a != Activation::kHardSwish && a != Activation::kMish && a != Activation::kGelu && a != Activation::kGeluTanh &&
+         a != Activation::kSilu;
+}
+
+// GeluTanh's constants: sqrt(2 / pi) and the cubic term's weight.
+inline constexpr float kGeluTanhScale = 0.7978845608028654f, kGeluTanhCubic = 0.044715f;
 
 // softplus(v) = log(1 + exp(v)), without overflow.
 inline float softplus_exact(float v) { return v > 20.f ? v : std::log1p(std::exp(v)); }
@@ -39,6 +45,9 @@ inline float activate(float v, Activation a, float alpha, float beta = 0.f) {
     case Activation::kHardSwish: return v * std::min(1.f, std::max(0.f, v / 6.f + 0.5f));
     case Activation::kSoftplus: return softplus_exact(v);
     case Activation::kMish: return v * std::tanh(softplus_exact(v));
+    case Activation::kGelu: return 0.5f * v * (1.f + std::erf(v * 0.70710678118654752f));
+    case Activation::kGeluTanh: return 0.5f * v * (1.f + std::tanh(kGeluTanhScale * (v + kGeluTanhCubic * v * v * v)));
+    case Activation::kSilu: return v / (1.f + std::exp(-v));
   }
   return v;
 }
@@ -59,7 +68,7 @@ void apply_activation(float* y, int64_t count, int64_t channels, int64_t pixel_s
 // per channel: prelu_backward_from_output in epilogue.h).
 void activation_backward(int64_t count, const float* y, float* grad, Activation activation, float alpha, float beta = 0.f);
 
-// The same from the activation's INPUT x: every activation (HardSwish and Mish need it).
+// The same from the activation's INPUT x: every activation (the non-invertible ones need it).
 void activation_backward_from_input(int64_t count, const float* x, float* grad, Activation activation, float alpha, float beta = 0.f);
 
 }  // namespace edgegan::cpu

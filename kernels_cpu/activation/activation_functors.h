@@ -59,6 +59,10 @@ void with_activation(Activation activation, float alpha, Body body, float beta =
     case Activation::kSoftplus: return body(softplus_fn);
     case Activation::kMish: return body([](float v) { return v * tanh_rational(softplus_fn(v)); });
     case Activation::kPRelu: return body([alpha](float v) { return v > 0.f ? v : v * alpha; });  // one slope (see Activation)
+    case Activation::kGelu: return body([](float v) { return 0.5f * v * (1.f + std::erf(v * 0.70710678118654752f)); });
+    case Activation::kGeluTanh:
+      return body([](float v) { return 0.5f * v * (1.f + tanh_rational(kGeluTanhScale * (v + kGeluTanhCubic * v * v * v))); });
+    case Activation::kSilu: return body([](float v) { return v / (1.f + std::exp(-v)); });
   }
 }
 

@@ -8,7 +8,7 @@ namespace edgegan::cuda {
 
 // A new activation in the enum (kernels_common/activation.h) fails here until activate()
 // has its case: never the identity by default. Update the count with the case.
-static_assert(kActivationCount == 13, "activate() below has a case for each of 13 activations: add the new one's");
+static_assert(kActivationCount == 16, "activate() below has a case for each of 16 activations: add the new one's");
 
 // log(1 + exp(v)) without overflow, as the CPU's softplus_exact.
 __device__ __forceinline__ float softplus_exact(float v) { return v > 20.f ? v : log1pf(expf(v)); }
@@ -29,6 +29,9 @@ __device__ __forceinline__ float activate(float v, const ActivationParams& a) {
     case Activation::kHardSwish: return v * fminf(1.f, fmaxf(0.f, v / 6.f + 0.5f));
     case Activation::kSoftplus: return softplus_exact(v);
     case Activation::kMish: return v * tanhf(softplus_exact(v));
+    case Activation::kGelu: return 0.5f * v * (1.f + erff(v * 0.70710678118654752f));
+    case Activation::kGeluTanh: return 0.5f * v * (1.f + tanhf(0.7978845608028654f * (v + 0.044715f * v * v * v)));
+    case Activation::kSilu: return v / (1.f + expf(-v));
     default: return v;  // Activation::kNone
   }
 }

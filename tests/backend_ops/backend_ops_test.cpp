@@ -137,6 +137,63 @@ std::string activation_case(Rng& r, int v) {
   return b.bytes();
 }
 
+// GELU (erf and tanh forms) and SiLU as torch exports them, and ONNX's Gelu: each one
+// Elementwise op of the activation (converter/activation_patterns.cpp).
+std::string gelu_silu_case(Rng& r, int v) {
+  OnnxBuilder b(v % 4 == 3 ? 20 : 17);
+  b.input("x", {-1, r.pick(1, 6), r.pick(1, 9), r.pick(1, 9)}).output("y");
+  b.floats("one", {}, {1.f}).floats("half", {}, {0.5f});
+  switch (v % 4) {
+    case 0:
+      b.floats("sqrt2", {}, {1.4142135f});
+      b.node("Div", "div", {"x", "sqrt2"}, {"d"});
+      b.node("Erf", "erf", {"d"}, {"e"});
+      b.node("Add", "add", {"e", "one"}, {"a"});
+      b.node("Mul", "mul", {"x", "a"}, {"m"});
+      b.node("Mul", "mul_half", {"m", "half"}, {"y"});
+      break;
+    case 1:
+      b.floats("cubic", {}, {0.044715f}).floats("c", {}, {0.7978846f});
+      b.node("Mul", "x2", {"x", "x"}, {"x2"});
+      b.node("Mul", "x3", {"x", "x2"}, {"x3"});
+      b.node("Mul", "cx3", {"cubic", "x3"}, {"cx3"});
+      b.node("Add", "inner", {"x", "cx3"}, {"u"});
+      b.node("Mul", "scaled", {"c", "u"}, {"q"});
+      b.node("Tanh", "tanh", {"q"}, {"t"});
+      b.node("Add", "add", {"one", "t"}, {"a"});
+      b.node("Mul", "mul", {"x", "a"}, {"m"});
+      b.node("Mul", "mul_half", {"half", "m"}, {"y"});
+      break;
+    case 2:
+      b.node("Sigmoid", "sig", {"x"}, {"s"});
+      b.node("Mul", "mul", {"x", "s"}, {"y"});
+      break;
+    default: OnnxBuilder::attr(b.node("Gelu", "gelu", {"x"}, {"y"}), "approximate", std::string("tanh"));
+  }
+  return b.bytes();
+}
+
+// LayerNormalization (opset 17) over tokens [N, L, C] or a map's trailing axes: the
+// run-time math it expands to (onnx_graph.cpp), Reduce first.
+std::string layer_norm_case(Rng& r, int v) {
+  OnnxBuilder b(17);
+  std::vector<int64_t> dims = v % 3 == 0 ? std::vector<int64_t>{-1, r.pick(1, 20), r.pick(2, 24)}
+                                         : std::vector<int64_t>{-1, r.pick(1, 6), r.pick(1, 7), r.pick(2, 7)};
+  const int64_t axis = v % 3 == 1 ? 1 : -1;
+  const size_t first = axis < 0 ? dims.size() - 1 : 1;
+  const std::vector<int64_t> norm(dims.begin() + static_cast<std::ptrdiff_t>(first), dims.end());
+  int64_t count = 1;
+  for (int64_t d : norm) count *= d;
+  b.input("x", dims).output("y").floats("scale", norm, r.values(static_cast<size_t>(count), 1.f));
+  std::vector<std::string> inputs{"x", "scale"};
+  if (v % 2 == 0) {
+    b.floats("bias", norm, r.values(static_cast<size_t>(count), 0.5f));
+    inputs.push_back("bias");
+  }
+  OnnxBuilder::attr(b.node("LayerNormalization", "ln", inputs, {"y"}), "axis", axis);
+  return b.bytes();
+}
+
 std::string binary_case(Rng& r, int v) {
   const char* ops[] = {"Add", "Sub", "Mul", "Div"};
   const int c = r.pick(1, 6), h = r.pick(1, 8), w = r.pick(1, 8);
@@ -414,6 +471,8 @@ const Family kFamilies[] = {
     {"softmax", softmax_case, 5, "Softmax"},
     {"matmul", matmul_case, 4, "MatMul"},
     {"transpose", transpose_case, 5, "Transpose"},
+    {"gelu_silu", gelu_silu_case, 4, "Elementwise"},
+    {"layer_norm", layer_norm_case, 4, "Reduce"},
 };
 
 std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {

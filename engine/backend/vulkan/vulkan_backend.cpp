@@ -237,7 +237,7 @@ class VulkanBackend final : public ComputeBackend {
   int device_;
 };
 
-static_assert(kernels::kActivationCount == 13, "kernels_vulkan/common/activation.glsl numbers 13 activations: add the new one there");
+static_assert(kernels::kActivationCount == 16, "kernels_vulkan/common/activation.glsl numbers 16 activations: add the new one there");
 
 }  // namespace
 

@@ -86,7 +86,8 @@ struct Param {
 constexpr Param kNewActivations[] = {
     {Activation::kElu, 0.7f, 0.f},         {Activation::kSelu, 1.6732632f, 1.050701f}, {Activation::kClip, -0.5f, 1.2f},
     {Activation::kHardSigmoid, 0.2f, 0.5f}, {Activation::kHardSwish, 0.f, 0.f},        {Activation::kSoftplus, 0.f, 0.f},
-    {Activation::kMish, 0.f, 0.f},
+    {Activation::kMish, 0.f, 0.f},         {Activation::kGelu, 0.f, 0.f},              {Activation::kGeluTanh, 0.f, 0.f},
+    {Activation::kSilu, 0.f, 0.f},
 };
 
 TEST(Activation, NewActivationsMatchTheirDefinitions) {
@@ -102,6 +103,13 @@ TEST(Activation, NewActivationsMatchTheirDefinitions) {
   EXPECT_TRUE(activation_invertible(Activation::kClip));
   EXPECT_FALSE(activation_invertible(Activation::kHardSwish));
   EXPECT_FALSE(activation_invertible(Activation::kMish));
+  // GELU(1) = Phi(1) = 0.8413447460685429; its tanh form 0.8411919906082768; SiLU(1) = 1 / (1 + e^-1).
+  EXPECT_NEAR(activate(1.f, Activation::kGelu, 0.f), 0.8413447460685429f, 1e-7f);
+  EXPECT_NEAR(activate(-2.f, Activation::kGelu, 0.f), -2.f * 0.022750131948179195f, 1e-7f);
+  EXPECT_NEAR(activate(1.f, Activation::kGeluTanh, 0.f), 0.8411919906082768f, 1e-7f);
+  EXPECT_NEAR(activate(1.f, Activation::kSilu, 0.f), 0.7310585786300049f, 1e-7f);
+  EXPECT_EQ(activate(-200.f, Activation::kSilu, 0.f), 0.f);
+  for (Activation a : {Activation::kGelu, Activation::kGeluTanh, Activation::kSilu}) EXPECT_FALSE(activation_invertible(a));
 }
 
 TEST(Activation, NewActivationsVectorisedMatchDefinitions) {
