@@ -160,10 +160,10 @@ TEST(ConverterLayerNorm, RefusalsNameTheNode) {
             std::string::npos);
   EXPECT_NE(convert_error(graph([](OnnxBuilder&, onnx::NodeProto& n) { OnnxBuilder::attr(n, "stash_type", int64_t{0}); })).find("'stash_type'"),
             std::string::npos);
-  const std::string constant = convert_error(graph([](OnnxBuilder& b, onnx::NodeProto& n) {
-    b.floats("c", {1, 4, 6}, std::vector<float>(24, 1.f));
-    n.set_input(0, "c");
-  }));
+  OnnxBuilder c(17);
+  c.input("x", {-1, 4, 6}).output("y").floats("scale", {6}, std::vector<float>(6, 1.f)).floats("c", {1, 4, 6}, std::vector<float>(24, 1.f));
+  c.node("LayerNormalization", "ln", {"c", "scale"}, {"y"});
+  const std::string constant = convert_error(c.bytes());
   EXPECT_NE(constant.find("'ln'"), std::string::npos) << constant;
   EXPECT_NE(constant.find("constant"), std::string::npos) << constant;
 }
