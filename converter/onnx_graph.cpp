@@ -277,9 +277,16 @@ void OnnxGraph::expand_layer_norm(const Node& n, AnalysisPass& pass) const {
   e->set_type(onnx::AttributeProto::FLOAT);
   e->set_f(attr_float(n, "epsilon", 1e-5f));
   run(eps);
+  // The square as torch's decomposed form writes it (Pow 2), so both forms lower alike.
+  onnx::NodeProto& two = add("Constant", {}, prefix + "two");
+  auto* t = two.add_attribute();
+  t->set_name("value_float");
+  t->set_type(onnx::AttributeProto::FLOAT);
+  t->set_f(2.f);
+  run(two);
   run(*axes_attr(add("ReduceMean", {n.inputs[0]}, prefix + "mean")));
   run(add("Sub", {n.inputs[0], prefix + "mean"}, prefix + "centred"));
-  run(add("Mul", {prefix + "centred", prefix + "centred"}, prefix + "squared"));
+  run(add("Pow", {prefix + "centred", prefix + "two"}, prefix + "squared"));
   run(*axes_attr(add("ReduceMean", {prefix + "squared"}, prefix + "variance")));
   run(add("Add", {prefix + "variance", prefix + "epsilon"}, prefix + "variance_eps"));
   run(add("Sqrt", {prefix + "variance_eps"}, prefix + "deviation"));
