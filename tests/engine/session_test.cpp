@@ -245,7 +245,9 @@ TEST(Session, WinogradConvolutionsAgreeWithTheDirectPath) {
     std::vector<OpTiming> timings;
     const std::vector<float> batch = s4.run_profiled({tensor(4, x)}, timings)[0].f32;
     EXPECT_EQ(winograd_count(timings), 2);
-    if (trainer_batch) EXPECT_LE(edgegan::testing::max_abs_diff(*trainer_batch, batch), 1e-6f) << "the trainer's forward";
+    if (trainer_batch) {
+      EXPECT_LE(edgegan::testing::max_abs_diff(*trainer_batch, batch), 1e-6f) << "the trainer's forward";
+    }
     for (int64_t image = 0; image < 4; ++image) {
       const std::vector<float> one = s1.run_profiled({tensor(1, std::vector<float>(x.begin() + image * per, x.begin() + (image + 1) * per))}, timings)[0].f32;
       EXPECT_EQ(winograd_count(timings), 0);
