@@ -104,7 +104,9 @@ TEST(ConvFilterRepack, PaddedFilterThroughTheReferenceGivesTheUnpaddedOutputExac
     for (int64_t k = 0; k < cout_p; ++k)
       for (int64_t t = 0; t < c.k * c.k; ++t)
         for (int64_t i = 0; i < cin_p; ++i) {
-          if (k >= c.cout || i >= c.cin) ASSERT_EQ(krsc[static_cast<size_t>((k * c.k * c.k + t) * cin_p + i)], 0.f) << "padding not zero";
+          if (k >= c.cout || i >= c.cin) {
+            ASSERT_EQ(krsc[static_cast<size_t>((k * c.k * c.k + t) * cin_p + i)], 0.f) << "padding not zero";
+          }
         }
 
     // fp16: the halves are the weights rounded to nearest; against the unpadded
