@@ -4,6 +4,8 @@
 #include <chrono>
 #include <cstring>
 
+#include "kernels_common/half.h"
+
 namespace edgegan {
 
 Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, SessionPlan plan, MemoryTracker& tracker, int threads)
@@ -14,6 +16,12 @@ Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, Sess
   for (int t : m_.input_tensors) largest_copy = std::max(largest_copy, tensor_bytes(t));
   for (int t : m_.output_tensors) largest_copy = std::max(largest_copy, tensor_bytes(t));
   stream_->reserve_staging(largest_copy);
+  if (plan_.precision == Precision::kFp16) {
+    uint64_t largest_floats = 0;
+    for (int t : m_.input_tensors) largest_floats = std::max(largest_floats, stored_as_halves(t) ? elements(t) : 0);
+    for (int t : m_.output_tensors) largest_floats = std::max(largest_floats, stored_as_halves(t) ? elements(t) : 0);
+    halves_.resize(largest_floats);
+  }
   values_.resize(plan_.tensor_buffer.size());
   for (size_t t = 0; t < values_.size(); ++t) values_[t] = address(plan_.tensor_buffer[t]);
   gradients_.assign(values_.size(), nullptr);
@@ -22,16 +30,22 @@ Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, Sess
   for (size_t i = 0; i < plan_.kernels.size(); ++i) want_input_[i].assign(plan_.op_inputs[i].size(), 1);
 }
 
-uint64_t Executor::tensor_bytes(int t) const {
-  const TensorDesc& d = m_.tensors[static_cast<size_t>(t)];
-  return static_cast<uint64_t>(batch_) * static_cast<uint64_t>(d.per_sample) * d.element_size();
-}
+uint64_t Executor::tensor_bytes(int t) const { return edgegan::tensor_bytes(m_.tensors[static_cast<size_t>(t)], batch_, plan_.precision); }
+
+uint64_t Executor::elements(int t) const { return static_cast<uint64_t>(batch_) * static_cast<uint64_t>(m_.tensors[static_cast<size_t>(t)].per_sample); }
+
+bool Executor::stored_as_halves(int t) const { return plan_.precision == Precision::kFp16 && m_.tensors[static_cast<size_t>(t)].dtype == DType::kFloat32; }
 
 void Executor::write_inputs(const std::vector<const Tensor*>& bound) {
   for (size_t i = 0; i < m_.inputs.size(); ++i) {
     const Tensor& given = *bound[i];
     const int t = m_.input_tensors[i];
     const void* src = given.dtype == DType::kInt64 ? static_cast<const void*>(given.i64.data()) : static_cast<const void*>(given.f32.data());
+    if (stored_as_halves(t)) {
+      const uint64_t n = elements(t);
+      for (uint64_t k = 0; k < n; ++k) halves_[k] = kernels::float_to_half(given.f32[k]);
+      src = halves_.data();
+    }
     stream_->copy_to_device(values_[static_cast<size_t>(t)], src, tensor_bytes(t));
   }
 }
@@ -69,11 +83,14 @@ void Executor::forward(std::vector<OpTiming>* timings) {
   for (const auto& k : plan_.kernels) k->check_run();
 }
 
-uint64_t Executor::output_floats(size_t i) const { return tensor_bytes(m_.output_tensors[i]) / 4; }
+uint64_t Executor::output_floats(size_t i) const { return elements(m_.output_tensors[i]); }
 
 void Executor::read_output(size_t i, float* host) const {
   const int t = m_.output_tensors[i];
-  stream_->copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
+  if (!stored_as_halves(t)) return stream_->copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
+  stream_->copy_to_host(halves_.data(), values_[static_cast<size_t>(t)], tensor_bytes(t));
+  const uint64_t n = elements(t);
+  for (uint64_t k = 0; k < n; ++k) host[k] = kernels::half_to_float(halves_[k]);
 }
 
 void Executor::write_output_gradient(size_t i, const float* host, bool add) {

@@ -23,11 +23,13 @@ class Executor {
   SessionPlan& plan() { return plan_; }
   int64_t batch() const { return batch_; }
 
-  // Copies the callers' tensors (bind_inputs order) into the graph inputs.
+  // Copies the callers' tensors (bind_inputs order) into the graph inputs (rounded to
+  // halves in an fp16 plan).
   void write_inputs(const std::vector<const Tensor*>& bound);
   // Runs every op; with `timings`, one entry per op (the clock is read between ops only).
   void forward(std::vector<OpTiming>* timings = nullptr);
-  // Graph output i, batch x per-sample floats, copied to `host`.
+  // Graph output i, batch x per-sample floats, copied to `host` (widened from halves in
+  // an fp16 plan).
   void read_output(size_t i, float* host) const;
   uint64_t output_floats(size_t i) const;
 
@@ -44,7 +46,9 @@ class Executor {
 
  private:
   uint8_t* address(int buffer) const { return buffer < 0 ? nullptr : arena_->data() + plan_.buffers[static_cast<size_t>(buffer)].offset; }
-  uint64_t tensor_bytes(int tensor) const;
+  uint64_t tensor_bytes(int tensor) const;  // in the arena
+  uint64_t elements(int tensor) const;
+  bool stored_as_halves(int tensor) const;
 
   const Model::Impl& m_;
   const ComputeBackend& backend_;
@@ -54,6 +58,9 @@ class Executor {
   int threads_;
   std::unique_ptr<DeviceBuffer> arena_;
   std::vector<uint8_t*> values_, gradients_;
+  // An fp16 plan's host halves of the largest float input or output, so that the
+  // conversions allocate nothing per run.
+  mutable std::vector<uint16_t> halves_;
   // Per-op flags of a backward pass, kept so that passes allocate nothing.
   std::vector<std::vector<char>> want_input_;
   const std::vector<float*> no_parameters_;

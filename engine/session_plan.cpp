@@ -52,6 +52,7 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
                                MemoryTracker* tracker) {
   SessionPlan plan;
   plan.batch = options.batch;
+  plan.precision = options.precision;
   const auto& ops = *m.root->ops();
   const int n_ops = static_cast<int>(ops.size());
   const size_t n_tensors = m.tensors.size();

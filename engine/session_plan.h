@@ -28,6 +28,7 @@ struct PlanOptions {
 
 struct SessionPlan {
   int64_t batch = 1;
+  Precision precision = Precision::kFp32;  // fp16: the arena's float tensors are halves
   std::vector<std::unique_ptr<OpKernel>> kernels;
   std::vector<std::vector<int>> op_inputs;  // per op, the tensors it reads (OpDef::inputs)
   std::vector<int> op_output;               // per op, the tensor it writes

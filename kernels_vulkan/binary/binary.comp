@@ -16,13 +16,13 @@ void main() {
       ia += k * param(5 + 3 * d);
       ib += k * param(6 + 3 * d);
     }
-    const float a = a_const >= 0 ? u.v[a_const + ia] : pc.t0.v[ia];
-    const float b = b_const >= 0 ? u.v[b_const + ib] : pc.t1.v[ib];
+    const float a = a_const >= 0 ? ld(u, a_const + ia) : ld(pc.t0, ia);
+    const float b = b_const >= 0 ? ld(u, b_const + ib) : ld(pc.t1, ib);
     float y;
     if (op == 0) y = a + b;
     else if (op == 1) y = a - b;
     else if (op == 2) y = a * b;
     else y = a / b;
-    pc.t2.v[i] = y;
+    st(pc.t2, i, y);
   }
 }

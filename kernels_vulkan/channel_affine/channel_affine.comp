@@ -10,6 +10,6 @@ void main() {
   Floats u = upload_floats();
   FOR_EACH_ELEMENT(i) {
     const int c = int(i) % channels;
-    pc.t1.v[i] = activate(pc.t0.v[i] * u.v[scale + c] + u.v[shift + c], act, alpha, beta);
+    st(pc.t1, i, activate(ld(pc.t0, i) * ld(u, scale + c) + ld(u, shift + c), act, alpha, beta));
   }
 }

@@ -7,6 +7,6 @@ void main() {
   const int row = param(0), chunk = param(1 + 2 * int(pc.first)), column = param(2 + 2 * int(pc.first));
   FOR_EACH_ELEMENT(i) {
     const int r = int(i) / chunk, c = int(i) - r * chunk;
-    pc.t1.v[r * row + column + c] = pc.t0.v[i];
+    st(pc.t1, r * row + column + c, ld(pc.t0, i));
   }
 }

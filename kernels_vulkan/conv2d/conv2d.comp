@@ -34,12 +34,12 @@ void main() {
         const int sy = map_rows >= 0 ? param(map_rows + iy) : iy, sx = map_rows >= 0 ? param(map_cols + ix) : ix;
         const int xbase = ((n * SRC_H + sy) * SRC_W + sx) * Cin + g * cig;
         const int wbase = weights + (ky * KW + kx) * cig * Cout + co;
-        for (int c = 0; c < cig; ++c) acc += pc.t0.v[xbase + c] * u.v[wbase + c * Cout];
+        for (int c = 0; c < cig; ++c) acc += ld(pc.t0, xbase + c) * ld(u, wbase + c * Cout);
       }
     }
-    if (bias >= 0) acc += u.v[bias + co];
-    acc = activate(acc, act, slope >= 0 ? u.v[slope + co] : alpha, beta);
-    if (residual != 0) acc += pc.t2.v[i];
-    pc.t1.v[i] = acc;
+    if (bias >= 0) acc += ld(u, bias + co);
+    acc = activate(acc, act, slope >= 0 ? ld(u, slope + co) : alpha, beta);
+    if (residual != 0) acc += ld(pc.t2, i);
+    st(pc.t1, i, acc);
   }
 }

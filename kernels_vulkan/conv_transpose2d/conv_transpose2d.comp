@@ -40,11 +40,11 @@ void main() {
           if (ix < 0 || ix >= W) continue;
           const int xbase = ((n * H + iy) * W + ix) * Cin + g * cig;
           const int wbase = base + ((g * nth + th) * ntw + tw) * cig * cog + col;
-          for (int c = 0; c < cig; ++c) acc += pc.t0.v[xbase + c] * u.v[wbase + c * cog];
+          for (int c = 0; c < cig; ++c) acc += ld(pc.t0, xbase + c) * ld(u, wbase + c * cog);
         }
       }
     }
-    if (bias >= 0) acc += u.v[bias + co];
-    pc.t1.v[i] = activate(acc, act, slope >= 0 ? u.v[slope + co] : alpha, beta);
+    if (bias >= 0) acc += ld(u, bias + co);
+    st(pc.t1, i, activate(acc, act, slope >= 0 ? ld(u, slope + co) : alpha, beta));
   }
 }

@@ -18,7 +18,7 @@ void main() {
     const int sub = (y % b) * b + x % b;
     const int dc = crd != 0 ? c * b * b + sub : sub * C + c;
     const int d = ((n * H + y / b) * W + x / b) * (C * b * b) + dc;
-    if (to_space != 0) pc.t1.v[i] = pc.t0.v[d];
-    else pc.t1.v[d] = pc.t0.v[i];
+    if (to_space != 0) st(pc.t1, i, ld(pc.t0, d));
+    else st(pc.t1, d, ld(pc.t0, i));
   }
 }

@@ -6,5 +6,5 @@
 void main() {
   const int act = param(0);
   const float alpha = param_f(1), beta = param_f(2);
-  FOR_EACH_ELEMENT(i) pc.t1.v[i] = activate(pc.t0.v[i], act, alpha, beta);
+  FOR_EACH_ELEMENT(i) st(pc.t1, i, activate(ld(pc.t0, i), act, alpha, beta));
 }

@@ -23,9 +23,9 @@ void main() {
     const uint high = Uints(pc.t0).v[2 * position + 1];
     if (high != 0u || low >= uint(rows)) {
       atomicMin(pc.params.v[error_word], position);
-      pc.t1.v[i] = 0.0;
+      st(pc.t1, i, 0.0);
     } else {
-      pc.t1.v[i] = u.v[table + int(low) * dim + d];
+      st(pc.t1, i, ld(u, table + int(low) * dim + d));
     }
   }
 }

@@ -18,7 +18,7 @@ void main() {
     int pb = b0 * stride_of(1, 0) + b1 * stride_of(1, 1) + n * stride_of(1, 3);
     const int ca = stride_of(0, 3), rb = stride_of(1, 2);
     float sum = 0.0;
-    for (int k = 0; k < K; ++k, pa += ca, pb += rb) sum += pc.t0.v[pa] * pc.t1.v[pb];
-    pc.t2.v[b0 * stride_of(2, 0) + b1 * stride_of(2, 1) + m * stride_of(2, 2) + n * stride_of(2, 3)] = sum;
+    for (int k = 0; k < K; ++k, pa += ca, pb += rb) sum += ld(pc.t0, pa) * ld(pc.t1, pb);
+    st(pc.t2, b0 * stride_of(2, 0) + b1 * stride_of(2, 1) + m * stride_of(2, 2) + n * stride_of(2, 3), sum);
   }
 }

@@ -13,6 +13,6 @@ void main() {
     const int oy = rest % OH;
     const int n = rest / OH;
     const int iy = param(rows + oy), ix = param(cols + ox);
-    pc.t1.v[i] = iy < 0 || ix < 0 ? value : pc.t0.v[((n * H + iy) * W + ix) * C + c];
+    st(pc.t1, i, iy < 0 || ix < 0 ? value : ld(pc.t0, ((n * H + iy) * W + ix) * C + c));
   }
 }

@@ -40,16 +40,16 @@ void main() {
       float m = th.x == th.y || tw.x == tw.y ? 0.0 : uintBitsToFloat(0xff800000u);  // -infinity
       for (int kh = th.x; kh < th.y; ++kh)
         for (int kw = tw.x; kw < tw.y; ++kw) {
-          const float v = pc.t0.v[base + ((y0 + kh * DH) * W + x0 + kw * DW) * C];
+          const float v = ld(pc.t0, base + ((y0 + kh * DH) * W + x0 + kw * DW) * C);
           m = v > m || isnan(v) ? v : m;
         }
-      pc.t1.v[i] = m;
+      st(pc.t1, i, m);
     } else {
       float sum = 0.0;
       for (int kh = th.x; kh < th.y; ++kh)
-        for (int kw = tw.x; kw < tw.y; ++kw) sum += pc.t0.v[base + ((y0 + kh * DH) * W + x0 + kw * DW) * C];
+        for (int kw = tw.x; kw < tw.y; ++kw) sum += ld(pc.t0, base + ((y0 + kh * DH) * W + x0 + kw * DW) * C);
       const int divisor = axis_count(3, oy, th, include_pad != 0) * axis_count(10, ox, tw, include_pad != 0);
-      pc.t1.v[i] = divisor > 0 ? sum * (1.0 / float(divisor)) : 0.0;
+      st(pc.t1, i, divisor > 0 ? sum * (1.0 / float(divisor)) : 0.0);
     }
   }
 }

@@ -6,7 +6,7 @@ void main() {
   const int channels = param(0), slope = param(1);
   Floats u = upload_floats();
   FOR_EACH_ELEMENT(i) {
-    const float x = pc.t0.v[i];
-    pc.t1.v[i] = x > 0.0 ? x : x * u.v[slope + int(i) % channels];
+    const float x = ld(pc.t0, i);
+    st(pc.t1, i, x > 0.0 ? x : x * ld(u, slope + int(i) % channels));
   }
 }

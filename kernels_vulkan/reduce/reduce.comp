@@ -30,11 +30,11 @@ void main() {
         }
         stride *= size;
       }
-      const float v = pc.t0.v[offset];
+      const float v = ld(pc.t0, offset);
       if (op == 2) acc = v > acc || isnan(v) ? v : acc;
       else if (op == 3) acc += v * v;
       else acc += v;
     }
-    pc.t1.v[o] = op == 1 ? acc / float(count) : op == 3 ? sqrt(acc) : acc;
+    st(pc.t1, o, op == 1 ? acc / float(count) : op == 3 ? sqrt(acc) : acc);
   }
 }

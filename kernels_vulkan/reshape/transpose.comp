@@ -9,6 +9,6 @@ void main() {
     const int c = rest % cols; rest /= cols;
     const int r = rest % rows;
     const int b = rest / rows;
-    pc.t1.v[(b * cols + c) * rows + r] = pc.t0.v[i];
+    st(pc.t1, (b * cols + c) * rows + r, ld(pc.t0, i));
   }
 }

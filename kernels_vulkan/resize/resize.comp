@@ -19,9 +19,9 @@ void main() {
       const int iy = param(h_index + oy * taps + a);
       float row = 0.0;
       for (int b = 0; b < taps; ++b)
-        row += u.v[w_weight + ox * taps + b] * pc.t0.v[((n * H + iy) * W + param(w_index + ox * taps + b)) * C + c];
-      acc += u.v[h_weight + oy * taps + a] * row;
+        row += ld(u, w_weight + ox * taps + b) * ld(pc.t0, ((n * H + iy) * W + param(w_index + ox * taps + b)) * C + c);
+      acc += ld(u, h_weight + oy * taps + a) * row;
     }
-    pc.t1.v[i] = acc;
+    st(pc.t1, i, acc);
   }
 }

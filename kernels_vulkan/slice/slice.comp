@@ -10,6 +10,6 @@ void main() {
     const int k = rest % inner; rest /= inner;
     const int j = rest % count;
     const int o = rest / count;
-    pc.t1.v[i] = pc.t0.v[(o * length + start + j * step) * inner + k];
+    st(pc.t1, i, ld(pc.t0, (o * length + start + j * step) * inner + k));
   }
 }

@@ -29,10 +29,10 @@ void main() {
         if (ix < 0 || ix >= W) continue;
         const int xbase = ((n * H + iy) * W + ix) * Cin;
         const int wbase = weights + ((co * KH + ky) * KW + kx) * window;
-        for (int j = 0; j < window; ++j) acc += pc.t0.v[xbase + (start + j) % Cin] * u.v[wbase + j];
+        for (int j = 0; j < window; ++j) acc += ld(pc.t0, xbase + (start + j) % Cin) * ld(u, wbase + j);
       }
     }
-    if (bias >= 0) acc += u.v[bias + co];
-    pc.t1.v[i] = activate(acc, act, slope >= 0 ? u.v[slope + co] : alpha, beta);
+    if (bias >= 0) acc += ld(u, bias + co);
+    st(pc.t1, i, activate(acc, act, slope >= 0 ? ld(u, slope + co) : alpha, beta));
   }
 }

@@ -8,15 +8,15 @@ void main() {
   const int axis = param(0), inner = param(1);
   FOR_EACH_ELEMENT(line) {
     const int base = (int(line) / inner) * axis * inner + int(line) % inner;
-    float m = pc.t0.v[base];
-    for (int a = 1; a < axis; ++a) m = max(m, pc.t0.v[base + a * inner]);
+    float m = ld(pc.t0, base);
+    for (int a = 1; a < axis; ++a) m = max(m, ld(pc.t0, base + a * inner));
     float sum = 0.0;
     for (int a = 0; a < axis; ++a) {
-      const float y = exp(pc.t0.v[base + a * inner] - m);
-      pc.t1.v[base + a * inner] = y;
+      const float y = exp(ld(pc.t0, base + a * inner) - m);
+      st(pc.t1, base + a * inner, y);
       sum += y;
     }
     const float r = 1.0 / sum;
-    for (int a = 0; a < axis; ++a) pc.t1.v[base + a * inner] *= r;
+    for (int a = 0; a < axis; ++a) st(pc.t1, base + a * inner, ld(pc.t1, base + a * inner) * r);
   }
 }

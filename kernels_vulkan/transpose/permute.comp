@@ -13,6 +13,6 @@ void main() {
       offset += (rest % size) * param(2 + 2 * k);
       rest /= size;
     }
-    pc.t1.v[i] = pc.t0.v[offset];
+    st(pc.t1, i, ld(pc.t0, offset));
   }
 }

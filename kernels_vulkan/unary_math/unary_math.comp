@@ -41,5 +41,5 @@ float unary_math(int op, float e, float x) {
 void main() {
   const int op = param(0);
   const float e = param_f(1);
-  FOR_EACH_ELEMENT(i) pc.t1.v[i] = unary_math(op, e, pc.t0.v[i]);
+  FOR_EACH_ELEMENT(i) st(pc.t1, i, unary_math(op, e, ld(pc.t0, i)));
 }

@@ -3,7 +3,8 @@
 // whose shapes, attributes and weights
 // are drawn from a fixed seed, converted in memory and run on the CPU (the reference)
 // and on every other backend that runs here; outputs agree within
-// 1e-4 x max(1, max|y|). A backend that lists an op kind among those it has no kernel
+// 1e-4 x max(1, max|y|), and in an fp16 session (half storage of activations and
+// weights, float arithmetic) within 2e-2 x max(1, max|y|). A backend that lists an op kind among those it has no kernel
 // for yet must refuse a case holding it, naming it (so the list only shrinks); any
 // other refusal fails.
 #include <gtest/gtest.h>
@@ -489,12 +490,18 @@ std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {
   return inputs;
 }
 
-class BackendOps : public ::testing::TestWithParam<std::tuple<Backend, int>> {
+// The tolerance of a precision against the CPU's fp32, relative to max(1, max|y|): fp16
+// rounds every stored activation and weight to 11 significant bits (2^-11 relative),
+// and a layer's error grows with the values summed into it.
+float tolerance(Precision p) { return p == Precision::kFp16 ? 2e-2f : 1e-4f; }
+
+class BackendOps : public ::testing::TestWithParam<std::tuple<Backend, Precision, int>> {
  protected:
   void SetUp() override {
     ASSERT_TRUE(testing::kVulkanTestEnvironment);  // set before main() (see the header)
     std::string why;
     if (!backend_available(backend(), &why)) GTEST_SKIP() << why;
+    if (!backend_runs_precision(backend(), precision(), &why)) GTEST_SKIP() << why;
   }
   void TearDown() override {
     if (backend() == Backend::kVulkan) {
@@ -502,14 +509,16 @@ class BackendOps : public ::testing::TestWithParam<std::tuple<Backend, int>> {
     }
   }
   Backend backend() const { return std::get<0>(GetParam()); }
-  const Family& family() const { return kFamilies[std::get<1>(GetParam())]; }
+  Precision precision() const { return std::get<1>(GetParam()); }
+  int family_index() const { return std::get<2>(GetParam()); }
+  const Family& family() const { return kFamilies[family_index()]; }
 };
 
 TEST_P(BackendOps, AgreesWithTheCpu) {
   const Family& f = family();
   int compared = 0, refused = 0;
   for (int v = 0; v < f.variants; ++v) {
-    Rng r{std::mt19937(static_cast<unsigned>(1000 * std::get<1>(GetParam()) + v))};
+    Rng r{std::mt19937(static_cast<unsigned>(1000 * family_index() + v))};
     const std::string onnx = f.make(r, v);
     const std::vector<uint8_t> egan = converter::convert_onnx(onnx, std::string(f.name) + ".onnx").egan;
     const auto model = Model::from_bytes(egan);
@@ -525,6 +534,7 @@ TEST_P(BackendOps, AgreesWithTheCpu) {
     for (int batch : {1, 2}) {
       SessionOptions o;
       o.backend = backend();
+      o.precision = precision();
       o.batch = batch;
       o.threads = 2;
       if (unwritten) {
@@ -540,6 +550,7 @@ TEST_P(BackendOps, AgreesWithTheCpu) {
       const auto inputs = random_inputs(*model, batch, r);
       SessionOptions cpu = o;
       cpu.backend = Backend::kCpu;
+      cpu.precision = Precision::kFp32;
       const auto want = Session(model, cpu).run(inputs);
       const auto got = Session(model, o).run(inputs);
       ASSERT_EQ(got.size(), want.size());
@@ -547,7 +558,7 @@ TEST_P(BackendOps, AgreesWithTheCpu) {
         ASSERT_EQ(got[i].shape, want[i].shape);
         float scale = 1.f;
         for (float y : want[i].f32) scale = std::max(scale, std::fabs(y));
-        EXPECT_LE(edgegan::testing::max_abs_diff(got[i].f32, want[i].f32), 1e-4f * scale) << got[i].name << ", batch " << batch;
+        EXPECT_LE(edgegan::testing::max_abs_diff(got[i].f32, want[i].f32), tolerance(precision()) * scale) << got[i].name << ", batch " << batch;
       }
       ++compared;
     }
@@ -556,12 +567,21 @@ TEST_P(BackendOps, AgreesWithTheCpu) {
   EXPECT_EQ(compared + refused * 2, 2 * f.variants);
 }
 
+std::string case_name(const ::testing::TestParamInfo<std::tuple<Backend, Precision, int>>& info) {
+  const Precision p = std::get<1>(info.param);
+  return std::string(to_string(std::get<0>(info.param))) + (p == Precision::kFp32 ? "" : std::string("_") + to_string(p)) + "_" +
+         kFamilies[std::get<2>(info.param)].name;
+}
+
 INSTANTIATE_TEST_SUITE_P(Ops, BackendOps,
-                         ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan),
+                         ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp32),
                                             ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
-                         [](const ::testing::TestParamInfo<std::tuple<Backend, int>>& info) {
-                           return std::string(to_string(std::get<0>(info.param))) + "_" + kFamilies[std::get<1>(info.param)].name;
-                         });
+                         case_name);
+// Half storage, on the backends that have it (the others skip, saying why).
+INSTANTIATE_TEST_SUITE_P(Fp16, BackendOps,
+                         ::testing::Combine(::testing::Values(Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp16),
+                                            ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
+                         case_name);
 
 }  // namespace
 }  // namespace edgegan

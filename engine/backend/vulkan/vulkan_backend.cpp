@@ -14,6 +14,7 @@
 #include "engine/format/op_kind_table.h"
 #include "kernels_common/activation.h"
 #include "kernels_common/conv_geometry.h"
+#include "kernels_common/half.h"
 
 namespace edgegan {
 namespace vulkan {
@@ -114,10 +115,10 @@ class VulkanStream final : public BackendStream, public Stream {
     begin_command();
     vkCmdFillBuffer(cb_, at.buffer, at.offset, words, value);
   }
-  void dispatch(const char* shader, Push push, uint64_t count) override {
+  void dispatch(const char* shader, bool half, Push push, uint64_t count) override {
     if (count == 0) return;
     if (count > UINT32_MAX) throw Error("Vulkan backend: a dispatch of more than 2^32 elements");
-    const VkPipeline pipeline = context_.pipeline(shader);
+    const VkPipeline pipeline = context_.pipeline(shader, half);
     push.count = static_cast<uint32_t>(count);
     const uint64_t groups = std::min<uint64_t>((count + 63) / 64, context_.max_groups_x());
     begin_command();
@@ -184,10 +185,23 @@ class VulkanBackend final : public ComputeBackend {
   explicit VulkanBackend(int device) : device_(device) {}
   Backend kind() const override { return Backend::kVulkan; }
   const char* name() const override { return "vulkan"; }
-  // Storage and arithmetic are fp32; half-precision storage is not built yet.
-  std::string precision_refusal(Precision precision, bool) const override {
+  // fp32: float storage; fp16: half storage of the arena's float tensors and the
+  // weights, float arithmetic (the _f16 shaders), where the device has 16-bit storage
+  // buffers. A memory report plans fp16 on any device.
+  std::string precision_refusal(Precision precision, bool planning) const override {
     if (precision == Precision::kFp32) return "";
-    return std::string("the vulkan backend runs fp32 only, not ") + to_string(precision);
+    if (precision != Precision::kFp16) return std::string("the vulkan backend runs fp32 or fp16, not ") + to_string(precision);
+    if (planning) return "";
+    const Context* c = nullptr;
+    try {
+      c = &context();
+    } catch (const Error&) {
+      return "";  // no device at all: check_usable() says so when a session is made
+    }
+    if (!c->storage16())
+      return "fp16 needs 16-bit storage buffers (storageBuffer16BitAccess), which Vulkan device " + std::to_string(device_) + " (" + c->device_name() +
+             ") lacks; use --precision fp32";
+    return "";
   }
   // A kind whose kernel is not written yet, or a shape or attribute its shaders do not
   // take, is refused by the kernel's constructor (KernelRefusal); a planning build (no
@@ -242,11 +256,11 @@ static_assert(kernels::kActivationCount == 16, "kernels_vulkan/common/activation
 }  // namespace
 
 Upload::Upload(const KernelArgs& args, Context& context, int params)
-    : args_(args), context_(&context), tracker_(args.tracker), words_(static_cast<size_t>(params), 0) {}
+    : args_(args), context_(&context), tracker_(args.tracker), half_(args.precision == Precision::kFp16), words_(static_cast<size_t>(params), 0) {}
 
 void Upload::set_f(int slot, float value) { std::memcpy(&words_[static_cast<size_t>(slot)], &value, 4); }
 
-int Upload::floats(const float* data, uint64_t count) {
+int Upload::ints(const int32_t* data, uint64_t count) {
   const size_t at = words_.size();
   if (at + count > (uint64_t{1} << 31)) throw KernelRefusal("its weights exceed 2^31 floats");
   words_.resize(at + count);
@@ -254,13 +268,27 @@ int Upload::floats(const float* data, uint64_t count) {
   return static_cast<int>(at);
 }
 
-int Upload::ints(const int32_t* data, uint64_t count) {
-  return floats(reinterpret_cast<const float*>(data), count);  // the same 32-bit words
+// Halves are appended two to a word from a word boundary, so that the array's offset in
+// halves is twice its first word's (within the shaders' 32-bit int indexing).
+int Upload::halves(const uint16_t* data, uint64_t count) {
+  const size_t at = words_.size();
+  if (at + (count + 1) / 2 > (uint64_t{1} << 30)) throw KernelRefusal("its weights exceed 2^31 halves");
+  words_.resize(at + (count + 1) / 2);
+  if (count) std::memcpy(&words_[at], data, count * 2);
+  return static_cast<int>(2 * at);
+}
+
+int Upload::floats(const float* data, uint64_t count) {
+  if (!half_) return ints(reinterpret_cast<const int32_t*>(data), count);  // the same 32-bit words
+  std::vector<uint16_t> h(count);
+  for (uint64_t i = 0; i < count; ++i) h[i] = kernels::float_to_half(data[i]);
+  return halves(h.data(), count);
 }
 
 int Upload::weights(uint32_t buffer) {
   if (buffer == 0) return -1;
   if (args_.weights.is_f16(buffer)) {
+    if (half_) return halves(args_.weights.f16(buffer), args_.model.buffer_bytes(buffer) / 2);
     const std::vector<float> widened = args_.model.widened(buffer);
     return floats(widened.data(), widened.size());
   }

@@ -170,9 +170,12 @@ Context::Context(int index) {
     if (props.apiVersion < VK_API_VERSION_1_2) throw Error("device " + std::to_string(index) + " (" + name_ + ") is older than Vulkan 1.2");
     max_groups_x_ = props.limits.maxComputeWorkGroupCount[0];
     auto f12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
+    auto f11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    f12.pNext = &f11;
     auto features = make<VkPhysicalDeviceFeatures2>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2);
     features.pNext = &f12;
     vkGetPhysicalDeviceFeatures2(physical_, &features);
+    storage16_ = f11.storageBuffer16BitAccess == VK_TRUE;
     if (!f12.bufferDeviceAddress || !f12.scalarBlockLayout)
       throw Error("device " + std::to_string(index) + " (" + name_ + ") lacks bufferDeviceAddress or scalarBlockLayout");
     uint32_t families = 0;
@@ -194,6 +197,9 @@ Context::Context(int index) {
     auto enable12 = make<VkPhysicalDeviceVulkan12Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES);
     enable12.bufferDeviceAddress = VK_TRUE;
     enable12.scalarBlockLayout = VK_TRUE;
+    auto enable11 = make<VkPhysicalDeviceVulkan11Features>(VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES);
+    enable11.storageBuffer16BitAccess = storage16_ ? VK_TRUE : VK_FALSE;  // the _f16 shaders' halves
+    enable12.pNext = &enable11;
     auto dinfo = make<VkDeviceCreateInfo>(VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO);
     dinfo.pNext = &enable12;
     dinfo.queueCreateInfoCount = 1, dinfo.pQueueCreateInfos = &queue;
@@ -227,11 +233,12 @@ void Context::teardown() {
   }
 }
 
-VkPipeline Context::pipeline(const char* shader) {
+VkPipeline Context::pipeline(const char* shader, bool half) {
+  const std::string name = std::string(shader) + (half ? "_f16" : "");
   std::lock_guard<std::mutex> lock(pipelines_mutex_);
-  if (auto it = pipelines_.find(shader); it != pipelines_.end()) return it->second;
-  const SpirvShader* spirv = find_shader(shader);
-  if (!spirv) throw Error(std::string("Vulkan backend: no shader named '") + shader + "' is embedded");
+  if (auto it = pipelines_.find(name); it != pipelines_.end()) return it->second;
+  const SpirvShader* spirv = find_shader(name.c_str());
+  if (!spirv) throw Error("Vulkan backend: no shader named '" + name + "' is embedded");
   auto m = make<VkShaderModuleCreateInfo>(VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO);
   m.codeSize = spirv->words * 4;
   m.pCode = spirv->code;
@@ -247,7 +254,7 @@ VkPipeline Context::pipeline(const char* shader) {
   const VkResult r = vkCreateComputePipelines(device_, VK_NULL_HANDLE, 1, &p, nullptr, &pipeline);
   vkDestroyShaderModule(device_, module, nullptr);
   check(r, "create a compute pipeline");
-  pipelines_[shader] = pipeline;
+  pipelines_[name] = pipeline;
   return pipeline;
 }
 

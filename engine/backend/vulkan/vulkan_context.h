@@ -68,7 +68,9 @@ class Context {
   const std::string& device_name() const { return name_; }
   uint32_t max_groups_x() const { return max_groups_x_; }
   VkPipelineLayout pipeline_layout() const { return layout_; }
-  VkPipeline pipeline(const char* shader);  // the embedded shader's, made once
+  // The embedded shader's (its _f16 variant where `half`), made once.
+  VkPipeline pipeline(const char* shader, bool half);
+  bool storage16() const { return storage16_; }  // storageBuffer16BitAccess (fp16 sessions)
   uint32_t memory_type(uint32_t allowed, bool staging) const;
   bool host_visible(uint32_t type) const { return memory_.memoryTypes[type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT; }
 
@@ -105,6 +107,7 @@ class Context {
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkPhysicalDeviceMemoryProperties memory_{};
   uint32_t max_groups_x_ = 65535;
+  bool storage16_ = false;
   std::string name_;
   std::mutex queue_mutex_, pool_mutex_, pipelines_mutex_;
   mutable std::mutex buffers_mutex_;

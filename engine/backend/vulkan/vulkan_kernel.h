@@ -20,8 +20,9 @@ namespace edgegan::vulkan {
 class Stream {
  public:
   virtual ~Stream() = default;
-  // Records one shader over `count` elements with these push constants (count set here).
-  virtual void dispatch(const char* shader, Push push, uint64_t count) = 0;
+  // Records one shader (its _f16 variant where `half`: an fp16 session's) over `count`
+  // elements with these push constants (count set here).
+  virtual void dispatch(const char* shader, bool half, Push push, uint64_t count) = 0;
   // Fills `bytes` (a multiple of 4) at a device address with a 32-bit value.
   virtual void fill(uint64_t address, uint64_t bytes, uint32_t value) = 0;
   virtual Context& context() = 0;
@@ -38,19 +39,21 @@ struct KernelRefusal : Error {
 };
 
 // Everything one kernel reads besides the arena, as 32-bit words: a parameter block of
-// `params` ints first (shapes, offsets, activation), then the arrays appended (weights
-// widened to float, tables). Shaders read it through Push::params and address the
-// arrays by word offset. commit() places it in one device buffer; a planning build (no
-// tracker) only counts the bytes.
+// `params` ints first (shapes, offsets, activation), then the arrays appended (tables
+// of ints; weights as floats, or as halves in an fp16 session, two to a word). Shaders
+// read it through Push::params and address the ints by word offset and the weights by
+// offset in their storage type (floats() and weights() return it). commit() places it
+// in one device buffer; a planning build (no tracker) only counts the bytes.
 class Upload {
  public:
   Upload(const KernelArgs& args, Context& context, int params);
   void set(int slot, int32_t value) { words_[static_cast<size_t>(slot)] = static_cast<uint32_t>(value); }
   void set_f(int slot, float value);
   int32_t get(int slot) const { return static_cast<int32_t>(words_[static_cast<size_t>(slot)]); }
-  int floats(const float* data, uint64_t count);    // word offset of the copy
-  int ints(const int32_t* data, uint64_t count);
-  int weights(uint32_t buffer);                     // a model buffer as floats (fp16 widened); 0: -1
+  int floats(const float* data, uint64_t count);  // element offset of the copy (rounded to halves in fp16)
+  int ints(const int32_t* data, uint64_t count);  // word offset of the copy
+  int weights(uint32_t buffer);                   // a model buffer as floats or halves; 0: -1
+  bool half() const { return half_; }             // an fp16 session's: halves, the _f16 shaders
   void commit();
   uint64_t address() const { return buffer_.address(); }
   uint64_t device_bytes() const { return bytes_ ? bytes_ : words_.size() * 4; }
@@ -60,6 +63,8 @@ class Upload {
   const KernelArgs& args_;
   Context* context_;
   MemoryTracker* tracker_;
+  int halves(const uint16_t* data, uint64_t count);  // offset in halves
+  bool half_;
   std::vector<uint32_t> words_;
   uint64_t bytes_ = 0;  // after commit()
   Buffer buffer_;
@@ -84,7 +89,7 @@ class SingleDispatchKernel : public OpKernel {
     Push p;
     p.params = upload_.address();
     for (int i = 0; i < 4; ++i) p.tensors[i] = tensors_[i] >= 0 ? address_of(ctx, tensors_[i]) : 0;
-    stream_of(ctx).dispatch(shader_, p, static_cast<uint64_t>(count_));
+    stream_of(ctx).dispatch(shader_, upload_.half(), p, static_cast<uint64_t>(count_));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 

@@ -31,7 +31,7 @@ class ConcatVulkan final : public OpKernel {
       p.tensors[0] = address_of(ctx, inputs_[k]);
       p.tensors[1] = address_of(ctx, output_);
       p.first = static_cast<uint32_t>(k);
-      stream_of(ctx).dispatch("concat", p, static_cast<uint64_t>(outer_ * chunks_[k]));
+      stream_of(ctx).dispatch("concat", upload_.half(), p, static_cast<uint64_t>(outer_ * chunks_[k]));
     }
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }

@@ -45,7 +45,7 @@ class Conv2DVulkan final : public OpKernel {
     p.tensors[0] = address_of(ctx, input_);
     p.tensors[1] = address_of(ctx, output_);
     p.tensors[2] = residual_ >= 0 ? address_of(ctx, residual_) : 0;
-    stream_of(ctx).dispatch("conv2d", p, static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.out_channels));
+    stream_of(ctx).dispatch("conv2d", upload_.half(), p, static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.out_channels));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 

@@ -73,7 +73,7 @@ class ConvTranspose2DVulkan final : public OpKernel {
     p.params = upload_.address();
     p.tensors[0] = address_of(ctx, input_);
     p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("conv_transpose2d", p, static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.out_channels));
+    stream_of(ctx).dispatch("conv_transpose2d", upload_.half(), p, static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.out_channels));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 

@@ -30,7 +30,7 @@ class DenseVulkan final : public OpKernel {
     p.params = upload_.address();
     p.tensors[0] = address_of(ctx, input_);
     p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("conv2d", p, static_cast<uint64_t>(batch_ * out_));
+    stream_of(ctx).dispatch("conv2d", upload_.half(), p, static_cast<uint64_t>(batch_ * out_));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 

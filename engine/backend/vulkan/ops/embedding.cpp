@@ -24,7 +24,7 @@ class EmbeddingVulkan final : public OpKernel {
   }
   const char* kernel_name() const override { return "vulkan_embedding_lookup"; }
   uint64_t repacked_weight_bytes() const override { return upload_.device_bytes(); }
-  uint64_t weight_bytes_read(uint64_t) const override { return static_cast<uint64_t>(count_ * dim_) * 4; }
+  uint64_t weight_bytes_read(uint64_t) const override { return static_cast<uint64_t>(count_ * dim_) * (upload_.half() ? 2 : 4); }
   void run(const RunContext& ctx) override {
     Stream& s = stream_of(ctx);
     s.fill(upload_.address() + 16, 4, static_cast<uint32_t>(kNoError));
@@ -32,9 +32,9 @@ class EmbeddingVulkan final : public OpKernel {
     p.params = upload_.address();
     p.tensors[0] = address_of(ctx, indices_);
     p.tensors[1] = address_of(ctx, output_);
-    s.dispatch("embedding", p, static_cast<uint64_t>(count_ * dim_));
+    s.dispatch("embedding", upload_.half(), p, static_cast<uint64_t>(count_ * dim_));
     p.first = 1;
-    s.dispatch("embedding", p, 1);
+    s.dispatch("embedding", upload_.half(), p, 1);
   }
   void check_run() override {
     int32_t record[3] = {kNoError, 0, 0};  // position, then the index's low and high words

@@ -38,9 +38,9 @@ class GroupNormVulkan final : public OpKernel {
     p.tensors[3] = reinterpret_cast<uint64_t>(ctx.workspace);
     Stream& s = stream_of(ctx);
     p.first = 0;
-    s.dispatch("group_norm", p, static_cast<uint64_t>(batch_ * groups_));
+    s.dispatch("group_norm", upload_.half(), p, static_cast<uint64_t>(batch_ * groups_));
     p.first = 1;
-    s.dispatch("group_norm", p, static_cast<uint64_t>(batch_ * pixels_ * channels_));
+    s.dispatch("group_norm", upload_.half(), p, static_cast<uint64_t>(batch_ * pixels_ * channels_));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 

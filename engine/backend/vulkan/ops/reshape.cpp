@@ -23,7 +23,9 @@ class ReshapeVulkan final : public OpKernel {
   }
   const char* kernel_name() const override { return output_aliases_input() ? "reshape_alias" : "vulkan_reshape_relayout"; }
   bool output_aliases_input() const override { return x_.storage_is_logical() && y_.storage_is_logical(); }
-  uint64_t workspace_bytes() const override { return needs_scratch() ? static_cast<uint64_t>(batch_ * x_.per_sample) * 4 : 0; }
+  uint64_t workspace_bytes() const override {
+    return needs_scratch() ? static_cast<uint64_t>(batch_ * x_.per_sample) * (to_nhwc_.half() ? 2 : 4) : 0;
+  }
   uint64_t repacked_weight_bytes() const override { return to_nhwc_.device_bytes() + to_nchw_.device_bytes(); }
   void run(const RunContext& ctx) override {
     if (output_aliases_input()) return;
@@ -43,7 +45,7 @@ class ReshapeVulkan final : public OpKernel {
     p.params = shape.address();
     p.tensors[0] = x;
     p.tensors[1] = y;
-    stream_of(ctx).dispatch("transpose", p, count);
+    stream_of(ctx).dispatch("transpose", shape.half(), p, count);
   }
   bool needs_scratch() const { return !x_.storage_is_logical() && !y_.storage_is_logical(); }
   Upload to_nhwc_, to_nchw_;

@@ -37,7 +37,7 @@ class ResizeVulkan final : public OpKernel {
     p.params = upload_.address();
     p.tensors[0] = address_of(ctx, input_);
     p.tensors[1] = address_of(ctx, output_);
-    stream_of(ctx).dispatch("resize", p, static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.channels));
+    stream_of(ctx).dispatch("resize", upload_.half(), p, static_cast<uint64_t>(shape_.batch * shape_.h.out * shape_.w.out * shape_.channels));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
