@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/model_loading.h"
+#include "cli/precision_choice.h"
 #include "edgegan/edgegan.h"
 
 namespace edgegan_cli {
@@ -46,7 +47,8 @@ int bench(const BenchArgs& a) {
   options.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(a.algo);
   options.backend = edgegan::backend_from_string(a.backend);
   options.device = a.device;
-  options.precision = edgegan::precision_from_string(a.precision);
+  const edgegan_cli::PrecisionChoice precision = edgegan_cli::choose_precision(a.precision, options.backend, a.device);
+  options.precision = precision.precision;
   edgegan::Session session(model, options);
   const auto inputs = bench_inputs(*model, a.batch);
 
@@ -70,7 +72,7 @@ int bench(const BenchArgs& a) {
   const double mean_ms = totals.empty() ? 0.0 : std::accumulate(totals.begin(), totals.end(), 0.0) / static_cast<double>(totals.size()) * 1e3;
   if (a.json) {
     nlohmann::json j = {{"model", a.model},         {"batch", a.batch},
-                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend}, {"precision", a.precision},
+                        {"threads", session.threads()}, {"algo", a.algo}, {"backend", a.backend}, {"precision", edgegan::to_string(precision.precision)}, {"precision_fallback", precision.fallback},
                         {"weights", session.weight_placement()}, {"session_bytes", session.measured_allocation_bytes()},
                         {"isa", edgegan::cpu_kernel_family()}, {"microkernel", edgegan::cpu_gemm_ukernel()},
                         {"convolutions", edgegan::backend_convolution_tactics(options.backend)},
@@ -83,7 +85,7 @@ int bench(const BenchArgs& a) {
     std::cout << j.dump(2) << "\n";
     return 0;
   }
-  std::cout << a.model << ": batch " << a.batch << ", " << a.precision << ", " << a.algo << ", ";
+  std::cout << a.model << ": batch " << a.batch << ", " << precision.describe() << ", " << a.algo << ", ";
   if (a.backend == "cuda")
     std::cout << "CUDA (weights " << session.weight_placement() << "; convolutions: " << edgegan::backend_convolution_tactics(options.backend) << ")";
   else if (a.backend == "vulkan")

@@ -13,7 +13,7 @@ struct BenchArgs {
   int threads = 0;
   std::string algo = "split";
   std::string backend = "cpu";
-  std::string precision = "fp32";  // fp32, tf32 or fp16
+  std::string precision;  // fp32, tf32 or fp16; "": the backend's default (cli/precision_choice.h)
   int device = 0;  // Vulkan: the physical device's index
   int repeat = 30;
   int warmup = 3;

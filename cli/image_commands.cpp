@@ -14,6 +14,7 @@
 
 #include "cli/image_jobs.h"
 #include "cli/model_loading.h"
+#include "cli/precision_choice.h"
 #include "cli/progress_bar.h"
 #include "cli/video/video_path.h"
 #include "edgegan/image.h"
@@ -83,7 +84,7 @@ edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   options.threads = a.threads;
   options.backend = edgegan::backend_from_string(a.backend);
   options.device = a.device;
-  options.precision = edgegan::precision_from_string(a.precision);
+  options.precision = edgegan_cli::choose_precision(a.precision, options.backend, a.device).precision;
   options.tile = a.tile;
   options.overlap = a.overlap;
   options.batch = a.batch;

@@ -27,7 +27,7 @@ struct ImageCommandArgs {
   int threads = 0;
   std::string backend = "cpu";        // cpu, cuda or vulkan: where the model runs
   int device = 0;                     // Vulkan: the physical device's index
-  std::string precision = "fp32";     // fp32, tf32 or fp16 (SessionOptions::precision)
+  std::string precision;             // fp32, tf32 or fp16 (SessionOptions::precision); "": the backend's default
   int64_t tile = 0, overlap = 16;
   int batch = 1;                      // tiles per model run (frames of a video, tiles of a picture)
   std::string memory_limit;           // "256M", "1G", bytes; empty: none

@@ -23,6 +23,7 @@
 #include "cli/finetune.h"
 #include "cli/image_commands.h"
 #include "cli/model_loading.h"
+#include "cli/precision_choice.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/image_io.h"
 #include "edgegan/io.h"
@@ -37,17 +38,17 @@ std::string dims_text(const std::vector<int64_t>& d) {
   return s;
 }
 
-std::string precision = "fp32";  // --precision (generate, run, report)
+std::string precision;  // --precision (generate, run, report); "": the backend's default
 int device = 0;           // --device (every command that takes --backend)
 
 edgegan::SessionOptions session_options(int threads, int batch, const std::string& algo, const std::string& backend) {
   edgegan::SessionOptions o;
-  o.precision = edgegan::precision_from_string(precision);
   o.threads = threads;
   o.batch = batch;
   o.conv_transpose2d_algo = edgegan::conv_transpose2d_algo_from_string(algo);
   o.backend = edgegan::backend_from_string(backend);
   o.device = device;
+  o.precision = edgegan_cli::choose_precision(precision, o.backend, device).precision;
   return o;
 }
 
@@ -159,11 +160,14 @@ int inspect(const std::string& path) {
   std::cout << "weights " << model->weight_bytes() << " bytes (mapped), file " << model->file_bytes() << " bytes\n";
   // The precisions a session of this build can run it in, per backend (--precision).
   std::cout << "precision:";
-  for (edgegan::Backend b : {edgegan::Backend::kCpu, edgegan::Backend::kCuda}) {
+  for (edgegan::Backend b : {edgegan::Backend::kCpu, edgegan::Backend::kCuda, edgegan::Backend::kVulkan}) {
     std::string runs;
     for (edgegan::Precision p : {edgegan::Precision::kFp32, edgegan::Precision::kTf32, edgegan::Precision::kFp16})
       if (edgegan::backend_runs_precision(b, p)) runs += std::string(runs.empty() ? "" : " ") + edgegan::to_string(p);
-    std::cout << (b == edgegan::Backend::kCpu ? " cpu " : "; cuda ") << (runs.empty() ? "not in this build" : runs);
+    std::cout << (b == edgegan::Backend::kCpu ? " " : "; ") << edgegan::to_string(b) << " " << (runs.empty() ? "not in this build" : runs);
+    // The default where --precision is not given, where it is not fp32.
+    if (b == edgegan::Backend::kVulkan && !runs.empty())
+      std::cout << " (default " << edgegan_cli::choose_precision("", b, device).describe() << ")";
   }
   std::cout << "\ncuda convolutions: " << edgegan::backend_convolution_tactics(edgegan::Backend::kCuda) << "\n";
   return 0;
@@ -247,7 +251,8 @@ int report(const std::string& path, int batch, int threads, const std::string& b
 }  // namespace
 
 constexpr const char* kPrecisionHelp =
-    "fp32, tf32 or fp16 (tf32 and fp16: CUDA; tf32 rounds GEMM operands on the tensor cores, ~1e-3 relative error; fp16 keeps activations and weights in half precision)";
+    "fp32, tf32 or fp16 (default: fp16 on --backend vulkan where the device has 16-bit storage, else fp32). tf32: CUDA, GEMM operands rounded "
+    "on the tensor cores, ~1e-3 relative error; fp16: Vulkan, activations and weights stored as halves with FP32 arithmetic, ~1e-2 relative error";
 
 int main(int argc, char** argv) {
   CLI::App app{"edgegan: GAN generator inference on the edge"};
@@ -445,7 +450,7 @@ int main(int argc, char** argv) {
     if (*rep && training) {
       if (!chart.empty() || report_backend != "cpu" || !report_input_size.empty())
         throw edgegan::Error("--training takes neither --chart, --backend nor --input-size");
-      if (precision != "fp32") throw edgegan::Error("--training: fine-tuning runs on the cpu backend, in fp32 only");
+      if (!precision.empty() && precision != "fp32") throw edgegan::Error("--training: fine-tuning runs on the cpu backend, in fp32 only");
       return training_report(report_model, report_batch, report_optimizer, json);
     }
     if (*rep) return report(report_model, report_batch, report_threads, report_backend, report_algo, json, chart, report_input_size);

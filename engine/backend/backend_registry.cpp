@@ -50,6 +50,16 @@ bool backend_runs_precision(Backend kind, Precision precision, std::string* why)
   return refusal.empty();
 }
 
+Precision default_precision(Backend kind, int device, std::string* why) {
+  if (why) why->clear();
+  if (kind != Backend::kVulkan || device < 0) return Precision::kFp32;
+  const ComputeBackend* backend = backend_in_build(kind, device);
+  if (!backend) return Precision::kFp32;
+  const std::string refusal = backend->precision_refusal(Precision::kFp16, /*planning=*/false);
+  if (why) *why = refusal;
+  return refusal.empty() ? Precision::kFp16 : Precision::kFp32;
+}
+
 std::string backend_convolution_tactics(Backend kind) {
   const ComputeBackend* backend = backend_in_build(kind, 0);
   return backend ? backend->convolution_tactics() : "not in this build";

@@ -85,9 +85,10 @@ class Session:
         *,
         threads: int = 0,
         batch: int = 1,
-        backend: Literal["cpu", "cuda"] = "cpu",
+        backend: Literal["cpu", "cuda", "vulkan"] = "cpu",
+        device: int = 0,
         algo: Literal["split", "zero-insert", "col2im"] = "split",
-        precision: Literal["fp32", "tf32", "fp16"] = "fp32",
+        precision: Literal["fp32", "tf32", "fp16"] | None = None,
         memory_limit_bytes: int | None = None,
         compute_limit_macs: int | None = None,
     ) -> None: ...

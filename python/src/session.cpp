@@ -22,7 +22,8 @@ struct PySession {
   std::mutex busy;
 };
 
-edgegan::SessionOptions session_options(int threads, int batch, const std::string& backend, int device, const std::string& algo, const std::string& precision,
+edgegan::SessionOptions session_options(int threads, int batch, const std::string& backend, int device, const std::string& algo,
+                                        const std::optional<std::string>& precision,
                                         std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
   if (threads < 0) throw nb::value_error(("threads must be 0 (all cores) or more, got " + std::to_string(threads)).c_str());
   if (batch < 1) throw nb::value_error(("batch must be at least 1, got " + std::to_string(batch)).c_str());
@@ -40,7 +41,8 @@ edgegan::SessionOptions session_options(int threads, int batch, const std::strin
     throw nb::value_error((std::string("algo must be a known algorithm: ") + e.what()).c_str());
   }
   try {
-    o.precision = edgegan::precision_from_string(precision);
+    // None: the backend's default (fp16 on Vulkan where the device has 16-bit storage).
+    o.precision = precision ? edgegan::precision_from_string(*precision) : edgegan::default_precision(o.backend, device);
   } catch (const edgegan::Error& e) {
     throw nb::value_error(e.what());
   }
@@ -120,7 +122,7 @@ void bind_session(nb::module_& m) {
       .def(
           "__init__",
           [](PySession* self, const PyModel& model, int threads, int batch, const std::string& backend, int device, const std::string& algo,
-             const std::string& precision, std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
+             const std::optional<std::string>& precision, std::optional<uint64_t> memory_limit_bytes, std::optional<uint64_t> compute_limit_macs) {
             const edgegan::SessionOptions options =
                 session_options(threads, batch, backend, device, algo, precision, memory_limit_bytes, compute_limit_macs);
             std::unique_ptr<edgegan::Session> session;
@@ -130,10 +132,10 @@ void bind_session(nb::module_& m) {
             }
             new (self) PySession(model.model, std::move(session));
           },
-          "model"_a, nb::kw_only(), "threads"_a = 0, "batch"_a = 1, "backend"_a = "cpu", "device"_a = 0, "algo"_a = "split", "precision"_a = "fp32",
+          "model"_a, nb::kw_only(), "threads"_a = 0, "batch"_a = 1, "backend"_a = "cpu", "device"_a = 0, "algo"_a = "split", "precision"_a = nb::none(),
           "memory_limit_bytes"_a = nb::none(), "compute_limit_macs"_a = nb::none(),
           "threads: CPU threads (0: all cores). batch: samples per call. backend: 'cpu', 'cuda' or 'vulkan' (device: the Vulkan physical device's index). algo: transposed-convolution "
-          "algorithm ('split'; 'zero-insert' and 'col2im' are baselines). precision: 'fp32', or on CUDA 'tf32' (TF32 tensor-core products) or 'fp16' (the cpu backend refuses them with edgegan.Error). memory_limit_bytes "
+          "algorithm ('split'; 'zero-insert' and 'col2im' are baselines). precision: 'fp32', 'tf32' on CUDA (TF32 tensor-core products) or 'fp16' on Vulkan (half storage, FP32 arithmetic); the cpu backend refuses all but fp32 with edgegan.Error; None: fp16 on Vulkan where the device has 16-bit storage, else fp32. memory_limit_bytes "
           "(default 2 GiB) and compute_limit_macs (default 1e12): a session that would exceed them is refused with edgegan.Error.")
       .def("generate", &generate, "z"_a.none(), "labels"_a.none() = nb::none(), nb::kw_only(), "layout"_a = "nchw",
            "Generates `batch` samples from noise z (float32, shape (batch, noise_size) or any shape with `batch` rows and "

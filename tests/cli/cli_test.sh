@@ -133,6 +133,15 @@ if "$edgegan" report "$work/dcgan.egan" --backend cuda --batch 8 --json >"$work/
   python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['totals']['arena_bytes']; b=json.load(open(sys.argv[2]))['totals']['arena_bytes']; sys.exit(0 if 0 < b < a and b <= a // 2 + 4096 else 1)" \
     "$work/r32.json" "$work/r16.json" && ok || bad "report --precision fp16 on cuda does not plan about half the fp32 arena"
 fi
+# Vulkan: fp16 storage by default where the device has 16-bit storage (lavapipe has),
+# planning half the fp32 arena; bench says which it ran (where a device is usable).
+if LP_NUM_THREADS=2 "$edgegan" report "$work/dcgan.egan" --backend vulkan --batch 8 --precision fp32 --json >"$work/v32.json" 2>/dev/null &&
+  LP_NUM_THREADS=2 "$edgegan" report "$work/dcgan.egan" --backend vulkan --batch 8 --precision fp16 --json >"$work/v16.json" 2>/dev/null; then
+  python3 -c "import json,sys; a=json.load(open(sys.argv[1]))['totals']['arena_bytes']; b=json.load(open(sys.argv[2]))['totals']['arena_bytes']; sys.exit(0 if 0 < b < a and b <= a // 2 + 4096 else 1)" \
+    "$work/v32.json" "$work/v16.json" && ok || bad "report --precision fp16 on vulkan does not plan about half the fp32 arena"
+  expect_ok "bench vulkan, default precision" env LP_NUM_THREADS=2 "$edgegan" bench "$work/dcgan.egan" --backend vulkan --repeat 1 --warmup 0
+  grep -Eq "batch 1, (fp16|fp32 \(by default: .*16-bit storage.*\)), split, Vulkan device 0" "$work/out.txt" && ok || bad "bench on vulkan does not say its precision: $(head -1 "$work/out.txt")"
+fi
 
 # --- run
 z="$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy"

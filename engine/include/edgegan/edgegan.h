@@ -50,15 +50,20 @@ ConvTranspose2DAlgo conv_transpose2d_algo_from_string(const std::string& name); 
 
 // The arithmetic a session runs in. kFp32: FP32 throughout (the CPU's 1e-4 tolerances).
 // kTf32 (CUDA): GEMM operands rounded to TF32 on the tensor cores, FP32 accumulation
-// and activations, about 1e-3 relative error. kFp16 (CUDA): half-precision activations
-// between layers and half weights, FP32 accumulation, norms and reductions in FP32.
-// The CPU backend runs kFp32 only and refuses the others.
+// and activations, about 1e-3 relative error. kFp16 (Vulkan; CUDA's is not built yet):
+// half-precision activations between layers and half weights, FP32 arithmetic and
+// accumulation, within 2e-2 of FP32. The CPU backend runs kFp32 only and refuses the
+// others.
 enum class Precision { kFp32, kTf32, kFp16 };
 const char* to_string(Precision precision);             // "fp32" | "tf32" | "fp16"
 Precision precision_from_string(const std::string& name);  // throws Error naming the choices
 // Whether this build's `backend` runs sessions in `precision` (whether the machine can
 // run the backend at all is backend_available's question); otherwise `why` says why not.
 bool backend_runs_precision(Backend backend, Precision precision, std::string* why = nullptr);
+// The precision the CLI and Python choose when none is named: fp16 on Vulkan where
+// device `device` has 16-bit storage buffers, else fp32 (SessionOptions' own default
+// stays fp32). `why`, if given, says why a Vulkan device falls back to fp32 ("" else).
+Precision default_precision(Backend backend, int device = 0, std::string* why = nullptr);
 // How a backend of this build chooses its convolutions, in one line: on CUDA, the
 // project's kernels alone, or timed against cuDNN's (EDGEGAN_CUDNN=1), and when cuDNN is
 // asked for and cannot be loaded, why not. "" for the CPU; "not in this build" without CUDA.
