@@ -136,6 +136,30 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   }
 }
 
+// fp16 storage (--precision fp16: the arena's activations and the weights as halves,
+// float arithmetic) on the backends that run it (the others skip, saying why): within
+// 2e-2 of PyTorch relative to max(1, max|y|). (fp16-weight files, whose halves are
+// uploaded as they are, run in VulkanBackend.Fp16StorageAgreesWithTheCpu.)
+TEST_P(Golden, Fp16StorageStaysWithinTwoHundredthsOfPyTorch) {
+  std::string why;
+  if (!backend_runs_precision(backend(), Precision::kFp16, &why)) GTEST_SKIP() << why;
+  const fs::path dir = golden_dir() / name();
+  const auto model = testing::test_model("golden/" + name());
+  std::vector<Tensor> inputs = npy_dir(dir / "inputs");
+  const std::vector<Tensor> expected = npy_dir(dir / "outputs");
+  for (Tensor& t : inputs)
+    for (const InputInfo& info : model->inputs())
+      if (info.name == t.name && info.layout == Layout::kNHWC) t = to_nhwc(t);
+  Session session(model, {.backend = backend(), .threads = 2, .batch = static_cast<int>(inputs[0].shape[0]), .precision = Precision::kFp16});
+  for (const Tensor& out : session.run(inputs)) {
+    const auto want = std::find_if(expected.begin(), expected.end(), [&](const Tensor& e) { return e.name == out.name; });
+    ASSERT_NE(want, expected.end()) << out.name;
+    float scale = 1.f;
+    for (float v : want->f32) scale = std::max(scale, std::abs(v));
+    EXPECT_LE(max_abs_diff(to_nchw(out).f32, want->f32), 2e-2f * scale) << out.name;
+  }
+}
+
 INSTANTIATE_TEST_SUITE_P(Cases, Golden, ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::ValuesIn(golden_cases())),
                          [](const ::testing::TestParamInfo<std::tuple<Backend, std::string>>& info) {
                            return std::string(to_string(std::get<0>(info.param))) + "_" + std::get<1>(info.param);

@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
+#include <utility>
+#include <vector>
 
 #include "edgegan/edgegan.h"
 #include "edgegan/report.h"
@@ -142,6 +144,56 @@ TEST_F(VulkanBackend, ReportEqualsWhatTheSessionAllocated) {
       session.run(inputs_for(*model, batch, 1));
       EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes) << "a run allocated";
     }
+}
+
+// An fp16 session (half storage): the report still equals what the session allocates,
+// and both its arena and its weight uploads are about half the fp32 session's.
+TEST_F(VulkanBackend, Fp16ReportEqualsWhatTheSessionAllocatedAndHalves) {
+  std::string why;
+  if (!backend_runs_precision(Backend::kVulkan, Precision::kFp16, &why)) GTEST_SKIP() << why;
+  for (const char* name : {"cgan_digits/generator.egan", "dcgan_digits/generator.egan"}) {
+    SCOPED_TRACE(name);
+    const auto model = Model::load(shipped(name));
+    SessionOptions half = options(4);
+    half.precision = Precision::kFp16;
+    const MemoryReport report = memory_report(model, half), full = memory_report(model, options(4));
+    Session session(model, half);
+    EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes);
+    EXPECT_EQ(session.arena_bytes(), report.totals.arena_bytes);
+    session.run(inputs_for(*model, 4, 1));
+    EXPECT_EQ(session.measured_allocation_bytes(), report.totals.session_bytes) << "a run allocated";
+    EXPECT_LE(report.totals.arena_bytes, full.totals.arena_bytes * 6 / 10);
+    EXPECT_LE(report.totals.session_weight_bytes, full.totals.session_weight_bytes * 6 / 10);
+  }
+}
+
+// fp16 storage against the CPU's fp32, within 2e-2 x max(1, max|y|): shipped models
+// (fp32 weights, rounded when uploaded) and fp16-weight files (halves uploaded as they are).
+TEST_F(VulkanBackend, Fp16StorageAgreesWithTheCpu) {
+  std::string why;
+  if (!backend_runs_precision(Backend::kVulkan, Precision::kFp16, &why)) GTEST_SKIP() << why;
+  const std::vector<std::pair<std::string, std::shared_ptr<const Model>>> models = {
+      {"dcgan generator", Model::load(shipped("dcgan_digits/generator.egan"))},
+      {"cgan discriminator", Model::load(shipped("cgan_digits/discriminator.egan"))},
+      {"cgan generator, fp16 weights", testing::test_model("golden/cgan_digits_generator.fp16")},
+      {"grouped transposed convolution, fp16 weights", testing::test_model("golden/conv_transpose2d_grouped.fp16")}};
+  for (const auto& [name, model] : models) {
+    SCOPED_TRACE(name);
+    const auto inputs = inputs_for(*model, 2, 7);
+    SessionOptions cpu;
+    cpu.threads = 2;
+    cpu.batch = 2;
+    SessionOptions half = options(2);
+    half.precision = Precision::kFp16;
+    const auto want = Session(model, cpu).run(inputs);
+    const auto got = Session(model, half).run(inputs);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      float scale = 1.f;
+      for (float y : want[i].f32) scale = std::max(scale, std::fabs(y));
+      EXPECT_LE(max_abs_diff(got[i].f32, want[i].f32), 2e-2f * scale) << got[i].name;
+    }
+  }
 }
 
 TEST_F(VulkanBackend, LabelOutsideTheTableIsRefusedByName) {
