@@ -48,7 +48,8 @@ class CpuBackend final : public ComputeBackend {
   // Half precision on the CPU is a separate piece of work; TF32 is a GPU format.
   std::string precision_refusal(Precision precision, bool) const override {
     if (precision == Precision::kFp32) return "";
-    return std::string("the cpu backend runs fp32 only, not ") + to_string(precision) + " (" + to_string(precision) + " needs --backend cuda)";
+    return std::string("the cpu backend runs fp32 only, not ") + to_string(precision) + " (" + to_string(precision) + " needs --backend " +
+           (precision == Precision::kFp16 ? "vulkan" : "cuda") + ")";
   }
 };
 

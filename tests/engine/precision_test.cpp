@@ -29,7 +29,8 @@ TEST(Precision, TheCpuBackendRunsFp32AndRefusesTheOthersNamingItself) {
   for (Precision p : {Precision::kTf32, Precision::kFp16}) {
     std::string why;
     EXPECT_FALSE(backend_runs_precision(Backend::kCpu, p, &why));
-    const std::string expected = std::string("the cpu backend runs fp32 only, not ") + to_string(p) + " (" + to_string(p) + " needs --backend cuda)";
+    const std::string expected = std::string("the cpu backend runs fp32 only, not ") + to_string(p) + " (" + to_string(p) + " needs --backend " +
+                                 (p == Precision::kFp16 ? "vulkan" : "cuda") + ")";
     EXPECT_EQ(why, expected);
     o.precision = p;
     try {
