@@ -166,8 +166,10 @@ int inspect(const std::string& path) {
       if (edgegan::backend_runs_precision(b, p)) runs += std::string(runs.empty() ? "" : " ") + edgegan::to_string(p);
     std::cout << (b == edgegan::Backend::kCpu ? " " : "; ") << edgegan::to_string(b) << " " << (runs.empty() ? "not in this build" : runs);
     // The default where --precision is not given, where it is not fp32.
-    if (b == edgegan::Backend::kVulkan && !runs.empty())
-      std::cout << " (default " << edgegan_cli::choose_precision("", b, device).describe() << ")";
+    if (b == edgegan::Backend::kVulkan && !runs.empty()) {
+      const edgegan_cli::PrecisionChoice d = edgegan_cli::choose_precision("", b, device);
+      std::cout << " (default " << edgegan::to_string(d.precision) << (d.fallback.empty() ? "" : ": " + d.fallback) << ")";
+    }
   }
   std::cout << "\ncuda convolutions: " << edgegan::backend_convolution_tactics(edgegan::Backend::kCuda) << "\n";
   return 0;

@@ -141,6 +141,14 @@ if LP_NUM_THREADS=2 "$edgegan" report "$work/dcgan.egan" --backend vulkan --batc
     "$work/v32.json" "$work/v16.json" && ok || bad "report --precision fp16 on vulkan does not plan about half the fp32 arena"
   expect_ok "bench vulkan, default precision" env LP_NUM_THREADS=2 "$edgegan" bench "$work/dcgan.egan" --backend vulkan --repeat 1 --warmup 0
   grep -Eq "batch 1, (fp16|fp32 \(by default: .*16-bit storage.*\)), split, Vulkan device 0" "$work/out.txt" && ok || bad "bench on vulkan does not say its precision: $(head -1 "$work/out.txt")"
+  # A device without 16-bit storage (simulated): fp32 by default, saying why; an
+  # explicit fp16 refused in one line.
+  expect_ok "bench vulkan without 16-bit storage" env LP_NUM_THREADS=2 EDGEGAN_VULKAN_NO_16BIT_STORAGE=1 "$edgegan" bench "$work/dcgan.egan" --backend vulkan --repeat 1 --warmup 0
+  grep -Eq "batch 1, fp32 \(by default: fp16 needs 16-bit storage buffers \(storageBuffer16BitAccess\), which Vulkan device 0 \(.*\) lacks \(fp32 runs\)\), split" "$work/out.txt" &&
+    ok || bad "bench does not say why vulkan fell back to fp32: $(head -1 "$work/out.txt")"
+  expect_error "generate --precision fp16 on vulkan without 16-bit storage" "^edgegan: error: session: fp16 needs 16-bit storage buffers \(storageBuffer16BitAccess\), which Vulkan device 0 \(.*\) lacks \(fp32 runs\)$" \
+    env LP_NUM_THREADS=2 EDGEGAN_VULKAN_NO_16BIT_STORAGE=1 "$edgegan" generate "$work/dcgan.egan" -n 2 --backend vulkan --precision fp16 -o "$work/x16.png"
+  [ "$(wc -l <"$work/err.txt")" -eq 1 ] && ok || bad "the fp16 refusal on vulkan is not one line"
 fi
 
 # --- run

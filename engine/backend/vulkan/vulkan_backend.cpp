@@ -200,7 +200,7 @@ class VulkanBackend final : public ComputeBackend {
     }
     if (!c->storage16())
       return "fp16 needs 16-bit storage buffers (storageBuffer16BitAccess), which Vulkan device " + std::to_string(device_) + " (" + c->device_name() +
-             ") lacks; use --precision fp32";
+             ") lacks (fp32 runs)";
     return "";
   }
   // A kind whose kernel is not written yet, or a shape or attribute its shaders do not
