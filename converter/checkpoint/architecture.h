@@ -56,6 +56,24 @@ struct Misfit {
   std::string why;
 };
 
+// One family's attempt on `sd`: `fit(use)` takes the tensors it expects through `use`
+// (throwing Misfit where the layout stops fitting) and returns the architecture with its
+// graph. The match carries it only when every tensor of the file was taken; otherwise it
+// names the first tensor left over or the first one expected, for the closest-family line.
+template <class Fit>
+FamilyMatch match_family(const StateDict& sd, const std::string& family, Fit&& fit) {
+  KeyUse use(sd);
+  try {
+    Architecture a = fit(use);
+    FamilyMatch m = use.finish(family);
+    if (m.first_misfit.empty()) m.arch = std::move(a);
+    return m;
+  } catch (const Misfit& e) {
+    use.expect(e.why);
+    return use.finish(family);
+  }
+}
+
 // Image size the graphs are written at (the engine re-plans for each picture's tile size).
 constexpr int64_t kGraphSize = 64;
 

@@ -87,8 +87,7 @@ class CuganBuilder {
 }  // namespace
 
 FamilyMatch match_realcugan(const StateDict& sd) {
-  KeyUse use(sd);
-  try {
+  return match_family(sd, "RealCUGAN", [&](KeyUse& use) {
     const TensorData& first = use.need("unet1.conv1.conv.0.weight", 4);
     const int64_t features = first.shape[0];
     const TensorData& bottom = use.need("unet1.conv_bottom.weight", 4);
@@ -125,8 +124,6 @@ FamilyMatch match_realcugan(const StateDict& sd) {
     }
     g.output(pro ? g.mul(g.add_constant(y, {-0.15f}), 1.f / 0.7f) : y);
 
-    FamilyMatch m = use.finish("RealCUGAN");
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "RealCUGAN";
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"scale", scale}};
@@ -135,12 +132,8 @@ FamilyMatch match_realcugan(const StateDict& sd) {
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish("RealCUGAN");
-  }
+    return a;
+  });
 }
 
 }  // namespace edgegan::converter::checkpoint

@@ -29,9 +29,8 @@ std::string dims(const std::vector<int64_t>& s) {
 
 FamilyMatch match_plksr_family(const StateDict& sd, bool real) {
   const std::string family = real ? "RealPLKSR" : "PLKSR", mixer = real ? "channel_mixer." : "channe_mixer.";
-  KeyUse use(sd);
   const auto key = [](int64_t i, const std::string& rest) { return "feats." + std::to_string(i) + "." + rest; };
-  try {
+  return match_family(sd, family, [&](KeyUse& use) {
     const TensorData& first = use.need("feats.0.weight", 4);
     const int64_t in = first.shape[1], features = first.shape[0];
     if (real && features % kNormGroups != 0) throw Misfit{"'feats.0.weight' gives " + std::to_string(features) + " features, not a multiple of 4 GroupNorm groups"};
@@ -78,8 +77,6 @@ FamilyMatch match_plksr_family(const StateDict& sd, bool real) {
     y = scale == 1 ? g.add(y, x) : g.add(g.pixel_shuffle(y, scale), g.upsample_nearest(x, scale));
     g.output(y);
 
-    FamilyMatch m = use.finish(family);
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = family;
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"blocks", blocks}, {"kernel", kernel}, {"large-kernel channels", split}, {"scale", scale}};
@@ -87,12 +84,8 @@ FamilyMatch match_plksr_family(const StateDict& sd, bool real) {
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish(family);
-  }
+    return a;
+  });
 }
 
 }  // namespace

@@ -13,9 +13,8 @@
 namespace edgegan::converter::checkpoint {
 
 FamilyMatch match_resnet_generator(const StateDict& sd) {
-  KeyUse use(sd);
   const auto key = [](int64_t i, const std::string& rest) { return "model." + std::to_string(i) + rest; };
-  try {
+  return match_family(sd, "ResnetGenerator", [&](KeyUse& use) {
     const TensorData& first = use.need("model.1.weight", 4);
     if (first.shape[2] != 7) throw Misfit{"'model.1.weight' is not a 7x7 conv"};
     const int64_t in = first.shape[1], ngf = first.shape[0];
@@ -78,8 +77,6 @@ FamilyMatch match_resnet_generator(const StateDict& sd) {
     const int64_t last = 17 + blocks;
     const TensorData& out_w = use.need(key(last, ".weight"), 4);
     g.output(g.tanh(g.conv_strided(g.reflect_pad(h, 3), key(last, ""), out_w, use.get(key(last, ".bias")), 1, 0)));
-    FamilyMatch m = use.finish("ResnetGenerator");
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "ResnetGenerator";
     a.parameters = {{"in", in}, {"out", out_w.shape[0]}, {"ngf", ngf}, {"blocks", blocks}};
@@ -87,12 +84,8 @@ FamilyMatch match_resnet_generator(const StateDict& sd) {
     a.in_channels = in;
     a.pixel_range = "-1,1";
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish("ResnetGenerator");
-  }
+    return a;
+  });
 }
 
 }  // namespace edgegan::converter::checkpoint

@@ -64,8 +64,7 @@ std::vector<Layout> layouts(const StateDict& sd) {
 }
 
 FamilyMatch match_layout(const StateDict& sd, const Layout& lay) {
-  KeyUse use(sd);
-  try {
+  return match_family(sd, lay.family, [&](KeyUse& use) {
     const TensorData& first = use.need(lay.first + ".weight", 4);
     const int64_t features = first.shape[0], first_in = first.shape[1];
     const TensorData& last = use.need(lay.last + ".weight", 4);
@@ -113,20 +112,14 @@ FamilyMatch match_layout(const StateDict& sd, const Layout& lay) {
     for (const std::string& u : lay.ups) h = g.leaky_relu(g.conv(g.upsample_nearest(h, 2), u, use.need(u + ".weight", 4), use.get(u + ".bias")), 0.2f);
     h = g.leaky_relu(g.conv(h, lay.hr, use.need(lay.hr + ".weight", 4), use.get(lay.hr + ".bias")), 0.2f);
     g.output(g.conv(h, lay.last, last, use.get(lay.last + ".bias")));
-    FamilyMatch m = use.finish(lay.family);
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "RRDBNet";
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"blocks", blocks}, {"growth", growth}, {"scale", scale}};
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish(lay.family);
-  }
+    return a;
+  });
 }
 
 }  // namespace

@@ -88,8 +88,7 @@ std::string conv3xc(GraphBuilder& g, KeyUse& use, const std::string& prefix, con
 }  // namespace
 
 FamilyMatch match_span(const StateDict& sd) {
-  KeyUse use(sd);
-  try {
+  return match_family(sd, "SPAN", [&](KeyUse& use) {
     const TensorData& first = use.need("conv_1.sk.weight", 4);
     const int64_t in = first.shape[1], features = first.shape[0];
     if (in != 3) throw Misfit{"'conv_1.sk.weight' takes " + std::to_string(in) + " channels; SPAN subtracts an RGB mean, so 3"};
@@ -122,20 +121,14 @@ FamilyMatch match_span(const StateDict& sd) {
     y = g.conv(y, "upsampler.0", up, use.get("upsampler.0.bias"));
     if (scale > 1) y = g.pixel_shuffle(y, scale);
     g.output(y);
-    FamilyMatch m = use.finish("SPAN");
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "SPAN";
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"blocks", kBlocks}, {"scale", scale}};
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish("SPAN");
-  }
+    return a;
+  });
 }
 
 }  // namespace edgegan::converter::checkpoint

@@ -7,8 +7,7 @@
 namespace edgegan::converter::checkpoint {
 
 FamilyMatch match_compact(const StateDict& sd) {
-  KeyUse use(sd);
-  try {
+  return match_family(sd, "SRVGGNetCompact", [&](KeyUse& use) {
     const TensorData& first = use.need("body.0.weight", 4);
     const int64_t in = first.shape[1], features = first.shape[0];
     int64_t last = 0;
@@ -39,8 +38,6 @@ FamilyMatch match_compact(const StateDict& sd) {
     h = g.conv(h, conv, tail, use.get(conv + ".bias"));
     if (scale > 1) h = g.pixel_shuffle(h, scale);
     g.output(g.add(h, scale > 1 ? g.upsample_nearest(x, scale) : x));
-    FamilyMatch m = use.finish("SRVGGNetCompact");
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "SRVGGNetCompact";
     a.parameters = {{"in", in}, {"out", out}, {"features", features}, {"convs", last / 2 - 1}, {"scale", scale}};
@@ -48,12 +45,8 @@ FamilyMatch match_compact(const StateDict& sd) {
     a.scale = scale;
     a.in_channels = in;
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish("SRVGGNetCompact");
-  }
+    return a;
+  });
 }
 
 }  // namespace edgegan::converter::checkpoint

@@ -111,8 +111,7 @@ int64_t count_levels(const StateDict& sd) {
 }  // namespace
 
 FamilyMatch match_unet_generator(const StateDict& sd) {
-  KeyUse use(sd);
-  try {
+  return match_family(sd, "UnetGenerator", [&](KeyUse& use) {
     const std::string root = "model.model.";
     const TensorData& first = use.need(root + "0.weight", 4);
     const int64_t ngf = first.shape[0], in = first.shape[1];
@@ -137,8 +136,6 @@ FamilyMatch match_unet_generator(const StateDict& sd) {
     h = g.conv_transpose(g.relu(h), root + "3", last, &use.need(root + "3.bias", 1), 2, 1, 0);
     g.output(g.tanh(h));
 
-    FamilyMatch m = use.finish("UnetGenerator");
-    if (!m.first_misfit.empty()) return m;
     Architecture a;
     a.name = "UnetGenerator";
     a.parameters = {{"in", in}, {"out", last.shape[1]}, {"ngf", ngf}, {"downs", unet.levels()}};
@@ -146,12 +143,8 @@ FamilyMatch match_unet_generator(const StateDict& sd) {
     a.in_channels = in;
     a.pixel_range = "-1,1";
     a.graph = g.model();
-    m.arch = std::move(a);
-    return m;
-  } catch (const Misfit& e) {
-    use.expect(e.why);
-    return use.finish("UnetGenerator");
-  }
+    return a;
+  });
 }
 
 }  // namespace edgegan::converter::checkpoint
