@@ -9,12 +9,14 @@
 #include <fstream>
 #include <iomanip>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "converter/checkpoint/checkpoint_reader.h"
 #include "converter/convert_proto.h"
 #include "converter/egan_ir.h"
 #include "converter/egan_writer.h"
+#include "converter/stylegan_patterns.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
 
@@ -103,7 +105,13 @@ ConvertResult convert_onnx_checked(const std::string& onnx_bytes, const std::str
 
 ConvertResult convert_proto(const onnx::ModelProto& proto, const std::string& source_sha256,
                             std::vector<std::pair<std::string, std::string>> metadata, const ConvertOptions& options) {
-  const OnnxGraph graph(proto);
+  // StyleGAN2's fixed-batch forms are rewritten on a copy (only of a model that may hold them).
+  std::optional<onnx::ModelProto> rewritten;
+  if (may_hold_stylegan_patterns(proto)) {
+    rewritten.emplace(proto);
+    if (rewrite_stylegan_patterns(*rewritten) == 0) rewritten.reset();
+  }
+  const OnnxGraph graph(rewritten ? *rewritten : proto);
   IrModel ir = lower_to_ir(graph);
   ir.source_sha256 = source_sha256;
   if (metadata.size() > 1 && metadata[1].first == "onnx_producer") metadata.insert(metadata.begin() + 1, {"onnx_opset", std::to_string(graph.opset())});

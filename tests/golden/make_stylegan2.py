@@ -26,6 +26,7 @@ Two exported forms of the modulated convolution, one case each:
   for up-sampling the transposed conv's weight [N*I, O, k, k]);
 * family_stylegan2_nonfused: x scaled by the style, the fixed-weight conv (or transposed
   conv), the output scaled by the demodulation coefficients computed from the style and W.
+Each case also gets backward/: PyTorch autograd's input gradients (GoldenAutograd).
 """
 import math
 import os
@@ -39,6 +40,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from golden_util import write_case  # noqa: E402
+from make_zoo import write_backward  # noqa: E402
 
 torch.set_num_threads(1)
 SQRT2 = math.sqrt(2.0)
@@ -202,13 +204,15 @@ def main():
         results[name] = y
         readme = (f"StyleGAN2 generator, {form}; z 16, w 16, 2 mapping layers, truncation 0.7, widths 16/16/8, "
                   f"4x4 -> 16x16, skip toRGB with upfirdn2d up-sampling; opset 17 at a fixed batch of {BATCH}.\n"
-                  "Written by tests/golden/make_stylegan2.py.")
+                  "Written by tests/golden/make_stylegan2.py; backward/ holds PyTorch's input gradients of "
+                  "sum(output * backward/output_weights).")
         with tempfile.TemporaryDirectory() as td:
             path = os.path.join(td, "model.onnx")
             torch.onnx.export(model, (z,), path, opset_version=17, input_names=["z"], output_names=["output"],
                               do_constant_folding=True)
             onnx.checker.check_model(onnx.load(path))
             write_case(name, {"z": z}, {"output": y}, onnx_bytes_path=path, readme=readme)
+        write_backward(name, model, {"z": z}, 700)
         print(name, tuple(y.shape), float(y.abs().max()))
     if len(results) == 2:  # both forms compute the same function
         a, b = results.values()
