@@ -16,6 +16,10 @@ namespace {
 
 using Names = std::vector<std::string>;
 
+// Bounds that keep the pattern arithmetic far from overflow on any file: a larger export
+// batch, shape factor or pad is no pattern.
+constexpr int64_t kMaxBatch = 1 << 16, kMaxFactor = 1 << 20, kMaxPad = 1 << 20;
+
 const onnx::AttributeProto* attr(const onnx::NodeProto& n, const char* name) {
   for (const auto& a : n.attribute())
     if (a.name() == name) return &a;
@@ -91,7 +95,7 @@ class Patterns {
       const auto& shape = in.type().tensor_type().shape();
       if (shape.dim_size() == 0 || !shape.dim(0).has_dim_value()) return 0;
       const int64_t d = shape.dim(0).dim_value();
-      if (d < 1 || (b != 0 && d != b)) return 0;
+      if (d < 1 || d > kMaxBatch || (b != 0 && d != b)) return 0;
       b = d;
     }
     return b;
@@ -183,7 +187,7 @@ class Patterns {
   struct Dim {
     std::string of;
     int64_t axis = 0, mul = 1, value = 0;
-    bool operator==(const Dim& d) const { return of == d.of && (of.empty() ? value == d.value : axis == d.axis && mul == d.mul); }
+    int64_t times_axis = -1;  // >= 0: also times dimension times_axis of `of` (batch x channels)
   };
   std::optional<std::vector<Dim>> dims_of(const std::string& name, int depth = 0) {
     if (depth > 8) return std::nullopt;
@@ -214,11 +218,21 @@ class Patterns {
       return all;
     }
     if (op == "Mul") {
+      const auto a = dims_of(input_of(n, 0), depth + 1), b = dims_of(input_of(n, 1), depth + 1);
+      if (a && b && a->size() == 1 && b->size() == 1 && !(*a)[0].of.empty() && (*a)[0].of == (*b)[0].of && (*a)[0].times_axis < 0 &&
+          (*b)[0].times_axis < 0) {
+        if ((*a)[0].mul > kMaxFactor || (*b)[0].mul > kMaxFactor) return std::nullopt;
+        Dim d = (*a)[0];  // dim(axis) * dim(axis'): torch's batch * in_channels
+        d.times_axis = (*b)[0].axis;
+        d.mul *= (*b)[0].mul;
+        return std::vector<Dim>{d};
+      }
       for (int side : {0, 1}) {
         const auto c = fold(input_of(n, side));
         auto d = dims_of(input_of(n, 1 - side), depth + 1);
-        if (!c || !c->is_int || c->numel() != 1 || !d || d->size() != 1) continue;
+        if (!c || !c->is_int || c->numel() != 1 || !d || d->size() != 1 || c->i[0] < 0 || c->i[0] > kMaxFactor) continue;
         Dim& x = (*d)[0];
+        if ((x.of.empty() ? x.value : x.mul) < -kMaxFactor || (x.of.empty() ? x.value : x.mul) > kMaxFactor) return std::nullopt;
         if (x.of.empty()) x.value *= c->i[0];
         else x.mul *= c->i[0];
         return d;
@@ -229,9 +243,16 @@ class Patterns {
   // Entry `e` of a reshape target is dimension `axis` of `x` (times `mul`), `known` (a
   // constant, when torch wrote one), or for the batch 0 (copy) or the export batch.
   bool is_dim(const Dim& e, const std::string& x, int64_t axis, int64_t mul, std::optional<int64_t> known) const {
-    if (!e.of.empty()) return e.of == x && e.axis == axis && e.mul == mul;
+    if (!e.of.empty()) return e.of == x && e.axis == axis && e.mul == mul && e.times_axis < 0;
     if (axis == 0 && (e.value == 0 || e.value == batch_)) return true;
     return known && e.value == *known * mul;
+  }
+
+  // A reshape target's entry that is `mul` times the batch: the export batch times mul,
+  // 0 (copy, for mul 1), -1 (the one inferred entry), or a batch torch read from a shape.
+  bool is_batch(const Dim& d, int64_t mul) const {
+    if (!d.of.empty()) return d.axis == 0 && d.mul == mul && d.times_axis < 0;
+    return d.value == batch_ * mul || d.value == -1 || (mul == 1 && d.value == 0);
   }
 
   // ---- building nodes
@@ -283,10 +304,14 @@ class Patterns {
     std::string cur = value;
     std::vector<std::string> unsqueezes;
     if (const auto* r = made_by(cur, "Reshape")) {
-      const std::vector<int64_t> t = ints_or_empty(input_of(*r, 1));
-      if (t.size() != want.size()) return "";
-      for (size_t k = 0; k < t.size(); ++k) {
-        const bool ok = want[k] == '1' ? t[k] == 1 : want[k] == 'N' ? (t[k] == batch_ || t[k] == 0) : (t[k] == c || t[k] == -1);
+      const auto t = dims_of(input_of(*r, 1));
+      if (!t || t->size() != want.size()) return "";
+      for (size_t k = 0; k < t->size(); ++k) {
+        const Dim& d = (*t)[k];
+        // 'C' may be read from a shape: the reshape of [N, C] keeps C whatever it is named.
+        const bool ok = want[k] == 'N'   ? is_batch(d, 1)
+                        : want[k] == '1' ? d.of.empty() && d.value == 1
+                                         : (d.of.empty() ? (d.value == c || d.value == -1) : d.mul == 1 && d.times_axis < 0);
         if (!ok) return "";
       }
       return input_of(*r, 0);
@@ -373,10 +398,23 @@ class Patterns {
     const auto* xr = made_by(input_of(n, 0), "Reshape");  // torch shares one between convs reading x
     if (!wr || !xr) return 0;
     std::string weight = input_of(*wr, 0);
+    std::vector<Dim> transposed_view;
     if (transposed) {
       const auto* t = only_made_by(weight, "Transpose");
       if (!t || attr_is(*t, "perm") != std::vector<int64_t>{0, 2, 1, 3, 4}) return 0;
       weight = input_of(*t, 0);
+      // [N, O, I, k, k] viewed as [N*O, I, k, k] and back (one port writes that): the same
+      // values, when the view the Transpose reads is [N, O, I, k, k] (checked below).
+      for (int views = 0; views < 2; ++views) {
+        const auto* r = only_made_by(weight, "Reshape");
+        const auto rt = r ? dims_of(input_of(*r, 1)) : std::nullopt;
+        if (!rt || (rt->size() != 4 && rt->size() != 5)) break;
+        if (views == 0) {
+          if (rt->size() != 5) break;
+          transposed_view = *rt;
+        }
+        weight = input_of(*r, 0);
+      }
     }
     std::optional<Modulated> mod = modulated_weight(weight);
     std::string demod;
@@ -392,28 +430,43 @@ class Patterns {
       if (!mod || demod.empty()) return 0;
     }
     const int64_t o = mod->w5.dims[1], i = mod->w5.dims[2], kh = mod->w5.dims[3], kw = mod->w5.dims[4];
-    const std::vector<int64_t> wt = ints_or_empty(input_of(*wr, 1)), xt = ints_or_empty(input_of(*xr, 1));
-    std::vector<int64_t> want_w = transposed ? std::vector<int64_t>{batch_ * i, o, kh, kw} : std::vector<int64_t>{batch_ * o, i, kh, kw};
-    if (!wt.empty() && wt[0] == -1) want_w[0] = -1;  // reshape(-1, I, kh, kw), as other ports write it
-    if (wt != want_w || xt.size() != 4 || xt[0] != 1 || (xt[1] != batch_ * i && xt[1] != -1)) return 0;
-    // The conv's only reader puts the batch back: [N, O, H', W'].
-    const auto readers = readers_.find(n.output(0));
-    if (readers == readers_.end() || readers->second != 1 || outputs_.count(n.output(0))) return 0;
+    // The weight [N*O, I, kh, kw] ([N*I, O, kh, kw] transposed), x [1, N*I, H, W]: constants,
+    // -1, or the batch read from a shape times the channels.
+    const auto wt = dims_of(input_of(*wr, 1)), xt = dims_of(input_of(*xr, 1));
+    if (!wt || !xt || wt->size() != 4 || xt->size() != 4) return 0;
+    const std::vector<int64_t> rest = transposed ? std::vector<int64_t>{o, kh, kw} : std::vector<int64_t>{i, kh, kw};
+    if (!is_batch((*wt)[0], transposed ? i : o)) return 0;
+    for (size_t a = 1; a < 4; ++a)
+      if (!(*wt)[a].of.empty() || (*wt)[a].value != rest[a - 1]) return 0;
+    const Dim& x1 = (*xt)[1];  // N*I, or x's own batch times its channels
+    const bool x_channels = x1.of == input_of(*xr, 0) && x1.axis == 0 && x1.times_axis == 1 && x1.mul == 1;
+    if (!(*xt)[0].of.empty() || (*xt)[0].value != 1 || !(is_batch(x1, i) || x_channels)) return 0;
+    if (!transposed_view.empty()) {
+      if (!is_batch(transposed_view[0], 1)) return 0;
+      const int64_t want[] = {o, i, kh, kw};
+      for (size_t a = 1; a < 5; ++a)
+        if (!transposed_view[a].of.empty() || (transposed_view[a].value != want[a - 1] && !(a == 1 && transposed_view[a].value == -1))) return 0;
+    }
+    // The conv's one reader but Shapes (of the reshape's target) puts the batch back: [N, O, H', W'].
+    if (outputs_.count(n.output(0))) return 0;
     int back = -1;
     for (int r = 0; r < g_.node_size(); ++r)
       for (const auto& in : g_.node(r).input())
-        if (in == n.output(0)) back = r;
-    if (back < 0 || g_.node(back).op_type() != "Reshape") return 0;
+        if (in == n.output(0) && g_.node(r).op_type() != "Shape") {
+          if (back >= 0) return 0;
+          back = r;
+        }
+    if (back < 0 || g_.node(back).op_type() != "Reshape" || input_of(g_.node(back), 0) != n.output(0)) return 0;
     // [N, O, H', W']: N the export batch (or a batch dim torch read from a shape), W' and H'
     // constants or the conv output's own.
     const auto bt = dims_of(input_of(g_.node(back), 1));
     if (!bt || bt->size() != 4) return 0;
     const Dim &b0 = (*bt)[0], &b1 = (*bt)[1];
-    if (b0.of.empty() ? (b0.value != batch_ && b0.value != 0) : (b0.axis != 0 || b0.mul != 1)) return 0;
+    if (!is_batch(b0, 1) || (b0.of.empty() && b0.value == -1)) return 0;
     if (!b1.of.empty() || (b1.value != o && b1.value != -1)) return 0;
     for (size_t a : {size_t{2}, size_t{3}}) {
       const Dim& d = (*bt)[a];
-      if (!d.of.empty() && (d.of != n.output(0) || d.axis != static_cast<int64_t>(a) || d.mul != 1)) return 0;
+      if (!d.of.empty() && (d.of != n.output(0) || d.axis != static_cast<int64_t>(a) || d.mul != 1 || d.times_axis >= 0)) return 0;
     }
 
     ConstTensor w = mod->w5;
@@ -452,10 +505,15 @@ class Patterns {
     if (const auto* ap = attr(n, "auto_pad"); ap && ap->s() != "NOTSET") return 0;
     std::vector<int64_t> pads = attr_is(n, "pads");
     if (pads.empty()) pads = {0, 0, 0, 0};
+    if (pads.size() != 4) return 0;
     std::string cur = input_of(n, 0);
     if (const auto* p = only_made_by(cur, "Pad")) {
       const std::vector<int64_t> pp = ints_or_empty(input_of(*p, 1));
       if (!zero_constant_pad(*p) || pp.size() != 8 || pp[0] || pp[1] || pp[4] || pp[5]) return 0;
+      for (int64_t v : pp)
+        if (v < 0 || v > kMaxPad) return 0;
+      for (int64_t v : pads)
+        if (v < 0 || v > kMaxPad) return 0;
       pads = {pads[0] + pp[2], pads[1] + pp[3], pads[2] + pp[6], pads[3] + pp[7]};
       cur = input_of(*p, 0);
     }
@@ -469,6 +527,9 @@ class Patterns {
     if (!t1 || !t2 || t1->size() != 6 || t2->size() != 4 || zp.size() != 12) return 0;
     for (int a : {0, 1, 2, 3, 4, 5, 6, 7, 8, 10})
       if (zp[static_cast<size_t>(a)] != 0) return 0;
+    if (zp[9] < 0 || zp[11] < 0 || zp[9] >= kMaxFactor || zp[11] >= kMaxFactor) return 0;
+    for (int64_t v : pads)
+      if (v < 0 || v > kMaxPad) return 0;
     const int64_t uh = zp[9] + 1, uw = zp[11] + 1, kh = fir->dims[2], kw = fir->dims[3];
     const auto known = [](const Dim& d) { return d.of.empty() ? std::optional<int64_t>(d.value) : std::nullopt; };
     const std::vector<Dim>& a = *t1;

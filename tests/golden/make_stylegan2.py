@@ -20,12 +20,14 @@ The generator (z 16, w 16, two mapping layers, 4x4 -> 16x16, widths 16/16/8):
   the running RGB image is up-sampled by upfirdn2d (zero insertion by reshape + pad, then
   the [1,3,3,1] FIR as a depthwise 4x4 conv, gain 4) and the next toRGB added.
 
-Two exported forms of the modulated convolution, one case each:
+Exported forms of the modulated convolution, one case each:
 * family_stylegan2_fused: weight = W * style per sample, demodulated, the batch folded
   into the conv's groups by reshapes (x [1, N*I, H, W], weight [N*O, I, k, k], groups N;
   for up-sampling the transposed conv's weight [N*I, O, k, k]);
 * family_stylegan2_nonfused: x scaled by the style, the fixed-weight conv (or transposed
-  conv), the output scaled by the demodulation coefficients computed from the style and W.
+  conv), the output scaled by the demodulation coefficients computed from the style and W;
+* family_stylegan2_fused_views: the fused form written with views, the batch and map sizes
+  read from x.shape, as another port writes it.
 Each case also gets backward/: PyTorch autograd's input gradients (GoldenAutograd).
 """
 import math
@@ -100,6 +102,8 @@ class ModulatedConv(nn.Module):
         style = self.affine(w)
         weight = self.weight * self.scale
         cout = int(weight.shape[0])
+        if self.fused == "views":
+            return self.fused_with_views(x, style, weight)
         if self.fused:
             wm = weight[None] * style[:, None, :, None, None]
             if self.demodulate:
@@ -121,6 +125,27 @@ class ModulatedConv(nn.Module):
             d = torch.rsqrt((weight[None] * style.reshape(n, 1, -1, 1, 1)).pow(2).sum([2, 3, 4]) + 1e-8)
             y = y * d.reshape(n, -1, 1, 1)
         return y
+
+    def fused_with_views(self, x, style, weight):
+        """The fused form as another port writes it: the batch and the map's size read from
+        x.shape (Shape/Gather in the export; only the conv weight's shape must be constants
+        for torch to export it), the style and demodulation by view, and the up-sampling
+        weight viewed [N*O, I, k, k] -> [N, O, I, k, k] before its transpose."""
+        batch, cin, h, wd = x.shape
+        n, cout, k = int(batch), int(weight.shape[0]), self.k
+        wm = weight.unsqueeze(0) * style.view(batch, 1, cin, 1, 1)
+        if self.demodulate:
+            wm = wm * torch.rsqrt(wm.pow(2).sum([2, 3, 4]) + 1e-8).view(batch, cout, 1, 1, 1)
+        wm = wm.view(n * cout, int(cin), k, k)
+        x = x.view(1, batch * cin, h, wd)
+        if self.up:
+            wm = wm.view(n, cout, int(cin), k, k).transpose(1, 2).reshape(n * int(cin), cout, k, k)
+            y = F.conv_transpose2d(x, wm, stride=2, groups=n)
+            _, _, h2, w2 = y.shape
+            return upfirdn2d(y.view(batch, cout, h2, w2), self.blur, 1, 1, 1)
+        y = F.conv2d(x, wm, padding=k // 2, groups=n)
+        _, _, h2, w2 = y.shape
+        return y.view(batch, cout, h2, w2)
 
 
 class StyledLayer(nn.Module):
@@ -181,14 +206,19 @@ class StyleGan2Generator(nn.Module):
         return img
 
 
+FORMS = {
+    "fused": (True, "fused: per-sample weights W * style, demodulated, batch folded into the conv groups"),
+    "nonfused": (False, "non-fused: x * style, fixed-weight conv, output * demodulation coefficients"),
+    "fused_views": ("views", "fused, written with views and the batch and map sizes read from x.shape (Shape/Gather "
+                             "in the export), the up-sampling weight viewed [N*O, I, k, k] -> [N, O, I, k, k] before its transpose"),
+}
+
+
 def cases():
     out = {}
-    for fused in (True, False):
-        torch.manual_seed(0)  # the same weights in both forms
-        model = StyleGan2Generator(fused).eval()
-        name = "family_stylegan2_" + ("fused" if fused else "nonfused")
-        out[name] = (model, "fused: per-sample weights W * style, demodulated, batch folded into the conv groups"
-                     if fused else "non-fused: x * style, fixed-weight conv, output * demodulation coefficients")
+    for form, (fused, text) in FORMS.items():
+        torch.manual_seed(0)  # the same weights in every form
+        out["family_stylegan2_" + form] = (StyleGan2Generator(fused).eval(), text)
     return out
 
 
@@ -214,9 +244,9 @@ def main():
             write_case(name, {"z": z}, {"output": y}, onnx_bytes_path=path, readme=readme)
         write_backward(name, model, {"z": z}, 700)
         print(name, tuple(y.shape), float(y.abs().max()))
-    if len(results) == 2:  # both forms compute the same function
-        a, b = results.values()
-        assert torch.allclose(a, b, atol=1e-5), float((a - b).abs().max())
+    outs = list(results.values())  # every form computes the same function
+    for other in outs[1:]:
+        assert torch.allclose(outs[0], other, atol=1e-5), float((outs[0] - other).abs().max())
 
 
 if __name__ == "__main__":

@@ -1,0 +1,75 @@
+// StyleGAN2 exported at a fixed batch (tests/golden/make_stylegan2.py, every form of the
+// modulated convolution): what the converter makes of it. The goldens test checks the
+// values at the export batch; here the structure (no zero insertion, no per-sample
+// weights) and that the model no longer depends on the export batch.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "edgegan/io.h"
+#include "tests/converter/converted_model.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using testing::golden_dir;
+using testing::read_file;
+
+class ConverterStyleGan2 : public ::testing::TestWithParam<const char*> {
+ protected:
+  std::string dir() const { return (golden_dir() / GetParam()).string(); }
+  std::shared_ptr<const Model> model() const { return testing::converted_model(read_file(golden_dir() / GetParam() / "model.onnx")); }
+};
+
+// Up-sampling runs as phase-split transposed convolutions (the modulated 3x3 ones and
+// the skip path's upfirdn2d, its [1,3,3,1] FIR the kernel): no Pad op, so no zero is
+// inserted, and every convolution's weight is a constant (the batch is no conv group).
+TEST_P(ConverterStyleGan2, UpSamplesWithoutZeroInsertion) {
+  const auto m = model();
+  int transposed = 0, fir = 0;
+  for (const OpInfo& op : m->ops()) {
+    EXPECT_NE(op.kind, "Pad") << op.name;
+    if (op.kind == "ConvTranspose2D") {
+      ++transposed;
+      EXPECT_FALSE(op.phases.empty()) << op.name;
+      if (op.attributes.find("k4x4 s2x2") != std::string::npos && op.attributes.find("groups 3") != std::string::npos) ++fir;
+    }
+    if (op.kind == "Conv2D" || op.kind == "ConvTranspose2D") {
+      EXPECT_EQ(op.attributes.find("groups 2"), std::string::npos) << "the batch folded into groups: " << op.name;
+    }
+  }
+  EXPECT_EQ(transposed, 4);  // two modulated up-sampling convs, two skip up-samplings
+  EXPECT_EQ(fir, 2);
+}
+
+// Exported at batch 2, run at batch 1 and 3: each sample is what PyTorch gave for it.
+TEST_P(ConverterStyleGan2, RunsAtAnyBatch) {
+  const auto m = model();
+  const Tensor z = read_npy(dir() + "/inputs/z.npy");
+  const Tensor want = read_npy(dir() + "/outputs/output.npy");
+  const int64_t zdim = z.shape[1], per_sample = static_cast<int64_t>(want.f32.size()) / want.shape[0];
+  float scale = 1.f;
+  for (float v : want.f32) scale = std::max(scale, std::abs(v));
+  for (int64_t batch : {1, 3}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    std::vector<float> zs;  // sample b is the golden's sample b % 2
+    for (int64_t b = 0; b < batch; ++b) zs.insert(zs.end(), z.f32.begin() + (b % 2) * zdim, z.f32.begin() + (b % 2 + 1) * zdim);
+    const Tensor in{"z", DType::kFloat32, z.layout, {batch, zdim}, zs, {}};
+    Session s(m, {.threads = 1, .batch = static_cast<int>(batch)});
+    const Tensor out = to_nchw(s.run({in})[0]);
+    ASSERT_EQ(static_cast<int64_t>(out.f32.size()), batch * per_sample);
+    for (int64_t b = 0; b < batch; ++b)
+      for (int64_t k = 0; k < per_sample; ++k)
+        ASSERT_NEAR(out.f32[static_cast<size_t>(b * per_sample + k)], want.f32[static_cast<size_t>((b % 2) * per_sample + k)], 1e-4f * scale)
+            << "sample " << b << " value " << k;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Forms, ConverterStyleGan2, ::testing::Values("family_stylegan2_fused", "family_stylegan2_nonfused", "family_stylegan2_fused_views"));
+
+}  // namespace
+}  // namespace edgegan
