@@ -57,6 +57,7 @@ class Patterns {
       if (n.op_type() == "ReduceSum") rewritten += demodulation_sums(k, n);
       else if (n.op_type() == "Conv" || n.op_type() == "ConvTranspose") rewritten += fused_modulated_conv(k, n) + upfirdn(k, n);
       else if (n.op_type() == "Tile") rewritten += one_sample_constant(n);
+      else if (n.op_type() == "Reshape") rewritten += upfirdn_channels_in_batch(k, n);
     }
     if (rewritten == 0) return 0;
     apply();
@@ -550,22 +551,121 @@ class Patterns {
     Names inputs = {x, add_initializer(base + "/fir", flipped)};
     if (!input_of(n, 2).empty()) inputs.push_back(input_of(n, 2));
     onnx::NodeProto up = node("ConvTranspose", inputs, n.output(0), base);
-    auto ints = [&](const char* name, std::vector<int64_t> v) {
-      auto* a = up.add_attribute();
-      a->set_name(name);
-      a->set_type(onnx::AttributeProto::INTS);
-      for (int64_t x : v) a->add_ints(x);
-    };
-    ints("kernel_shape", {kh, kw});
-    ints("strides", {uh, uw});
-    ints("pads", tpads);
-    auto* g = up.add_attribute();
-    g->set_name("group");
-    g->set_type(onnx::AttributeProto::INT);
-    g->set_i(c);
+    add_ints(up, "kernel_shape", {kh, kw});
+    add_ints(up, "strides", {uh, uw});
+    add_ints(up, "pads", tpads);
+    add_int(up, "group", c);
     replace_[k] = {up};
     return 1;
   }
+  // upfirdn2d as one port's portable path writes it, channels folded into the batch:
+  // x [N, C, H, W] reshaped to [N*C, H, W, 1] and [N*C, H, 1, W, 1, 1], up - 1 zeros padded
+  // after each sample, reshaped to [N*C, H*up, W*up, 1], padded, cropped by no-op Slices,
+  // transposed to [N*C, 1, H', W'], one single-channel FIR Conv, reshaped and transposed
+  // back to [N, C, H'', W'']: the same grouped transposed convolution as upfirdn() makes.
+  int upfirdn_channels_in_batch(int k, const onnx::NodeProto& end) {
+    const auto te = dims_of(input_of(end, 1));
+    if (!te || te->size() != 4 || !(*te)[1].of.empty() || (*te)[1].value < 1 || (*te)[1].value > kMaxFactor) return 0;
+    const int64_t c = (*te)[1].value;
+    const auto const_dims = [&](const onnx::NodeProto* r, size_t rank) -> std::vector<int64_t> {
+      const auto d = r ? dims_of(input_of(*r, 1)) : std::nullopt;  // a leading -1 (or the batch), then constants
+      if (!d || d->size() != rank) return {};
+      std::vector<int64_t> v;
+      for (const Dim& e : *d) {
+        if (!e.of.empty() || e.value < -1 || e.value > kMaxFactor) return {};
+        v.push_back(e.value);
+      }
+      return v;
+    };
+    const auto* t2 = only_made_by(input_of(end, 0), "Transpose");
+    if (!t2 || attr_is(*t2, "perm") != std::vector<int64_t>{0, 2, 3, 1}) return 0;
+    const auto* r9 = only_made_by(input_of(*t2, 0), "Reshape");
+    const std::vector<int64_t> d9 = const_dims(r9, 4);
+    if (d9.empty() || d9[1] != 1) return 0;
+    const auto* conv = only_made_by(input_of(*r9, 0), "Conv");
+    const auto fir = conv ? fold(input_of(*conv, 1)) : std::nullopt;
+    if (!fir || fir->is_int || fir->dims.size() != 4 || fir->dims[0] != 1 || fir->dims[1] != 1 || !input_of(*conv, 2).empty() ||
+        attr_i(*conv, "group", 1) != 1)
+      return 0;
+    for (const char* a : {"strides", "dilations"})
+      for (int64_t v : attr_is(*conv, a))
+        if (v != 1) return 0;
+    if (const auto* ap = attr(*conv, "auto_pad"); ap && ap->s() != "NOTSET") return 0;
+    std::vector<int64_t> pads = attr_is(*conv, "pads");
+    if (pads.empty()) pads = {0, 0, 0, 0};
+    const auto* r7 = only_made_by(input_of(*conv, 0), "Reshape");
+    const std::vector<int64_t> d7 = const_dims(r7, 4);
+    const auto* t1 = r7 ? only_made_by(input_of(*r7, 0), "Transpose") : nullptr;
+    if (d7.empty() || d7[1] != 1 || !t1 || attr_is(*t1, "perm") != std::vector<int64_t>{0, 3, 1, 2}) return 0;
+    std::string cur = input_of(*t1, 0);
+    std::vector<const onnx::NodeProto*> crops;  // Slices that keep everything (negative pads none)
+    while (const auto* sl = only_made_by(cur, "Slice")) {
+      crops.push_back(sl);
+      cur = input_of(*sl, 0);
+    }
+    const auto* p2 = made_by(cur, "Pad");  // also read by the Shapes of the crops' ends
+    if (!p2 || !zero_constant_pad(*p2)) return 0;
+    for (const auto* sl : crops) {
+      const auto starts = fold(input_of(*sl, 1));
+      const auto ends = dims_of(input_of(*sl, 2));
+      const auto axes = fold(input_of(*sl, 3));
+      const auto steps = input_of(*sl, 4).empty() ? std::optional<ConstTensor>(ConstTensor::ints({1}, {1})) : fold(input_of(*sl, 4));
+      if (!starts || !ends || !axes || !steps || starts->numel() != 1 || ends->size() != 1 || axes->numel() != 1 || steps->numel() != 1 ||
+          starts->at(0) != 0 || steps->at(0) != 1)
+        return 0;
+      const Dim& e = (*ends)[0];
+      const bool whole = e.of.empty() ? e.value >= kMaxFactor : e.of == p2->output(0) && e.axis == axes->at(0) && e.mul == 1 && e.times_axis < 0;
+      if (!whole) return 0;
+    }
+    const std::vector<int64_t> pp = ints_or_empty(input_of(*p2, 1));
+    if (pp.size() != 8 || pp[0] || pp[3] || pp[4] || pp[7]) return 0;
+    const auto* r4 = only_made_by(input_of(*p2, 0), "Reshape");
+    const auto* p1 = r4 ? only_made_by(input_of(*r4, 0), "Pad") : nullptr;
+    const auto* r1 = p1 ? only_made_by(input_of(*p1, 0), "Reshape") : nullptr;
+    const auto* r0 = r1 ? only_made_by(input_of(*r1, 0), "Reshape") : nullptr;
+    if (!r0 || !zero_constant_pad(*p1)) return 0;
+    const std::vector<int64_t> d4 = const_dims(r4, 4), d1 = const_dims(r1, 6), d0 = const_dims(r0, 4), zp = ints_or_empty(input_of(*p1, 1));
+    if (d4.empty() || d1.empty() || d0.empty() || zp.size() != 12) return 0;
+    for (int a : {0, 1, 2, 3, 4, 5, 6, 7, 9, 11})
+      if (zp[static_cast<size_t>(a)] != 0) return 0;
+    if (zp[8] < 0 || zp[10] < 0 || zp[8] >= kMaxFactor || zp[10] >= kMaxFactor) return 0;
+    const int64_t uh = zp[8] + 1, uw = zp[10] + 1, h = d0[1], w = d0[2], kh = fir->dims[2], kw = fir->dims[3];
+    if (d0[3] != 1 || d1[1] != h || d1[2] != 1 || d1[3] != w || d1[4] != 1 || d1[5] != 1 || d4[1] != h * uh || d4[2] != w * uw || d4[3] != 1) return 0;
+    std::vector<int64_t> total = {pp[1], pp[2], pp[5], pp[6]};
+    if (pads.size() != 4) return 0;
+    for (size_t a = 0; a < 4; ++a) {
+      if (total[a] < 0 || total[a] > kMaxPad || pads[a] < 0 || pads[a] > kMaxPad) return 0;
+      total[a] += pads[a];
+    }
+    const std::vector<int64_t> tpads = {kh - 1 - total[0], kw - 1 - total[1], kh - uh - total[2], kw - uw - total[3]};
+    for (int64_t v : tpads)
+      if (v < 0) return 0;
+    if (checked_numel({c, kh, kw}, kMaxFoldedElements, end.name()) < 0) return 0;
+    ConstTensor flipped = ConstTensor::floats(std::vector<float>(static_cast<size_t>(c * kh * kw)), {c, 1, kh, kw});
+    for (int64_t ch = 0; ch < c; ++ch)
+      for (int64_t t = 0; t < kh * kw; ++t) flipped.f[static_cast<size_t>(ch * kh * kw + t)] = fir->f[static_cast<size_t>(kh * kw - 1 - t)];
+    const std::string base = end.name().empty() ? "upfirdn" : end.name();
+    onnx::NodeProto up = node("ConvTranspose", {input_of(*r0, 0), add_initializer(base + "/fir", flipped)}, end.output(0), base);
+    add_ints(up, "kernel_shape", {kh, kw});
+    add_ints(up, "strides", {uh, uw});
+    add_ints(up, "pads", tpads);
+    add_int(up, "group", c);
+    replace_[k] = {up};
+    return 1;
+  }
+  static void add_ints(onnx::NodeProto& n, const char* name, const std::vector<int64_t>& v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INTS);
+    for (int64_t x : v) a->add_ints(x);
+  }
+  static void add_int(onnx::NodeProto& n, const char* name, int64_t v) {
+    auto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::INT);
+    a->set_i(v);
+  }
+
   bool zero_constant_pad(const onnx::NodeProto& p) {
     if (const auto* m = attr(p, "mode"); m && m->s() != "constant") return false;
     if (input_of(p, 2).empty()) return true;
@@ -650,7 +750,7 @@ class Patterns {
 
 bool may_hold_stylegan_patterns(const onnx::ModelProto& model) {
   for (const auto& n : model.graph().node())
-    if (n.op_type() == "Tile" || ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() > 1 && attr_i(n, "group", 1) > 1) ||
+    if (n.op_type() == "Tile" || n.op_type() == "Pad" || ((n.op_type() == "Conv" || n.op_type() == "ConvTranspose") && n.input_size() > 1 && attr_i(n, "group", 1) > 1) ||
         n.op_type() == "ReduceSum")
       return true;
   return false;

@@ -155,7 +155,8 @@ std::vector<std::string> trainable_golden_cases() {
     // LeakyReLU input of the maps after it (pixel norms rescale whole pixels), and StyleGAN2's
     // (the styles and demodulation rescale whole channels of every later map).
     const bool kink_dense = name == "zoo_animeganv2" || name == "zoo_cyclegan_resnet" || name == "zoo_esrgan_rrdb" || name == "zoo_fast_style" ||
-                            name == "family_progan" || name == "family_realcugan_2x" || name.rfind("family_stylegan2_", 0) == 0;
+                            name == "family_progan" || name == "family_realcugan_2x" || name.rfind("family_stylegan2_fused", 0) == 0 ||
+                            name == "family_stylegan2_nonfused";
     if (e.is_directory() && !opset_variant && !kink_dense && !std::filesystem::exists(e.path() / "model_path.txt")) names.push_back(name);
   }
   std::sort(names.begin(), names.end());

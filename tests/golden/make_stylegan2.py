@@ -27,7 +27,9 @@ Exported forms of the modulated convolution, one case each:
 * family_stylegan2_nonfused: x scaled by the style, the fixed-weight conv (or transposed
   conv), the output scaled by the demodulation coefficients computed from the style and W;
 * family_stylegan2_fused_views: the fused form written with views, the batch and map sizes
-  read from x.shape, as another port writes it.
+  read from x.shape, as another port writes it;
+* family_stylegan2_upfirdn2d_folded: the up-sampling alone in upfirdn2d's portable form
+  (the channels folded into the batch, one single-channel FIR conv).
 Each case also gets backward/: PyTorch autograd's input gradients (GoldenAutograd).
 """
 import math
@@ -69,6 +71,33 @@ def upfirdn2d(x, weight, up, pad0, pad1):
         x = x.reshape(n, c, h * up, w * up)
     x = F.pad(x, [pad0, pad1, pad0, pad1])
     return F.conv2d(x, weight, groups=c)
+
+
+def upfirdn2d_channels_folded(x, f, up, pad0, pad1):
+    """upfirdn2d's portable form in one port: the channels folded into the batch
+    ([N*C, H, W, 1]), zero insertion by reshape + pad, the border pad, crops that keep
+    everything, then one single-channel conv with the flipped FIR, and back to [N, C, ...]."""
+    n, c, h, w = (int(v) for v in x.shape)
+    y = x.reshape(-1, h, w, 1).view(-1, h, 1, w, 1, 1)
+    y = F.pad(y, [0, 0, 0, up - 1, 0, 0, 0, up - 1]).view(-1, h * up, w * up, 1)
+    y = F.pad(y, [0, 0, pad0, pad1, pad0, pad1])
+    y = y[:, 0:y.shape[1], 0:y.shape[2], :]
+    y = y.permute(0, 3, 1, 2).reshape(-1, 1, h * up + pad0 + pad1, w * up + pad0 + pad1)
+    kh, kw = f.shape
+    y = F.conv2d(y, torch.flip(f, [0, 1]).view(1, 1, kh, kw))
+    oh, ow = h * up + pad0 + pad1 - kh + 1, w * up + pad0 + pad1 - kw + 1
+    return y.reshape(-1, 1, oh, ow).permute(0, 2, 3, 1).reshape(-1, c, oh, ow)
+
+
+class SkipUpsample(nn.Module):
+    """upfirdn2d up-sampling as the skip path does it, written channels-folded."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("fir", fir_kernel([1, 3, 3, 1]) * 4)
+
+    def forward(self, x):
+        return upfirdn2d_channels_folded(x, self.fir, 2, 2, 1)
 
 
 class EqualLinear(nn.Module):
@@ -222,8 +251,29 @@ def cases():
     return out
 
 
+def upsample_case():
+    """family_stylegan2_upfirdn2d_folded: the channels-folded upfirdn2d alone, checked
+    against the depthwise form, exported at a fixed batch of 2."""
+    x = torch.randn(BATCH, 16, 5, 6, generator=torch.Generator().manual_seed(8))
+    model = SkipUpsample().eval()
+    with torch.no_grad():
+        y = model(x)
+    want = upfirdn2d(x, depthwise_fir([1, 3, 3, 1], 4, 16), 2, 2, 1)
+    assert torch.allclose(y, want, atol=1e-6), float((y - want).abs().max())
+    name = "family_stylegan2_upfirdn2d_folded"
+    readme = ("StyleGAN2 up-sampling (upfirdn2d, [1,3,3,1] FIR, up 2, pads 2/1, as the skip path does) of 16 channels, written with the channels folded "
+              "into the batch, 5x6 -> 10x12, opset 17 at a fixed batch of 2.\nWritten by tests/golden/make_stylegan2.py.")
+    with tempfile.TemporaryDirectory() as td:
+        path = os.path.join(td, "model.onnx")
+        torch.onnx.export(model, (x,), path, opset_version=17, input_names=["x"], output_names=["y"], do_constant_folding=True)
+        write_case(name, {"x": x}, {"y": y}, onnx_bytes_path=path, readme=readme)
+    print(name, tuple(y.shape))
+
+
 def main():
     wanted = set(sys.argv[1:])
+    if not wanted or "family_stylegan2_upfirdn2d_folded" in wanted:
+        upsample_case()
     z = torch.randn(BATCH, 16, generator=torch.Generator().manual_seed(7))
     results = {}
     for name, (model, form) in cases().items():
