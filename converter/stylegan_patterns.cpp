@@ -246,7 +246,7 @@ class Patterns {
   bool is_dim(const Dim& e, const std::string& x, int64_t axis, int64_t mul, std::optional<int64_t> known) const {
     if (!e.of.empty()) return e.of == x && e.axis == axis && e.mul == mul && e.times_axis < 0;
     if (axis == 0 && (e.value == 0 || e.value == batch_)) return true;
-    return known && e.value == *known * mul;
+    return known && *known >= 0 && *known <= kMaxFactor && e.value == *known * mul;
   }
 
   // A reshape target's entry that is `mul` times the batch: the export batch times mul,
