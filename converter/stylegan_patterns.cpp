@@ -128,7 +128,7 @@ class Patterns {
       if (const auto* a = attr(n, "value_float")) return ConstTensor::floats({a->f()}, {});
       return std::nullopt;
     }
-    static const std::set<std::string> kFolded = {"ConstantOfShape", "Concat", "Reshape", "Slice", "Transpose", "Cast", "Expand"};
+    static const std::set<std::string> kFolded = {"ConstantOfShape", "Concat", "Reshape", "Slice", "Transpose", "Cast", "Expand", "Unsqueeze", "Tile"};
     if (!kFolded.count(op)) return std::nullopt;
     std::vector<ConstTensor> in;
     for (const auto& i : n.input()) {
@@ -172,11 +172,46 @@ class Patterns {
     }
     if (op == "Transpose") return transpose(in[0], attr_is(n, "perm"), name);
     if (op == "Cast") return cast(in[0], attr_i(n, "to", 1) == onnx::TensorProto::INT64 || attr_i(n, "to", 1) == onnx::TensorProto::INT32);
+    if (op == "Unsqueeze") {
+      std::vector<int64_t> axes = opset_ >= 13 ? (in.size() == 2 ? in[1].i : std::vector<int64_t>{}) : attr_is(n, "axes");
+      ConstTensor c = in[0];
+      const int64_t rank = static_cast<int64_t>(c.dims.size() + axes.size());
+      for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+      std::sort(axes.begin(), axes.end());
+      for (int64_t a : axes) {
+        if (a < 0 || a > static_cast<int64_t>(c.dims.size())) return std::nullopt;
+        c.dims.insert(c.dims.begin() + a, 1);
+      }
+      return c;
+    }
+    if (op == "Tile" && in.size() == 2 && !in[0].is_int && in[1].i.size() == in[0].dims.size()) {
+      // Each axis from the last: the block of the axes after it repeated in place.
+      ConstTensor c = in[0];
+      for (size_t a = c.dims.size(); a-- > 0;) {
+        const int64_t reps = in[1].i[a];
+        if (reps < 1) return std::nullopt;
+        std::vector<int64_t> dims = c.dims;
+        dims[a] *= reps;
+        checked_numel(dims, kMaxFoldedElements, name);
+        const int64_t outer = product_of(c.dims, 0, a), block = product_of(c.dims, a, c.dims.size());
+        std::vector<float> f;
+        f.reserve(static_cast<size_t>(outer * block * reps));
+        for (int64_t o = 0; o < outer; ++o)
+          for (int64_t r = 0; r < reps; ++r) f.insert(f.end(), c.f.begin() + o * block, c.f.begin() + (o + 1) * block);
+        c = ConstTensor::floats(std::move(f), dims);
+      }
+      return c;
+    }
     if (op == "Expand" && in.size() == 2) {
       const int64_t count = checked_numel(in[1].i, kMaxFoldedElements, name);
       return broadcast_binary("Mul", in[0], ConstTensor::floats(std::vector<float>(static_cast<size_t>(count), 1.f), in[1].i), name);
     }
     return std::nullopt;
+  }
+  static int64_t product_of(const std::vector<int64_t>& dims, size_t from, size_t to) {
+    int64_t p = 1;
+    for (size_t k = from; k < to; ++k) p *= dims[k];
+    return p;
   }
   std::vector<int64_t> ints_or_empty(const std::string& name) {
     const auto c = fold(name);
@@ -209,6 +244,11 @@ class Patterns {
       return std::vector<Dim>{Dim{input_of(*shape, 0), k->i[0], 1, 0}};
     }
     if (op == "Unsqueeze" || op == "Cast") return dims_of(input_of(n, 0), depth + 1);
+    if (op == "Add" || op == "Sub") {  // x - 0: the crop ends torch writes for pads that are not negative
+      const auto zero = fold(input_of(n, 1));
+      if (zero && zero->numel() == 1 && zero->at(0) == 0.0) return dims_of(input_of(n, 0), depth + 1);
+      return std::nullopt;
+    }
     if (op == "Concat") {
       std::vector<Dim> all;
       for (const auto& i : n.input()) {
@@ -508,7 +548,7 @@ class Patterns {
     if (pads.empty()) pads = {0, 0, 0, 0};
     if (pads.size() != 4) return 0;
     std::string cur = input_of(n, 0);
-    if (const auto* p = only_made_by(cur, "Pad")) {
+    if (const auto* p = pad_under_whole_crops(cur)) {
       const std::vector<int64_t> pp = ints_or_empty(input_of(*p, 1));
       if (!zero_constant_pad(*p) || pp.size() != 8 || pp[0] || pp[1] || pp[4] || pp[5]) return 0;
       for (int64_t v : pp)
@@ -597,26 +637,8 @@ class Patterns {
     const std::vector<int64_t> d7 = const_dims(r7, 4);
     const auto* t1 = r7 ? only_made_by(input_of(*r7, 0), "Transpose") : nullptr;
     if (d7.empty() || d7[1] != 1 || !t1 || attr_is(*t1, "perm") != std::vector<int64_t>{0, 3, 1, 2}) return 0;
-    std::string cur = input_of(*t1, 0);
-    std::vector<const onnx::NodeProto*> crops;  // Slices that keep everything (negative pads none)
-    while (const auto* sl = only_made_by(cur, "Slice")) {
-      crops.push_back(sl);
-      cur = input_of(*sl, 0);
-    }
-    const auto* p2 = made_by(cur, "Pad");  // also read by the Shapes of the crops' ends
-    if (!p2 || !zero_constant_pad(*p2)) return 0;
-    for (const auto* sl : crops) {
-      const auto starts = fold(input_of(*sl, 1));
-      const auto ends = dims_of(input_of(*sl, 2));
-      const auto axes = fold(input_of(*sl, 3));
-      const auto steps = input_of(*sl, 4).empty() ? std::optional<ConstTensor>(ConstTensor::ints({1}, {1})) : fold(input_of(*sl, 4));
-      if (!starts || !ends || !axes || !steps || starts->numel() != 1 || ends->size() != 1 || axes->numel() != 1 || steps->numel() != 1 ||
-          starts->at(0) != 0 || steps->at(0) != 1)
-        return 0;
-      const Dim& e = (*ends)[0];
-      const bool whole = e.of.empty() ? e.value >= kMaxFactor : e.of == p2->output(0) && e.axis == axes->at(0) && e.mul == 1 && e.times_axis < 0;
-      if (!whole) return 0;
-    }
+    const auto* p2 = pad_under_whole_crops(input_of(*t1, 0));
+    if (!p2) return 0;
     const std::vector<int64_t> pp = ints_or_empty(input_of(*p2, 1));
     if (pp.size() != 8 || pp[0] || pp[3] || pp[4] || pp[7]) return 0;
     const auto* r4 = only_made_by(input_of(*p2, 0), "Reshape");
@@ -653,6 +675,36 @@ class Patterns {
     replace_[k] = {up};
     return 1;
   }
+  // The zero constant Pad that `value` is, or that Slices keeping everything crop (the
+  // crops of negative pads that the ports write, none here), else nullptr. The Pad may
+  // also be read by the Shapes the crops' ends come from.
+  const onnx::NodeProto* pad_under_whole_crops(std::string cur) {
+    std::vector<const onnx::NodeProto*> crops;
+    while (const auto* sl = only_made_by(cur, "Slice")) {
+      crops.push_back(sl);
+      cur = input_of(*sl, 0);
+    }
+    const auto* pad = crops.empty() ? only_made_by(cur, "Pad") : made_by(cur, "Pad");
+    if (!pad || !zero_constant_pad(*pad)) return nullptr;
+    for (const auto* sl : crops) {
+      const auto starts = fold(input_of(*sl, 1));
+      const auto ends = dims_of(input_of(*sl, 2));
+      const auto axes = fold(input_of(*sl, 3));
+      if (!starts || !ends || !axes || !axes->is_int || starts->numel() != axes->numel() || static_cast<int64_t>(ends->size()) != axes->numel())
+        return nullptr;
+      const auto steps = input_of(*sl, 4).empty() ? std::nullopt : fold(input_of(*sl, 4));
+      if (!input_of(*sl, 4).empty() && (!steps || steps->numel() != axes->numel())) return nullptr;
+      for (int64_t a = 0; a < axes->numel(); ++a) {
+        if (starts->at(a) != 0 || (steps && steps->at(a) != 1)) return nullptr;
+        const Dim& e = (*ends)[static_cast<size_t>(a)];
+        const bool whole = e.of.empty() ? e.value >= kMaxFactor
+                                        : e.of == pad->output(0) && e.axis == axes->i[static_cast<size_t>(a)] && e.mul == 1 && e.times_axis < 0;
+        if (!whole) return nullptr;
+      }
+    }
+    return pad;
+  }
+
   static void add_ints(onnx::NodeProto& n, const char* name, const std::vector<int64_t>& v) {
     auto* a = n.add_attribute();
     a->set_name(name);
@@ -676,6 +728,10 @@ class Patterns {
   // Tile(constant [1, ...], [N, 1, ...]): the one sample, which its readers broadcast.
   int one_sample_constant(const onnx::NodeProto& n) {
     if (outputs_.count(n.output(0))) return 0;
+    for (const auto& r : g_.node())  // a repeated weight (a FIR per channel) is no sample
+      for (int k = 0; k < r.input_size(); ++k)
+        if (r.input(k) == n.output(0) && (k > 0 || r.op_type() == "Gemm" || r.op_type() == "MatMul") && r.op_type() != "Mul" && r.op_type() != "Add")
+          return 0;
     const auto x = fold(input_of(n, 0));
     const std::vector<int64_t> reps = ints_or_empty(input_of(n, 1));
     if (!x || x->is_int || x->dims.empty() || x->dims[0] != 1 || reps.size() != x->dims.size() || reps[0] != batch_) return 0;

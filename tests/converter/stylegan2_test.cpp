@@ -69,14 +69,18 @@ TEST_P(ConverterStyleGan2, RunsAtAnyBatch) {
   }
 }
 
-// upfirdn2d with the channels folded into the batch (one port's portable path): the same
-// one grouped transposed convolution, phase-split, nothing else.
-TEST(ConverterStyleGan2Upsampling, ChannelsFoldedUpfirdn2dIsOneTransposedConv) {
-  const auto m = testing::converted_model(read_file(golden_dir() / "family_stylegan2_upfirdn2d_folded" / "model.onnx"));
-  ASSERT_EQ(testing::op_kinds(*m), std::vector<std::string>{"ConvTranspose2D"});
-  EXPECT_NE(m->ops()[0].attributes.find("k4x4 s2x2"), std::string::npos) << m->ops()[0].attributes;
-  EXPECT_NE(m->ops()[0].attributes.find("groups 16"), std::string::npos) << m->ops()[0].attributes;
-  EXPECT_EQ(m->ops()[0].phases.size(), 4u);
+// upfirdn2d in the ports' two portable forms (channels folded into the batch; cropped, the
+// FIR repeated per channel at run time): each the same grouped transposed convolution,
+// phase-split; then the subtraction of the two. Nothing else.
+TEST(ConverterStyleGan2Upsampling, PortableUpfirdn2dFormsAreTransposedConvs) {
+  const auto m = testing::converted_model(read_file(golden_dir() / "family_stylegan2_upfirdn2d" / "model.onnx"));
+  ASSERT_EQ(testing::op_kinds(*m), (std::vector<std::string>{"ConvTranspose2D", "ConvTranspose2D", "Binary"}));
+  for (int k : {0, 1}) {
+    const OpInfo op = m->ops()[static_cast<size_t>(k)];  // ops() returns a copy
+    EXPECT_NE(op.attributes.find("k4x4 s2x2"), std::string::npos) << op.attributes;
+    EXPECT_NE(op.attributes.find("groups 16"), std::string::npos) << op.attributes;
+    EXPECT_EQ(op.phases.size(), 4u);
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Forms, ConverterStyleGan2, ::testing::Values("family_stylegan2_fused", "family_stylegan2_nonfused", "family_stylegan2_fused_views"));

@@ -28,8 +28,9 @@ Exported forms of the modulated convolution, one case each:
   conv), the output scaled by the demodulation coefficients computed from the style and W;
 * family_stylegan2_fused_views: the fused form written with views, the batch and map sizes
   read from x.shape, as another port writes it;
-* family_stylegan2_upfirdn2d_folded: the up-sampling alone in upfirdn2d's portable form
-  (the channels folded into the batch, one single-channel FIR conv).
+* family_stylegan2_upfirdn2d: the up-sampling alone in upfirdn2d's portable forms
+  (the channels folded into the batch, one single-channel FIR conv; and cropped, the FIR
+  repeated per channel at run time).
 Each case also gets backward/: PyTorch autograd's input gradients (GoldenAutograd).
 """
 import math
@@ -89,15 +90,27 @@ def upfirdn2d_channels_folded(x, f, up, pad0, pad1):
     return y.reshape(-1, 1, oh, ow).permute(0, 2, 3, 1).reshape(-1, c, oh, ow)
 
 
+def upfirdn2d_cropped(x, f, up, pad0, pad1):
+    """upfirdn2d's reference form in another port: zero insertion by reshape + pad, the
+    border pad, crops that keep everything, the FIR flipped and repeated per channel at run
+    time for a depthwise conv."""
+    n, c, h, w = (int(v) for v in x.shape)
+    y = F.pad(x.reshape(n, c, h, 1, w, 1), [0, up - 1, 0, 0, 0, up - 1]).reshape(n, c, h * up, w * up)
+    y = F.pad(y, [pad0, pad1, pad0, pad1])
+    y = y[:, :, 0:y.shape[2], 0:y.shape[3]]
+    return F.conv2d(y, f.flip([0, 1])[None, None].repeat([c, 1, 1, 1]), groups=c)
+
+
 class SkipUpsample(nn.Module):
-    """upfirdn2d up-sampling as the skip path does it, written channels-folded."""
+    """upfirdn2d up-sampling as the skip path does it, in the two portable forms of the
+    ports: channels folded into the batch, and cropped with the FIR repeated at run time."""
 
     def __init__(self):
         super().__init__()
         self.register_buffer("fir", fir_kernel([1, 3, 3, 1]) * 4)
 
     def forward(self, x):
-        return upfirdn2d_channels_folded(x, self.fir, 2, 2, 1)
+        return upfirdn2d_channels_folded(x, self.fir, 2, 2, 1) - 0.5 * upfirdn2d_cropped(x, self.fir, 2, 2, 1)
 
 
 class EqualLinear(nn.Module):
@@ -252,17 +265,17 @@ def cases():
 
 
 def upsample_case():
-    """family_stylegan2_upfirdn2d_folded: the channels-folded upfirdn2d alone, checked
+    """family_stylegan2_upfirdn2d: the portable upfirdn2d forms alone, checked
     against the depthwise form, exported at a fixed batch of 2."""
     x = torch.randn(BATCH, 16, 5, 6, generator=torch.Generator().manual_seed(8))
     model = SkipUpsample().eval()
     with torch.no_grad():
         y = model(x)
-    want = upfirdn2d(x, depthwise_fir([1, 3, 3, 1], 4, 16), 2, 2, 1)
+    want = 0.5 * upfirdn2d(x, depthwise_fir([1, 3, 3, 1], 4, 16), 2, 2, 1)
     assert torch.allclose(y, want, atol=1e-6), float((y - want).abs().max())
-    name = "family_stylegan2_upfirdn2d_folded"
+    name = "family_stylegan2_upfirdn2d"
     readme = ("StyleGAN2 up-sampling (upfirdn2d, [1,3,3,1] FIR, up 2, pads 2/1, as the skip path does) of 16 channels, written with the channels folded "
-              "into the batch, 5x6 -> 10x12, opset 17 at a fixed batch of 2.\nWritten by tests/golden/make_stylegan2.py.")
+              "into the batch minus 0.5 times the cropped form (FIR repeated at run time), 5x6 -> 10x12, opset 17 at a fixed batch of 2.\nWritten by tests/golden/make_stylegan2.py.")
     with tempfile.TemporaryDirectory() as td:
         path = os.path.join(td, "model.onnx")
         torch.onnx.export(model, (x,), path, opset_version=17, input_names=["x"], output_names=["y"], do_constant_folding=True)
@@ -272,7 +285,7 @@ def upsample_case():
 
 def main():
     wanted = set(sys.argv[1:])
-    if not wanted or "family_stylegan2_upfirdn2d_folded" in wanted:
+    if not wanted or "family_stylegan2_upfirdn2d" in wanted:
         upsample_case()
     z = torch.randn(BATCH, 16, generator=torch.Generator().manual_seed(7))
     results = {}
