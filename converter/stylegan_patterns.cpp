@@ -39,7 +39,7 @@ std::string input_of(const onnx::NodeProto& n, int k) { return k < n.input_size(
 // for the shape arithmetic torch writes around these patterns (pads, reshape targets).
 class Patterns {
  public:
-  explicit Patterns(onnx::ModelProto& m) : m_(m), g_(*m.mutable_graph()) {
+  explicit Patterns(onnx::ModelProto& m) : g_(*m.mutable_graph()) {
     for (const auto& i : g_.initializer()) inits_[i.name()] = &i;
     for (const auto& o : g_.output()) outputs_.insert(o.name());
     opset_ = 0;
@@ -53,7 +53,7 @@ class Patterns {
     if (batch_ < 1) return 0;  // a dynamic batch: torch wrote none of these fixed-batch forms
     int rewritten = 0;
     for (int k = 0; k < g_.node_size(); ++k) {
-      const onnx::NodeProto n = g_.node(k);  // copied: rewrites change the list
+      const onnx::NodeProto& n = g_.node(k);  // the list changes only in apply()
       if (n.op_type() == "ReduceSum") rewritten += demodulation_sums(k, n);
       else if (n.op_type() == "Conv" || n.op_type() == "ConvTranspose") rewritten += fused_modulated_conv(k, n) + upfirdn(k, n);
       else if (n.op_type() == "Tile") rewritten += one_sample_constant(n);
@@ -791,7 +791,6 @@ class Patterns {
     index();
   }
 
-  onnx::ModelProto& m_;
   onnx::GraphProto& g_;
   int64_t opset_ = 0, batch_ = 0;
   std::map<std::string, const onnx::TensorProto*> inits_;
