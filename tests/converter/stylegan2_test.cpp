@@ -7,9 +7,12 @@
 #include <algorithm>
 #include <cmath>
 
+#include <onnx/onnx_pb.h>
+
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
+#include "tests/converter/convert_error.h"
 #include "tests/converter/converted_model.h"
 #include "tests/test_util.h"
 
@@ -81,6 +84,20 @@ TEST(ConverterStyleGan2Upsampling, PortableUpfirdn2dFormsAreTransposedConvs) {
     EXPECT_NE(op.attributes.find("groups 16"), std::string::npos) << op.attributes;
     EXPECT_EQ(op.phases.size(), 4u);
   }
+}
+
+// The fused form whose declared batch is not its conv groups' (the input edited to 3):
+// no pattern matches, and the conversion stops with one line naming the first node whose
+// shape depends on the export batch.
+TEST(ConverterStyleGan2Refusal, BatchThatIsNotTheGroupsIsRefusedInOneLine) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(read_file(golden_dir() / "family_stylegan2_fused" / "model.onnx")));
+  model.mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(3);
+  std::string bytes;
+  ASSERT_TRUE(model.SerializeToString(&bytes));
+  const std::string error = testing::convert_error(bytes);
+  EXPECT_NE(error.find("node '"), std::string::npos) << error;
+  EXPECT_EQ(error.find('\n'), std::string::npos) << error;
 }
 
 INSTANTIATE_TEST_SUITE_P(Forms, ConverterStyleGan2, ::testing::Values("family_stylegan2_fused", "family_stylegan2_nonfused", "family_stylegan2_fused_views"));
