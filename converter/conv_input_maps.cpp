@@ -41,7 +41,8 @@ bool integer_upsampling(const IrOp& op, const IrTensor& in, const IrTensor& out,
   return true;
 }
 
-// Drops the ops of kind NONE and every tensor nothing reads, writes or exposes, renumbering the rest.
+}  // namespace
+
 void drop_dead(IrModel& m) {
   std::vector<IrOp> ops;
   for (IrOp& op : m.ops)
@@ -69,8 +70,6 @@ void drop_dead(IrModel& m) {
   for (IrInput& in : m.inputs) in.tensor = renumber[static_cast<size_t>(in.tensor)];
   for (IrOutput& out : m.outputs) out.tensor = renumber[static_cast<size_t>(out.tensor)];
 }
-
-}  // namespace
 
 int fuse_conv_input_maps(IrModel& m) {
   int folded = 0;

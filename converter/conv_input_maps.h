@@ -14,4 +14,8 @@ namespace edgegan::converter {
 // no longer have readers. Returns the number of ops folded.
 int fuse_conv_input_maps(IrModel& model);
 
+// Drops the ops of kind NONE and every tensor nothing reads, writes or exposes,
+// renumbering the rest (after a pass that folded ops into others).
+void drop_dead(IrModel& model);
+
 }  // namespace edgegan::converter

@@ -77,6 +77,12 @@ struct IrOp {
   int reduce_operation = 0;
   std::vector<int> axes;             // Reduce: storage axes, increasing
   std::vector<int> perm;             // Transpose: storage order
+  // ModulatedConv2D (inputs [x, style]): the nested convolution's kind, whose geometry and
+  // ONNX-layout weights are this op's; with demodulate, epsilon and the squared sums
+  // [Cout][Cin]; bias and activation the op's epilogue.
+  schema::OpKind modulated_conv = schema::OpKind_NONE;
+  bool demodulate = false;
+  std::vector<float> squared_sums;
 };
 
 // A Conv2D's or GroupNorm's fused residual (its second input), or -1.

@@ -7,6 +7,7 @@
 #include "converter/egan_ir.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
+#include "converter/modulated_convs.h"
 #include "converter/ops/op_lowering.h"
 
 namespace edgegan::converter {
@@ -79,6 +80,7 @@ IrModel Lowering::run() {
   finish_outputs();
   assign_roles();
   fuse_conv_input_maps(ir_);
+  fuse_modulated_convs(ir_);
   return std::move(ir_);
 }
 

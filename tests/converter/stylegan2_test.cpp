@@ -36,17 +36,45 @@ TEST_P(ConverterStyleGan2, UpSamplesWithoutZeroInsertion) {
   int transposed = 0, fir = 0;
   for (const OpInfo& op : m->ops()) {
     EXPECT_NE(op.kind, "Pad") << op.name;
-    if (op.kind == "ConvTranspose2D") {
+    if (op.kind == "ConvTranspose2D" || (op.kind == "ModulatedConv2D" && op.attributes.rfind("transposed ", 0) == 0)) {
       ++transposed;
       EXPECT_FALSE(op.phases.empty()) << op.name;
       if (op.attributes.find("k4x4 s2x2") != std::string::npos && op.attributes.find("groups 3") != std::string::npos) ++fir;
     }
-    if (op.kind == "Conv2D" || op.kind == "ConvTranspose2D") {
+    if (op.kind == "Conv2D" || op.kind == "ConvTranspose2D" || op.kind == "ModulatedConv2D") {
       EXPECT_EQ(op.attributes.find("groups 2"), std::string::npos) << "the batch folded into groups: " << op.name;
     }
   }
   EXPECT_EQ(transposed, 4);  // two modulated up-sampling convs, two skip up-samplings
   EXPECT_EQ(fir, 2);
+}
+
+// Every modulated convolution whose input is a run-time map is one ModulatedConv2D: the
+// two up-sampling ones (stride-2 transposed, stored as 4 phases) and the two 3x3 ones
+// demodulated, the first toRGB 1x1 one not; the style scaling and the demodulation
+// chain (style squared, Dense of the squared sums, Sqrt, reciprocal) are gone with them.
+// Not yet: the first layer, whose input is the learned constant, and the two toRGB
+// convs whose skip sum is fused into them as a residual keep their decomposed form.
+TEST_P(ConverterStyleGan2, ModulatedConvolutionsAreOneOpEach) {
+  const auto m = model();
+  int modulated = 0, demodulated = 0, up = 0, sqrt = 0;
+  for (const OpInfo& op : m->ops()) {
+    if (op.kind == "UnaryMath" && op.attributes.find("Sqrt") != std::string::npos) ++sqrt;
+    if (op.kind != "ModulatedConv2D") continue;
+    ++modulated;
+    if (op.attributes.find(" demodulated") != std::string::npos) ++demodulated;
+    if (op.attributes.rfind("transposed ", 0) == 0) {
+      ++up;
+      EXPECT_NE(op.attributes.find("k3x3 s2x2"), std::string::npos) << op.attributes;
+      EXPECT_EQ(op.phases.size(), 4u) << op.name;
+    }
+    ASSERT_EQ(op.inputs.size(), 2u) << op.name;
+    ASSERT_EQ(op.input_dims[1].size(), 2u) << "the style is [N, Cin]: " << op.name;
+  }
+  EXPECT_EQ(modulated, 5);
+  EXPECT_EQ(demodulated, 4);
+  EXPECT_EQ(up, 2);
+  EXPECT_LE(sqrt, 2);  // the mapping network's pixel norm and the first layer's demodulation
 }
 
 // Exported at batch 2, run at batch 1 and 3: each sample is what PyTorch gave for it.
