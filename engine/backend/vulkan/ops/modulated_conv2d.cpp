@@ -26,7 +26,9 @@ class ModulatedConv2DVulkan final : public OpKernel {
     const TensorDesc& y = a.tensor(output_);
     in_pixels_ = x.dims[1] * x.dims[2];
     out_pixels_ = y.dims[1] * y.dims[2];
-    scaled_bytes_ = aligned(static_cast<uint64_t>(batch_ * in_pixels_ * in_channels_) * sizeof(float));
+    // The scaled copy in the arena's storage type (halves in an fp16 session); the
+    // coefficients in floats in both.
+    scaled_bytes_ = aligned(static_cast<uint64_t>(batch_ * in_pixels_ * in_channels_) * (upload_.half() ? 2 : 4));
     coefficient_bytes_ = aligned(static_cast<uint64_t>(batch_ * out_channels_) * sizeof(float));
     const int64_t values[] = {in_channels_, out_channels_, in_pixels_, out_pixels_, op.demodulate() ? 1 : 0};
     for (int i = 0; i < 5; ++i) upload_.set(i, static_cast<int32_t>(values[i]));
@@ -49,7 +51,7 @@ class ModulatedConv2DVulkan final : public OpKernel {
     p.tensors[2] = address_of(ctx, style_);
     p.tensors[3] = coefficients;
     p.first = 0;
-    stream_of(ctx).dispatch("modulated_conv", p, static_cast<uint64_t>(batch_ * in_pixels_ * in_channels_));
+    stream_of(ctx).dispatch("modulated_conv", upload_.half(), p, static_cast<uint64_t>(batch_ * in_pixels_ * in_channels_));
     // The nested kernel reads the scaled copy where the input is (the table sized once).
     tensors_.assign(ctx.tensors->begin(), ctx.tensors->end());
     tensors_[static_cast<size_t>(input_)] = ctx.workspace;
@@ -59,11 +61,11 @@ class ModulatedConv2DVulkan final : public OpKernel {
     conv_->run(inner);
     if (demodulate_) {
       p.first = 1;
-      stream_of(ctx).dispatch("modulated_conv", p, static_cast<uint64_t>(batch_ * out_channels_));
+      stream_of(ctx).dispatch("modulated_conv", upload_.half(), p, static_cast<uint64_t>(batch_ * out_channels_));
     }
     p.tensors[1] = address_of(ctx, output_);
     p.first = 2;
-    stream_of(ctx).dispatch("modulated_conv", p, static_cast<uint64_t>(batch_ * out_pixels_ * out_channels_));
+    stream_of(ctx).dispatch("modulated_conv", upload_.half(), p, static_cast<uint64_t>(batch_ * out_pixels_ * out_channels_));
   }
   void backward(const BackwardContext&) override { no_backward(kernel_name()); }
 
