@@ -32,15 +32,16 @@ done
 head -c 100 tests/golden/cases/g_k3s2_outpad_nonsquare/inputs/z.npy > "$c/npy/truncated.npy"
 printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad_header.npy"
 # Checkpoints (tests/checkpoint/make_checkpoints.py): one of each format and architecture
-# under the fuzzers' 64 KiB, hostile pickles, a truncated zip.
+# under the fuzzers' 64 KiB, hostile pickles, a truncated zip, deflated entries (one a bomb).
 for f in compact_x2_legacy/model.pth compact_x4_fp16_zip/model.pth compact_x4_bf16_safetensors/model.safetensors \
     rrdb_x2_fp16_safetensors/model.safetensors span_x2_fp16_safetensors/model.safetensors realcugan_x3_fp16_zip/model.pth \
     realplksr_x2_no_attention_safetensors/model.safetensors cyclegan_unet_instance_fp16_legacy/model.pth; do
   cp "tests/checkpoint/cases/$f" "$c/checkpoint/$(dirname "$f").${f##*.}"
 done
-for f in os_system.pth eval_legacy.pth offset_past_end.pth overlap.safetensors whole_module.pth; do
+for f in os_system.pth eval_legacy.pth offset_past_end.pth overlap.safetensors whole_module.pth deflate_bomb.pth; do
   cp "tests/checkpoint/hostile/$f" "$c/checkpoint/hostile_$f"
 done
+cp tests/checkpoint/deflated/model.pth "$c/checkpoint/compact_x4_deflated.pth"
 head -c 9000 tests/checkpoint/cases/compact_x4_fp16_zip/model.pth > "$c/checkpoint/compact_x4_fp16_zip_truncated.pth"
 # Pictures: Pillow's files from tests/data/images, and edgegan's own PNG (grey, RGB,
 # RGBA), JPEG (4:2:0 and 4:4:4) and WebP (lossy, lossless, with alpha) made small with

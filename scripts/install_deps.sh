@@ -9,6 +9,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler   # model file schema + flatc
   libonnx-dev libprotobuf-dev                # the converter's ONNX parser
   libssl-dev                                 # SHA-256 of the source model
+  zlib1g-dev                                 # deflated entries of zip checkpoints
   libcli11-dev libstb-dev                    # CLI parsing, the chart's text (stb_easy_font)
   libpng-dev libturbojpeg0-dev libwebp-dev   # picture codecs: PNG, JPEG (libjpeg-turbo), WebP
   nlohmann-json3-dev                         # report JSON

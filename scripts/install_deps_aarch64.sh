@@ -24,7 +24,7 @@ fi
 
 packages=(
   g++-aarch64-linux-gnu qemu-user
-  libflatbuffers-dev:arm64 libprotobuf-dev:arm64 libssl-dev:arm64 libstb-dev:arm64
+  libflatbuffers-dev:arm64 libprotobuf-dev:arm64 libssl-dev:arm64 zlib1g-dev:arm64 libstb-dev:arm64
   libpng-dev:arm64 libturbojpeg0-dev:arm64 libwebp-dev:arm64
   libgtest-dev:arm64 libgmock-dev:arm64 libgomp1:arm64
 )

@@ -1,6 +1,9 @@
 #include "converter/checkpoint/zip_archive.h"
 
+#include <zlib.h>
+
 #include <array>
+#include <algorithm>
 #include <cstring>
 
 #include "converter/errors.h"
@@ -35,6 +38,54 @@ uint32_t crc32(std::string_view data) {
   uint32_t c = 0xffffffffu;
   for (char ch : data) c = table[(c ^ static_cast<uint8_t>(ch)) & 0xffu] ^ (c >> 8);
   return c ^ 0xffffffffu;
+}
+
+// Deflate's largest expansion: a 258-byte match costs at least 2 bits, about 1032:1.
+// A declared size beyond it (plus a block's slack) cannot be real: a bomb's lie.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+// All inflated entries together: far above any checkpoint's tensors, far below what
+// would exhaust memory on a lie the ratio allows.
+constexpr uint64_t kMaxInflatedBytes = uint64_t{16} << 30;
+
+// A raw deflate stream (zip method 8) inflated to exactly `size` bytes: a stream that
+// ends early, runs on past `size` or is corrupt is refused.
+std::string inflate_entry(const std::string& name, std::string_view packed, uint64_t size) {
+  std::string out(static_cast<size_t>(size), '\0');
+  z_stream z{};
+  if (inflateInit2(&z, -MAX_WBITS) != Z_OK) throw ConvertError("zip entry '" + name + "': cannot start inflating (out of memory)");
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(packed.data()));
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  uint64_t in_left = packed.size(), out_left = size;
+  int rc = Z_OK;
+  // zlib counts in 32-bit units: feed and drain in chunks below UINT_MAX.
+  constexpr uint64_t kChunk = uint64_t{1} << 30;
+  while (rc == Z_OK) {
+    if (z.avail_in == 0 && in_left > 0) {
+      z.avail_in = static_cast<uInt>(std::min(in_left, kChunk));
+      in_left -= z.avail_in;
+    }
+    if (z.avail_out == 0 && out_left > 0) {
+      z.avail_out = static_cast<uInt>(std::min(out_left, kChunk));
+      out_left -= z.avail_out;
+    }
+    const uInt before_in = z.avail_in, before_out = z.avail_out;
+    rc = inflate(&z, Z_NO_FLUSH);
+    if (rc == Z_BUF_ERROR || (rc == Z_OK && z.avail_in == before_in && z.avail_out == before_out)) {
+      // No progress: either the output is full and the stream goes on, or the input ran out.
+      const bool full = z.avail_out == 0 && out_left == 0;
+      inflateEnd(&z);
+      throw ConvertError("zip entry '" + name + "' " + (full ? "inflates to more than its stated " + std::to_string(size) + " bytes"
+                                                             : "is a deflate stream cut short"));
+    }
+  }
+  const uint64_t produced = size - out_left - z.avail_out;
+  const bool trailing = z.avail_in != 0 || in_left != 0;
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) throw ConvertError("zip entry '" + name + "' is not a valid deflate stream");
+  if (produced != size)
+    throw ConvertError("zip entry '" + name + "' inflates to " + std::to_string(produced) + " bytes, not its stated " + std::to_string(size));
+  if (trailing) throw ConvertError("zip entry '" + name + "' has bytes after its deflate stream");
+  return out;
 }
 
 }  // namespace
@@ -94,15 +145,26 @@ ZipArchive::ZipArchive(std::string_view bytes) {
     }
     at += 46 + name_len + extra_len + comment_len;
     if (flags & 1) throw ConvertError("zip entry '" + name + "' is encrypted");
-    if (method != 0)
-      throw ConvertError("zip entry '" + name + "' is compressed (method " + std::to_string(method) +
-                         "); PyTorch stores entries uncompressed: re-save the checkpoint with torch.save");
-    if (packed != size) throw ConvertError("zip entry '" + name + "' is stored with two different sizes");
+    if (method != 0 && method != 8)
+      throw ConvertError("zip entry '" + name + "' is compressed by method " + std::to_string(method) +
+                         " (only stored and deflated entries are read): re-save the checkpoint with torch.save");
+    if (method == 0 && packed != size) throw ConvertError("zip entry '" + name + "' is stored with two different sizes");
     if (r.u(local, 4, "local header") != kLocalHeader) throw ConvertError("zip entry '" + name + "' has no local header where the directory says");
     const uint64_t data = local + 30 + r.u(local + 26, 2, "local header") + r.u(local + 28, 2, "local header");
-    if (data > bytes.size() || size > bytes.size() - data)
-      throw ConvertError("zip entry '" + name + "' (" + std::to_string(size) + " bytes) lies past the end of the file");
-    const std::string_view content = bytes.substr(static_cast<size_t>(data), static_cast<size_t>(size));
+    if (data > bytes.size() || packed > bytes.size() - data)
+      throw ConvertError("zip entry '" + name + "' (" + std::to_string(packed) + " bytes) lies past the end of the file");
+    std::string_view content = bytes.substr(static_cast<size_t>(data), static_cast<size_t>(packed));
+    if (method == 8) {
+      // The stated size is checked before anything is allocated: a bomb is refused unread.
+      if (size > packed * kMaxDeflateRatio + 1024)
+        throw ConvertError("zip entry '" + name + "' claims " + std::to_string(size) + " bytes from " + std::to_string(packed) +
+                           " deflated, more than deflate can expand (a zip bomb?)");
+      if (size > kMaxInflatedBytes - inflated_bytes_)
+        throw ConvertError("zip entries inflate to more than " + std::to_string(kMaxInflatedBytes >> 30) + " GiB in all (a zip bomb?)");
+      inflated_bytes_ += size;
+      inflated_.push_back(std::make_unique<const std::string>(inflate_entry(name, content, size)));
+      content = *inflated_.back();
+    }
     if (crc32(content) != crc) throw ConvertError("zip entry '" + name + "' fails its CRC-32 check (corrupt or truncated)");
     if (!entries_.emplace(name, content).second) throw ConvertError("zip entry '" + name + "' appears twice");
   }

@@ -13,7 +13,8 @@ that would run a command, storages and offsets past the end, overlapping safeten
 Writes tests/checkpoint/cases/<case>/ (model file, input.npy, output.npy,
 architecture.txt: the line `edgegan-convert` prints for it), tests/checkpoint/blend/,
 tests/checkpoint/alpha/ (Real-ESRGAN's alpha handling), tests/checkpoint/pictures/ (pictures
-through `upscale`) and tests/checkpoint/hostile/.
+through `upscale`), tests/checkpoint/deflated/ (a checkpoint re-packed with deflated entries)
+and tests/checkpoint/hostile/.
 """
 import io
 import json
@@ -782,6 +783,36 @@ def tensor_pickle(tensors):
     return f.getvalue()
 
 
+def make_deflated():
+    """compact_x4_params_zip re-packed with deflated entries (tests/checkpoint/deflated/model.pth,
+    which converts to the same model), and three deflated archives whose central directory
+    lies about an entry's size: a bomb (far more than deflate can expand to), one size
+    short and one the stream cannot fill (tests/checkpoint/hostile/deflate_*.pth)."""
+    good = os.path.join(CASES, "compact_x4_params_zip", "model.pth")
+    os.makedirs(os.path.join(HERE, "deflated"), exist_ok=True)
+    packed = os.path.join(HERE, "deflated", "model.pth")
+    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(packed, "w", zipfile.ZIP_DEFLATED) as zout:
+        for item in zin.infolist():
+            zout.writestr(item.filename, zin.read(item.filename))
+    data = open(packed, "rb").read()
+
+    def with_size(path, size_of):
+        # Rewrites the stated (uncompressed) size of the largest entry in the central directory.
+        out = bytearray(data)
+        at, best = data.find(b"PK\x01\x02"), None
+        while at >= 0:
+            packed_size, size = struct.unpack_from("<II", out, at + 20)
+            if best is None or packed_size > struct.unpack_from("<I", out, best + 20)[0]:
+                best = at
+            at = data.find(b"PK\x01\x02", at + 4)
+        size = struct.unpack_from("<I", out, best + 24)[0]
+        struct.pack_into("<I", out, best + 24, size_of(size))
+        open(os.path.join(HOSTILE, path), "wb").write(bytes(out))
+    with_size("deflate_bomb.pth", lambda size: 0xFFFFFFF0)
+    with_size("deflate_short_size.pth", lambda size: size - 1)
+    with_size("deflate_long_size.pth", lambda size: size + 1)
+
+
 def make_hostile():
     shutil.rmtree(HOSTILE, ignore_errors=True)
     os.makedirs(HOSTILE)
@@ -811,13 +842,11 @@ def make_hostile():
     # A storage key with no entry.
     zip_with_pickle(os.path.join(HOSTILE, "missing_storage.pth"),
                     tensor_pickle([("w", FakeTensor("7", 16, 0, (4, 4), (4, 1)))]), {"0": raw})
-    # A zip cut short, and one with deflated entries.
+    # A zip cut short.
     good = os.path.join(CASES, "compact_x4_params_zip", "model.pth")
     data = open(good, "rb").read()
     open(os.path.join(HOSTILE, "truncated.pth"), "wb").write(data[: len(data) // 2])
-    with zipfile.ZipFile(good) as zin, zipfile.ZipFile(os.path.join(HOSTILE, "deflated.pth"), "w", zipfile.ZIP_DEFLATED) as zout:
-        for item in zin.infolist():
-            zout.writestr(item.filename, zin.read(item.filename))
+    make_deflated()
     # safetensors: two tensors sharing bytes; offsets past the data; a header length past the end.
     def st(path, header, data, length=None):
         text = json.dumps(header).encode()

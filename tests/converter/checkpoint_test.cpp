@@ -145,7 +145,34 @@ TEST(HostileCheckpoint, RefusalsNameTheReason) {
   EXPECT_NE(refusal("offset_past_end.pth").find("reads element 25 of a storage of 16"), std::string::npos);
   EXPECT_NE(refusal("overlap.safetensors").find("overlap"), std::string::npos);
   EXPECT_NE(refusal("header_past_end.safetensors").find("runs past the end"), std::string::npos);
-  EXPECT_NE(refusal("deflated.pth").find("compressed"), std::string::npos);
+  EXPECT_NE(refusal("deflate_bomb.pth").find("more than deflate can expand"), std::string::npos) << refusal("deflate_bomb.pth");
+  EXPECT_NE(refusal("deflate_short_size.pth").find("inflates to more than its stated"), std::string::npos) << refusal("deflate_short_size.pth");
+  EXPECT_NE(refusal("deflate_long_size.pth").find("inflates to 13824 bytes, not its stated 13825"), std::string::npos) << refusal("deflate_long_size.pth");
+}
+
+// A checkpoint re-packed with deflated entries converts to the model its stored original
+// converts to.
+TEST(Checkpoint, DeflatedEntriesAreInflated) {
+  const fs::path stored = checkpoint_dir() / "cases" / "compact_x4_params_zip";
+  const auto result = converter::convert_checkpoint(read_file(checkpoint_dir() / "deflated" / "model.pth"), "model.pth");
+  const Tensor x = read_npy((stored / "input.npy").string());
+  expect_close(run(result.egan, x), run(converter::convert_checkpoint(read_file(stored / "model.pth"), "model.pth").egan, x));
+  expect_close(run(result.egan, x), read_npy((stored / "output.npy").string()));
+}
+
+// A deflated entry cut anywhere, or with any byte of its stream flipped, is refused in one
+// line (or, where a flip leaves a valid stream, caught by the CRC-32 or read), never a crash.
+TEST(HostileCheckpoint, DamagedDeflateStreamsAreRefused) {
+  const std::string bytes = read_file(checkpoint_dir() / "deflated" / "model.pth");
+  for (size_t at = 40; at < bytes.size(); at += bytes.size() / 61) {
+    std::string damaged = bytes;
+    damaged[at] = static_cast<char>(damaged[at] ^ 0x5a);
+    try {
+      converter::convert_checkpoint(damaged, "flipped");
+    } catch (const converter::ConvertError& e) {
+      EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
+    }
+  }
 }
 
 // Every prefix of a real checkpoint is refused in one line (or, for the legacy format,
