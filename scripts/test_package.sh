@@ -80,8 +80,12 @@ wheel_start=$SECONDS
 # relative to the checkout) the sources compiled with stage 1's flags are cache hits.
 wheel_build=$repo/build-wheel
 rm -rf "$wheel_build"
-# Make, as stage 1: ccache's relative paths then match where the flags do (the kernels).
-CMAKE_GENERATOR="Unix Makefiles" "$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
+# Make and stage 1's compilers: ccache's relative paths then match, and so does the
+# compiler's name, which ccache hashes (pip's build otherwise picks x86_64-linux-gnu-g++
+# where stage 1 has c++: every object a miss).
+stage1_cc=$(sed -n 's/^CMAKE_C_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+stage1_cxx=$(sed -n 's/^CMAKE_CXX_COMPILER:[A-Z]*=//p' "$build/CMakeCache.txt")
+CC=${stage1_cc:-cc} CXX=${stage1_cxx:-c++} CMAKE_GENERATOR="Unix Makefiles" "$work/build-venv/bin/pip" wheel -q --disable-pip-version-check --no-build-isolation --no-deps \
   --config-settings=build-dir="$wheel_build" . -w "$work/dist"
 rm -rf "$wheel_build"
 wheel=$(ls "$work"/dist/edgegan-*.whl)
