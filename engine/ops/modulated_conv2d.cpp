@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/ops/modulated_conv2d.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -20,9 +21,6 @@
 namespace edgegan {
 namespace {
 
-constexpr uint64_t kAlign = 64;
-uint64_t aligned(uint64_t bytes) { return (bytes + kAlign - 1) / kAlign * kAlign; }
-
 // The nested convolution's channels (its kind is checked by validate).
 int64_t conv_in_channels(const schema::Op& conv) {
   return conv.kind_type() == schema::OpKind_Conv2D ? conv.kind_as_Conv2D()->in_channels() : conv.kind_as_ConvTranspose2D()->in_channels();
@@ -31,52 +29,34 @@ int64_t conv_out_channels(const schema::Op& conv) {
   return conv.kind_type() == schema::OpKind_Conv2D ? conv.kind_as_Conv2D()->out_channels() : conv.kind_as_ConvTranspose2D()->out_channels();
 }
 
-KernelArgs nested_args(const KernelArgs& a, const schema::Op& conv) {
-  return {a.model, conv, a.weights, a.batch, a.threads, a.conv_transpose2d_algo, a.precision, a.tracker, a.filter_copy_budget,
-          a.training, {0}, a.zero_insert_backward};
-}
+uint64_t aligned(uint64_t bytes, uint64_t align) { return (bytes + align - 1) / align * align; }
 
 class ModulatedConv2DKernel final : public OpKernel {
  public:
   ModulatedConv2DKernel(const KernelArgs& a, const schema::ModulatedConv2D& op)
-      : conv_(op_def(*op.conv()).create_cpu_kernel(nested_args(a, *op.conv()))),
-        input_(op.input()), style_(op.style()), output_(op.output()), batch_(a.batch),
-        in_channels_(conv_in_channels(*op.conv())), out_channels_(conv_out_channels(*op.conv())),
-        demodulate_(op.demodulate()), epsilon_(op.epsilon()), wsq_(op.demodulate() ? a.weights.f32(op.squared_sums()) : nullptr),
-        epilogue_(a.epilogue(op.epilogue())) {
+      : g_(a, op, kAlign, sizeof(float)), conv_(op_def(*op.conv()).create_cpu_kernel(modulated_conv_nested_args(a, op, true))),
+        epsilon_(op.epsilon()), wsq_(op.demodulate() ? a.weights.f32(op.squared_sums()) : nullptr), epilogue_(a.epilogue(op.epilogue())),
+        tensors_(g_), gradients_(g_) {
     if (a.training && !cpu::activation_invertible(epilogue_.activation))
       throw Error("ModulatedConv2D: the backward of a fused " + std::string(schema::EnumNameActivation(op.epilogue()->activation())) +
                   " is not implemented");
-    const TensorDesc& x = a.tensor(input_);
-    const TensorDesc& y = a.tensor(output_);
-    in_pixels_ = x.dims[1] * x.dims[2];
-    out_pixels_ = y.dims[1] * y.dims[2];
-    scaled_bytes_ = aligned(static_cast<uint64_t>(batch_ * in_pixels_ * in_channels_) * sizeof(float));
-    coefficient_bytes_ = aligned(static_cast<uint64_t>(batch_ * out_channels_) * sizeof(float));
   }
   const char* kernel_name() const override { return conv_->kernel_name(); }
-  uint64_t workspace_bytes() const override { return scaled_bytes_ + coefficient_bytes_ + conv_->workspace_bytes(); }
+  uint64_t workspace_bytes() const override { return g_.workspace_bytes(*conv_); }
   uint64_t repacked_weight_bytes() const override { return conv_->repacked_weight_bytes(); }
   uint64_t macs() const override {
-    return conv_->macs() + static_cast<uint64_t>(batch_ * (in_pixels_ * in_channels_ + out_channels_ * in_channels_ + out_pixels_ * out_channels_));
+    return conv_->macs() + static_cast<uint64_t>(g_.input_count() + g_.batch * g_.out_channels * g_.in_channels + g_.output_count());
   }
   uint64_t weight_bytes_read(uint64_t stored_bytes) const override { return stored_bytes; }
   void run(const RunContext& ctx) override {
-    float* scaled = reinterpret_cast<float*>(ctx.workspace);
-    float* coefficients = reinterpret_cast<float*>(ctx.workspace + scaled_bytes_);
-    const float* style = ctx.f32(style_);
-    cpu::modulated_conv_scale_input(batch_, in_pixels_, in_channels_, style, ctx.f32(input_), scaled);
-    // The nested kernel reads the scaled copy where the input is: the same table of
-    // addresses with that one entry moved (sized once, so runs allocate nothing).
-    tensors_.assign(ctx.tensors->begin(), ctx.tensors->end());
-    tensors_[static_cast<size_t>(input_)] = reinterpret_cast<uint8_t*>(scaled);
-    RunContext inner = ctx;
-    inner.tensors = &tensors_;
-    inner.workspace = ctx.workspace + scaled_bytes_ + coefficient_bytes_;
-    conv_->run(inner);
-    if (demodulate_) cpu::modulated_conv_demodulation(batch_, in_channels_, out_channels_, style, wsq_, epsilon_, coefficients);
-    cpu::modulated_conv_finish_output(batch_, out_pixels_, out_channels_, demodulate_ ? coefficients : nullptr, epilogue_.bias,
-                                      ctx.f32(output_), epilogue_.activation, epilogue_.alpha, epilogue_.beta);
+    float* scaled = reinterpret_cast<float*>(g_.scaled(ctx));
+    float* coefficients = reinterpret_cast<float*>(g_.coefficients(ctx));
+    const float* style = ctx.f32(g_.style);
+    cpu::modulated_conv_scale_input(g_.batch, g_.in_pixels, g_.in_channels, style, ctx.f32(g_.input), scaled);
+    conv_->run(tensors_.nested_run_context(ctx, g_));
+    if (g_.demodulate) cpu::modulated_conv_demodulation(g_.batch, g_.in_channels, g_.out_channels, style, wsq_, epsilon_, coefficients);
+    cpu::modulated_conv_finish_output(g_.batch, g_.out_pixels, g_.out_channels, g_.demodulate ? coefficients : nullptr, epilogue_.bias,
+                                      ctx.f32(g_.output), epilogue_.activation, epilogue_.alpha, epilogue_.beta);
   }
   uint64_t backward_workspace_bytes() const override {
     return backward_layout(nullptr).bytes + std::max(conv_->workspace_bytes(), conv_->backward_workspace_bytes());
@@ -86,31 +66,27 @@ class ModulatedConv2DKernel final : public OpKernel {
   // dx = d(x * s) * s and ds[n][i] = sum_p d(x * s) * x - sum_o dd[n][o] d^3 s[n][i] Wsq[o][i].
   void backward(const BackwardContext& b) override {
     const RunContext& ctx = b.ctx;
-    const int64_t in_count = batch_ * in_pixels_ * in_channels_, out_count = batch_ * out_pixels_ * out_channels_;
     Scratch w = backward_layout(ctx.workspace);
-    float* g = b.grad(output_);
-    cpu::activation_backward(out_count, ctx.f32(output_), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
-    const float* x = ctx.f32(input_);
-    const float* style = ctx.f32(style_);
+    float* g = b.grad(g_.output);
+    cpu::activation_backward(g_.output_count(), ctx.f32(g_.output), g, epilogue_.activation, epilogue_.alpha, epilogue_.beta);
+    const float* x = ctx.f32(g_.input);
+    const float* style = ctx.f32(g_.style);
     // The forward again, without its last pass: the scaled input and the conv's output.
-    cpu::modulated_conv_scale_input(batch_, in_pixels_, in_channels_, style, x, w.scaled);
-    tensors_.assign(ctx.tensors->begin(), ctx.tensors->end());
-    tensors_[static_cast<size_t>(input_)] = reinterpret_cast<uint8_t*>(w.scaled);
-    tensors_[static_cast<size_t>(output_)] = reinterpret_cast<uint8_t*>(w.conv);
+    cpu::modulated_conv_scale_input(g_.batch, g_.in_pixels, g_.in_channels, style, x, w.scaled);
     RunContext inner = ctx;
-    inner.tensors = &tensors_;
+    inner.tensors = tensors_.moved(*ctx.tensors, {{g_.input, reinterpret_cast<uint8_t*>(w.scaled)}, {g_.output, reinterpret_cast<uint8_t*>(w.conv)}});
     inner.workspace = w.rest;
     conv_->run(inner);
-    if (demodulate_) {
-      cpu::modulated_conv_demodulation(batch_, in_channels_, out_channels_, style, wsq_, epsilon_, w.d);
-      for (int64_t n = 0; n < batch_; ++n) {
-        float* dd = w.dd + n * out_channels_;
-        const float* d = w.d + n * out_channels_;
-        for (int64_t o = 0; o < out_channels_; ++o) dd[o] = 0.f;
-        for (int64_t p = 0; p < out_pixels_; ++p) {
-          float* gp = g + (n * out_pixels_ + p) * out_channels_;
-          const float* cp = w.conv + (n * out_pixels_ + p) * out_channels_;
-          for (int64_t o = 0; o < out_channels_; ++o) {
+    if (g_.demodulate) {
+      cpu::modulated_conv_demodulation(g_.batch, g_.in_channels, g_.out_channels, style, wsq_, epsilon_, w.d);
+      for (int64_t n = 0; n < g_.batch; ++n) {
+        float* dd = w.dd + n * g_.out_channels;
+        const float* d = w.d + n * g_.out_channels;
+        for (int64_t o = 0; o < g_.out_channels; ++o) dd[o] = 0.f;
+        for (int64_t p = 0; p < g_.out_pixels; ++p) {
+          float* gp = g + (n * g_.out_pixels + p) * g_.out_channels;
+          const float* cp = w.conv + (n * g_.out_pixels + p) * g_.out_channels;
+          for (int64_t o = 0; o < g_.out_channels; ++o) {
             dd[o] += gp[o] * cp[o];
             gp[o] *= d[o];
           }
@@ -118,52 +94,47 @@ class ModulatedConv2DKernel final : public OpKernel {
       }
     }
     // The nested kernel's input gradient, d(x * s), into scratch (dc is the output's gradient).
-    gradients_.assign(b.gradients->begin(), b.gradients->end());
-    gradients_[static_cast<size_t>(input_)] = reinterpret_cast<uint8_t*>(w.dscaled);
-    gradients_[static_cast<size_t>(output_)] = reinterpret_cast<uint8_t*>(g);
     BackwardContext nb;
     nb.ctx = inner;
-    nb.gradients = &gradients_;
+    nb.gradients = gradients_.moved(*b.gradients, {{g_.input, reinterpret_cast<uint8_t*>(w.dscaled)}, {g_.output, reinterpret_cast<uint8_t*>(g)}});
     nb.want_input = &kWant;
     nb.accumulate_input = &kOverwrite;
     conv_->backward(nb);
     if (b.wants(0)) {
-      float* dx = input_gradient_target(b, input_, 0, w.scratch);
-      cpu::modulated_conv_scale_input(batch_, in_pixels_, in_channels_, style, w.dscaled, dx);
-      finish_input_gradient(b, input_, 0, dx, in_count);
+      float* dx = input_gradient_target(b, g_.input, 0, w.scratch);
+      cpu::modulated_conv_scale_input(g_.batch, g_.in_pixels, g_.in_channels, style, w.dscaled, dx);
+      finish_input_gradient(b, g_.input, 0, dx, g_.input_count());
     }
     if (b.wants(1)) {
-      float* ds = input_gradient_target(b, style_, 1, w.scratch);
-      for (int64_t n = 0; n < batch_; ++n) {
-        float* dsn = ds + n * in_channels_;
-        for (int64_t i = 0; i < in_channels_; ++i) dsn[i] = 0.f;
-        for (int64_t p = 0; p < in_pixels_; ++p) {
-          const float* gp = w.dscaled + (n * in_pixels_ + p) * in_channels_;
-          const float* xp = x + (n * in_pixels_ + p) * in_channels_;
-          for (int64_t i = 0; i < in_channels_; ++i) dsn[i] += gp[i] * xp[i];
+      float* ds = input_gradient_target(b, g_.style, 1, w.scratch);
+      for (int64_t n = 0; n < g_.batch; ++n) {
+        float* dsn = ds + n * g_.in_channels;
+        for (int64_t i = 0; i < g_.in_channels; ++i) dsn[i] = 0.f;
+        for (int64_t p = 0; p < g_.in_pixels; ++p) {
+          const float* gp = w.dscaled + (n * g_.in_pixels + p) * g_.in_channels;
+          const float* xp = x + (n * g_.in_pixels + p) * g_.in_channels;
+          for (int64_t i = 0; i < g_.in_channels; ++i) dsn[i] += gp[i] * xp[i];
         }
-        if (!demodulate_) continue;
-        const float* sn = style + n * in_channels_;
-        for (int64_t o = 0; o < out_channels_; ++o) {
-          const float d = w.d[n * out_channels_ + o], k = w.dd[n * out_channels_ + o] * d * d * d;
-          const float* wo = wsq_ + o * in_channels_;
-          for (int64_t i = 0; i < in_channels_; ++i) dsn[i] -= k * sn[i] * wo[i];
+        if (!g_.demodulate) continue;
+        const float* sn = style + n * g_.in_channels;
+        for (int64_t o = 0; o < g_.out_channels; ++o) {
+          const float d = w.d[n * g_.out_channels + o], k = w.dd[n * g_.out_channels + o] * d * d * d;
+          const float* wo = wsq_ + o * g_.in_channels;
+          for (int64_t i = 0; i < g_.in_channels; ++i) dsn[i] -= k * sn[i] * wo[i];
         }
       }
-      finish_input_gradient(b, style_, 1, ds, batch_ * in_channels_);
+      finish_input_gradient(b, g_.style, 1, ds, g_.batch * g_.in_channels);
     }
   }
 
  private:
+  static constexpr uint64_t kAlign = 64;
+  const ModulatedConvGeometry g_;
   std::unique_ptr<OpKernel> conv_;
-  int input_, style_, output_;
-  int64_t batch_, in_channels_, out_channels_, in_pixels_ = 0, out_pixels_ = 0;
-  bool demodulate_;
   float epsilon_;
   const float* wsq_;
   cpu::Epilogue epilogue_;
-  uint64_t scaled_bytes_ = 0, coefficient_bytes_ = 0;
-  std::vector<uint8_t*> tensors_, gradients_;
+  ModulatedConvNestedTable tensors_, gradients_;
   inline static const std::vector<char> kWant{1}, kOverwrite{0};
 
   struct Scratch {
@@ -174,17 +145,43 @@ class ModulatedConv2DKernel final : public OpKernel {
   Scratch backward_layout(uint8_t* base) const {
     ScratchLayout l(base);
     Scratch s{};
-    s.scaled = l.take(batch_ * in_pixels_ * in_channels_);
-    s.conv = l.take(batch_ * out_pixels_ * out_channels_);
-    s.d = l.take(batch_ * out_channels_);
-    s.dd = l.take(batch_ * out_channels_);
-    s.dscaled = l.take(batch_ * in_pixels_ * in_channels_);
-    s.scratch = l.take(batch_ * in_pixels_ * in_channels_);  // an accumulated input's gradient (x's or the style's)
+    s.scaled = l.take(g_.input_count());
+    s.conv = l.take(g_.output_count());
+    s.d = l.take(g_.coefficient_count());
+    s.dd = l.take(g_.coefficient_count());
+    s.dscaled = l.take(g_.input_count());
+    s.scratch = l.take(g_.input_count());  // an accumulated input's gradient (x's or the style's)
     s.rest = base ? base + l.bytes() : nullptr;
     s.bytes = l.bytes();
     return s;
   }
 };
+
+}  // namespace
+
+ModulatedConvGeometry::ModulatedConvGeometry(const KernelArgs& a, const schema::ModulatedConv2D& op, uint64_t align, uint64_t scaled_value_bytes)
+    : input(op.input()), style(op.style()), output(op.output()), batch(a.batch), in_channels(conv_in_channels(*op.conv())),
+      out_channels(conv_out_channels(*op.conv())), in_pixels(a.tensor(input).dims[1] * a.tensor(input).dims[2]),
+      out_pixels(a.tensor(output).dims[1] * a.tensor(output).dims[2]), demodulate(op.demodulate()),
+      scaled_bytes(aligned(static_cast<uint64_t>(input_count()) * scaled_value_bytes, align)),
+      coefficient_bytes(aligned(static_cast<uint64_t>(coefficient_count()) * sizeof(float), align)), tensor_count(a.model.tensors.size()) {}
+
+const char* ModulatedConvGeometry::refusal(const schema::ModulatedConv2D& op) {
+  return op.epilogue() && op.epilogue()->activation() == schema::Activation_PRelu ? "a PRelu epilogue is not supported" : nullptr;
+}
+
+KernelArgs modulated_conv_nested_args(const KernelArgs& a, const schema::ModulatedConv2D& op, bool training) {
+  return {a.model, *op.conv(), a.weights, a.batch, a.threads, a.conv_transpose2d_algo, a.precision, a.tracker, a.filter_copy_budget,
+          training && a.training, {0}, training && a.zero_insert_backward};
+}
+
+const std::vector<uint8_t*>* ModulatedConvNestedTable::moved(const std::vector<uint8_t*>& base, std::initializer_list<std::pair<int, uint8_t*>> moved) {
+  table_.assign(base.begin(), base.end());
+  for (const auto& [tensor, address] : moved) table_[static_cast<size_t>(tensor)] = address;
+  return &table_;
+}
+
+namespace {
 
 class ModulatedConv2DDef final : public OpDef {
  public:
