@@ -587,16 +587,7 @@ class Patterns {
     const int64_t taps = kh * kw;
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t t = 0; t < taps; ++t) flipped.f[static_cast<size_t>(ch * taps + t)] = fir->f[static_cast<size_t>(ch * taps + taps - 1 - t)];
-    const std::string base = n.name().empty() ? "upfirdn" : n.name();
-    Names inputs = {x, add_initializer(base + "/fir", flipped)};
-    if (!input_of(n, 2).empty()) inputs.push_back(input_of(n, 2));
-    onnx::NodeProto up = node("ConvTranspose", inputs, n.output(0), base);
-    add_ints(up, "kernel_shape", {kh, kw});
-    add_ints(up, "strides", {uh, uw});
-    add_ints(up, "pads", tpads);
-    add_int(up, "group", c);
-    replace_[k] = {up};
-    return 1;
+    return replace_by_fir_transpose(k, x, flipped, input_of(n, 2), n.output(0), n.name(), uh, uw, tpads);
   }
   // upfirdn2d as one port's portable path writes it, channels folded into the batch:
   // x [N, C, H, W] reshaped to [N*C, H, W, 1] and [N*C, H, 1, W, 1, 1], up - 1 zeros padded
@@ -666,12 +657,20 @@ class Patterns {
     ConstTensor flipped = ConstTensor::floats(std::vector<float>(static_cast<size_t>(c * kh * kw)), {c, 1, kh, kw});
     for (int64_t ch = 0; ch < c; ++ch)
       for (int64_t t = 0; t < kh * kw; ++t) flipped.f[static_cast<size_t>(ch * kh * kw + t)] = fir->f[static_cast<size_t>(kh * kw - 1 - t)];
-    const std::string base = end.name().empty() ? "upfirdn" : end.name();
-    onnx::NodeProto up = node("ConvTranspose", {input_of(*r0, 0), add_initializer(base + "/fir", flipped)}, end.output(0), base);
-    add_ints(up, "kernel_shape", {kh, kw});
+    return replace_by_fir_transpose(k, input_of(*r0, 0), flipped, "", end.output(0), end.name(), uh, uw, tpads);
+  }
+  // Node k becomes the grouped transposed convolution both upfirdn2d forms are: `flipped`
+  // (the FIR reversed, [C, 1, kh, kw]) its weights, the up factors its strides; bias may be "".
+  int replace_by_fir_transpose(int k, const std::string& x, const ConstTensor& flipped, const std::string& bias, const std::string& output,
+                               const std::string& name, int64_t uh, int64_t uw, const std::vector<int64_t>& pads) {
+    const std::string base = name.empty() ? "upfirdn" : name;
+    Names inputs = {x, add_initializer(base + "/fir", flipped)};
+    if (!bias.empty()) inputs.push_back(bias);
+    onnx::NodeProto up = node("ConvTranspose", inputs, output, base);
+    add_ints(up, "kernel_shape", {flipped.dims[2], flipped.dims[3]});
     add_ints(up, "strides", {uh, uw});
-    add_ints(up, "pads", tpads);
-    add_int(up, "group", c);
+    add_ints(up, "pads", pads);
+    add_int(up, "group", flipped.dims[0]);
     replace_[k] = {up};
     return 1;
   }
