@@ -12,6 +12,7 @@
 #include "edgegan/edgegan.h"
 #include "tests/converter/convert_error.h"
 #include "tests/converter/converted_model.h"
+#include "tests/converter/converter_test_util.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -20,8 +21,10 @@ namespace {
 
 using testing::convert_error;
 using testing::converted_model;
+using testing::nhwc;
 using testing::OnnxBuilder;
 using testing::random_floats;
+using testing::torch_gelu_erf;
 
 constexpr int64_t kN = 2, kC = 3, kH = 4, kW = 5;
 
@@ -47,7 +50,7 @@ std::vector<std::string> check(const std::function<void(OnnxBuilder&)>& build, d
   x[0] = 0.f, x[1] = -30.f, x[2] = 30.f;
   Session s(model, {.batch = static_cast<int>(kN)});
   // Element-wise: the NHWC order of x and y does not matter.
-  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {kN, kH, kW, kC}, x, {}}})[0].f32;
+  const auto y = s.run({nhwc("x", kN, kH, kW, kC, x)})[0].f32;
   EXPECT_EQ(y.size(), x.size());
   for (size_t i = 0; i < y.size() && i < x.size(); ++i) {
     const double want = f(x[i]);
@@ -56,17 +59,8 @@ std::vector<std::string> check(const std::function<void(OnnxBuilder&)>& build, d
   return kinds(*model);
 }
 
-void torch_gelu(OnnxBuilder& b, float half = 0.5f) {
-  b.floats("sqrt2", {}, {1.4142135f}).floats("one", {}, {1.f}).floats("half", {}, {half});
-  b.node("Div", "div", {"x", "sqrt2"}, {"d"});
-  b.node("Erf", "erf", {"d"}, {"e"});
-  b.node("Add", "add", {"e", "one"}, {"a"});
-  b.node("Mul", "mul", {"x", "a"}, {"m"});
-  b.node("Mul", "mul_half", {"m", "half"}, {"y"});
-}
-
 TEST(ConverterActivationPatterns, TorchGeluErfFormIsOneGelu) {
-  EXPECT_EQ(check([](OnnxBuilder& b) { torch_gelu(b); }, gelu), std::vector<std::string>{"Elementwise gelu"});
+  EXPECT_EQ(check([](OnnxBuilder& b) { torch_gelu_erf(b, "x", "y"); }, gelu), std::vector<std::string>{"Elementwise gelu"});
 }
 
 // 0.5 * x * (1 + erf(x * (1 / sqrt 2))): the half first, a Mul for the Div, the Add's operands swapped.
@@ -127,7 +121,7 @@ TEST(ConverterActivationPatterns, OnnxGeluOpTakesBothApproximations) {
 // Another constant than 0.5, or the Erf's output read by a second node: not a GELU, so
 // the nodes stay what they are (and compute what they say).
 TEST(ConverterActivationPatterns, NearMissesStayDecomposed) {
-  const auto k = check([](OnnxBuilder& b) { torch_gelu(b, 0.6f); }, [](double x) { return 1.2 * gelu(x); });
+  const auto k = check([](OnnxBuilder& b) { torch_gelu_erf(b, "x", "y", 0.6f); }, [](double x) { return 1.2 * gelu(x); });
   EXPECT_GT(k.size(), 1u);
   for (const auto& kind : k) EXPECT_EQ(kind.find("gelu"), std::string::npos) << kind;
   const auto shared = check(

@@ -14,6 +14,7 @@
 #include "edgegan/edgegan.h"
 #include "tests/converter/convert_error.h"
 #include "tests/converter/converted_model.h"
+#include "tests/converter/converter_test_util.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -22,6 +23,8 @@ namespace {
 
 using testing::convert_error;
 using testing::converted_model;
+using testing::nhwc_from_nchw;
+using testing::nhwc_to_nchw;
 using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
@@ -44,22 +47,6 @@ std::vector<float> layer_norm_reference(const std::vector<float>& x, const std::
           static_cast<float>((v[i] - mean) / std::sqrt(var + eps) * scale[static_cast<size_t>(i)] + (bias.empty() ? 0.0 : bias[static_cast<size_t>(i)]));
   }
   return y;
-}
-
-// [n, c, h, w] <-> [n, h, w, c]
-std::vector<float> to_nhwc(const std::vector<float>& v, int64_t n, int64_t c, int64_t hw) {
-  std::vector<float> o(v.size());
-  for (int64_t a = 0; a < n; ++a)
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t i = 0; i < hw; ++i) o[static_cast<size_t>((a * hw + i) * c + k)] = v[static_cast<size_t>((a * c + k) * hw + i)];
-  return o;
-}
-std::vector<float> to_nchw(const std::vector<float>& v, int64_t n, int64_t c, int64_t hw) {
-  std::vector<float> o(v.size());
-  for (int64_t a = 0; a < n; ++a)
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t i = 0; i < hw; ++i) o[static_cast<size_t>((a * c + k) * hw + i)] = v[static_cast<size_t>((a * hw + i) * c + k)];
-  return o;
 }
 
 struct Case {
@@ -125,10 +112,8 @@ TEST(ConverterLayerNorm, OpsetSeventeenAndDecomposedMatchThePlainDefinition) {
         Session s(model, {.threads = threads, .batch = static_cast<int>(c.dims[0])});
         std::vector<float> y;
         if (rank == 4) {
-          const int64_t hw = c.dims[2] * c.dims[3];
-          y = to_nchw(s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {c.dims[0], c.dims[2], c.dims[3], c.dims[1]},
-                                    to_nhwc(x, c.dims[0], c.dims[1], hw), {}}})[0].f32,
-                      c.dims[0], c.dims[1], hw);
+          y = nhwc_to_nchw(s.run({nhwc_from_nchw("x", x, c.dims[0], c.dims[1], c.dims[2], c.dims[3])})[0].f32, c.dims[0], c.dims[1],
+                           c.dims[2] * c.dims[3]);
         } else {
           y = s.run({Tensor{"x", DType::kFloat32, Layout::kRowMajor, c.dims, x, {}}})[0].f32;
         }

@@ -9,6 +9,7 @@
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "tests/converter/converted_model.h"
+#include "tests/converter/converter_test_util.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -16,20 +17,12 @@ namespace edgegan {
 namespace {
 
 using testing::converted_model;
+using testing::max_abs_diff;
+using testing::nhwc;
 using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
 
-
-Tensor nhwc(const std::string& name, int64_t n, int64_t h, int64_t w, int64_t c, std::vector<float> v) {
-  return Tensor{name, DType::kFloat32, Layout::kNHWC, {n, h, w, c}, std::move(v), {}};
-}
-
-float max_abs(const std::vector<float>& a, const std::vector<float>& b) {
-  float m = 0.f;
-  for (size_t i = 0; i < a.size(); ++i) m = std::max(m, std::abs(a[i] - b[i]));
-  return m;
-}
 
 // A PRelu slope initialiser: per channel ([C,1,1], values in [0.05, 0.6]) or one value.
 void slope(OnnxBuilder& b, const std::string& name, int64_t channels, bool per_channel, std::mt19937& rng) {
@@ -138,7 +131,7 @@ TEST(PReluFusion, FsrcnnLikeModelMatchesTheUnfusedGraphAndIsBitIdenticalAcrossTh
     Session s(fused, {.threads = threads, .batch = 2});
     const auto y = s.run({nhwc("x", batch, 23, 29, 1, x)})[0];
     ASSERT_EQ(y.shape, want.shape);
-    EXPECT_LE(max_abs(y.f32, want.f32), 1e-5f);
+    EXPECT_LE(max_abs_diff(y.f32, want.f32), 1e-5f);
     if (threads == 1) {
       one_thread = y.f32;
     } else {

@@ -14,6 +14,7 @@
 #include "edgegan/edgegan.h"
 #include "kernels_cpu/conv2d/conv2d_reference.h"
 #include "tests/converter/converted_model.h"
+#include "tests/converter/converter_test_util.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -22,6 +23,7 @@ namespace {
 
 using testing::max_abs_diff;
 using testing::converted_model;
+using testing::nhwc;
 using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
@@ -46,10 +48,6 @@ std::vector<float> identity3x3(int64_t c, float gain) {
 }
 
 void pads1(onnx::NodeProto& n) { OnnxBuilder::attr(n, "pads", std::vector<int64_t>{1, 1, 1, 1}); }
-
-Tensor nhwc(const std::string& name, int64_t n, int64_t h, int64_t w, int64_t c, std::vector<float> v) {
-  return Tensor{name, DType::kFloat32, Layout::kNHWC, {n, h, w, c}, std::move(v), {}};
-}
 
 // y = x + conv(x): the graph input is the residual; relu after the Add stays its own op
 // (the fused epilogue ends with the residual, so nothing folds in after it).

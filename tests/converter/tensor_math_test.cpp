@@ -12,6 +12,7 @@
 #include "edgegan/edgegan.h"
 #include "tests/converter/convert_error.h"
 #include "tests/converter/converted_model.h"
+#include "tests/converter/converter_test_util.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
@@ -20,30 +21,18 @@ namespace {
 
 using testing::convert_error;
 using testing::converted_model;
+using testing::nhwc;
+using testing::nhwc_from_nchw;
+using testing::nhwc_to_nchw;
 using testing::op_kinds;
 using testing::OnnxBuilder;
 using testing::random_floats;
-
-// NCHW <-> NHWC for [n, c, h, w] data.
-std::vector<float> to_nhwc(const std::vector<float>& v, int64_t n, int64_t c, int64_t h, int64_t w) {
-  std::vector<float> o(v.size());
-  for (int64_t a = 0; a < n; ++a)
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t i = 0; i < h * w; ++i) o[static_cast<size_t>((a * h * w + i) * c + k)] = v[static_cast<size_t>((a * c + k) * h * w + i)];
-  return o;
-}
-std::vector<float> to_nchw(const std::vector<float>& v, int64_t n, int64_t c, int64_t h, int64_t w) {
-  std::vector<float> o(v.size());
-  for (int64_t a = 0; a < n; ++a)
-    for (int64_t k = 0; k < c; ++k)
-      for (int64_t i = 0; i < h * w; ++i) o[static_cast<size_t>((a * c + k) * h * w + i)] = v[static_cast<size_t>((a * h * w + i) * c + k)];
-  return o;
-}
+using testing::torch_gelu_erf;
 
 std::vector<float> run_map(const std::shared_ptr<const Model>& model, const std::vector<float>& x_nchw, int64_t n, int64_t c, int64_t h,
                            int64_t w, int threads) {
   Session s(model, {.threads = threads, .batch = static_cast<int>(n)});
-  return s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {n, h, w, c}, to_nhwc(x_nchw, n, c, h, w), {}}})[0].f32;
+  return s.run({nhwc_from_nchw("x", x_nchw, n, c, h, w)})[0].f32;
 }
 
 // Pixel norm as torch exports it: Pow 2, ReduceMean over channels, Add eps, Sqrt, Div.
@@ -63,7 +52,7 @@ TEST(ConverterTensorMath, PixelNormIsPowReduceRsqrtProduct) {
   std::mt19937 rng(61);
   const auto x = random_floats(rng, static_cast<size_t>(n * c * h * w));
   for (int threads : {1, 2}) {
-    const auto y = to_nchw(run_map(model, x, n, c, h, w, threads), n, c, h, w);
+    const auto y = nhwc_to_nchw(run_map(model, x, n, c, h, w, threads), n, c, h * w);
     for (int64_t a = 0; a < n; ++a)
       for (int64_t i = 0; i < h * w; ++i) {
         double ss = 0;
@@ -92,7 +81,7 @@ TEST(ConverterTensorMath, ReduceWithoutKeepdimsAndEveryOperation) {
     std::mt19937 rng(62);
     const auto x = random_floats(rng, static_cast<size_t>(n * c * h * w));
     Session s(model, {.batch = static_cast<int>(n)});
-    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {n, h, w, c}, to_nhwc(x, n, c, h, w), {}}})[0];
+    const auto y = s.run({nhwc_from_nchw("x", x, n, c, h, w)})[0];
     ASSERT_EQ(y.shape, (std::vector<int64_t>{n, c}));
     for (int64_t a = 0; a < n * c; ++a) {
       double sum = 0, sq = 0, mx = -1e30;
@@ -161,10 +150,9 @@ TEST(ConverterTensorMath, RankFourMatMulAndMapTranspose) {
   std::mt19937 rng(64);
   const auto x = random_floats(rng, n * heads * m * kk), wv = random_floats(rng, n * kk * p);
   Session s(model, {.batch = static_cast<int>(n)});
-  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {n, m, kk, heads}, to_nhwc(x, n, heads, m, kk), {}},
-                        Tensor{"w", DType::kFloat32, Layout::kNHWC, {n, kk, p, 1}, wv, {}}})[0];
+  const auto y = s.run({nhwc_from_nchw("x", x, n, heads, m, kk), nhwc("w", n, kk, p, 1, wv)})[0];
   // y: [N, P, H, M] stored NHWC [N, H, M, P].
-  const auto got = to_nchw(y.f32, n, p, heads, m);
+  const auto got = nhwc_to_nchw(y.f32, n, p, heads * m);
   for (int64_t a = 0; a < n; ++a)
     for (int64_t hd = 0; hd < heads; ++hd)
       for (int64_t i = 0; i < m; ++i)
@@ -182,15 +170,11 @@ TEST(ConverterTensorMath, DecomposedGeluAndSiluMatchTheFunctions) {
   for (int form = 0; form < 3; ++form) {
     SCOPED_TRACE(form);
     OnnxBuilder b;
-    b.input("x", {-1, c, l}).output("y").floats("sqrt2", {}, {1.41421356f}).floats("one", {}, {1.f}).floats("half", {}, {0.5f});
-    b.floats("three", {}, {3.f}).floats("k", {}, {0.044715f}).floats("s", {}, {0.7978845608f});
+    b.input("x", {-1, c, l}).output("y");
     if (form == 0) {
-      b.node("Div", "d", {"x", "sqrt2"}, {"d"});
-      b.node("Erf", "e", {"d"}, {"e"});
-      b.node("Add", "a", {"e", "one"}, {"a"});
-      b.node("Mul", "m", {"x", "a"}, {"m"});
-      b.node("Mul", "h", {"m", "half"}, {"y"});
+      torch_gelu_erf(b, "x", "y");
     } else if (form == 1) {
+      b.floats("one", {}, {1.f}).floats("half", {}, {0.5f}).floats("three", {}, {3.f}).floats("k", {}, {0.044715f}).floats("s", {}, {0.7978845608f});
       b.node("Pow", "p", {"x", "three"}, {"p"});
       b.node("Mul", "pk", {"p", "k"}, {"pk"});
       b.node("Add", "in", {"x", "pk"}, {"in"});
