@@ -137,16 +137,16 @@ TEST(TrainingAllocations, Dcgan64StepsAfterTheFirstAllocateNothing) {
 
 // A forward_into, backward_into and step loop on a one-input golden model allocates
 // nothing after its first pass (its ops take their scratch from the plan).
-void expect_steps_allocate_nothing(const std::string& golden) {
+void expect_steps_allocate_nothing(const std::string& golden, int batch = 3) {
   const auto m = testing::test_model("golden/" + golden);
   for (int threads : {1, 2}) {
     SCOPED_TRACE("threads " + std::to_string(threads));
-    Trainer t(m, {.batch = 3, .threads = threads, .learning_rate = 1e-3f});
+    Trainer t(m, {.batch = batch, .threads = threads, .learning_rate = 1e-3f});
     std::mt19937 rng(3);
     std::uniform_real_distribution<float> uniform(-1.f, 1.f);
     const InputInfo& in = m->inputs()[0];
     Tensor x{in.name, in.dtype, in.layout, in.dims, {}, {}};
-    x.shape[0] = 3;
+    x.shape[0] = batch;
     x.f32.resize(static_cast<size_t>(x.elements()));
     for (float& v : x.f32) v = uniform(rng);
     const std::vector<Tensor> inputs = {x};
@@ -169,6 +169,9 @@ void expect_steps_allocate_nothing(const std::string& golden) {
 TEST(TrainingAllocations, GroupNormStepsAfterTheFirstAllocateNothing) { expect_steps_allocate_nothing("norm_group_norm_torch"); }
 // SlidingChannelConv (and the depthwise convolutions, nearest upsampling around it).
 TEST(TrainingAllocations, SlidingChannelConvStepsAfterTheFirstAllocateNothing) { expect_steps_allocate_nothing("scc_dw_generator"); }
+// ModulatedConv2D (its nested convolution run on tensor tables it made when built), at
+// the batch StyleGAN2 was exported at.
+TEST(TrainingAllocations, ModulatedConvStepsAfterTheFirstAllocateNothing) { expect_steps_allocate_nothing("family_stylegan2_nonfused", 2); }
 
 // The counter sees allocations: a test of the test.
 TEST(TrainingAllocations, TheCounterCounts) {
