@@ -175,9 +175,9 @@ KernelArgs modulated_conv_nested_args(const KernelArgs& a, const schema::Modulat
           training && a.training, {0}, training && a.zero_insert_backward};
 }
 
-const std::vector<uint8_t*>* ModulatedConvNestedTable::moved(const std::vector<uint8_t*>& base, std::initializer_list<std::pair<int, uint8_t*>> moved) {
+const std::vector<uint8_t*>* ModulatedConvNestedTable::moved(const std::vector<uint8_t*>& base, std::initializer_list<std::pair<int, uint8_t*>> entries) {
   table_.assign(base.begin(), base.end());
-  for (const auto& [tensor, address] : moved) table_[static_cast<size_t>(tensor)] = address;
+  for (const auto& [tensor, address] : entries) table_[static_cast<size_t>(tensor)] = address;
   return &table_;
 }
 

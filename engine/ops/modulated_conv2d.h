@@ -52,8 +52,8 @@ KernelArgs modulated_conv_nested_args(const KernelArgs& a, const schema::Modulat
 class ModulatedConvNestedTable {
  public:
   explicit ModulatedConvNestedTable(const ModulatedConvGeometry& g) { table_.reserve(g.tensor_count); }
-  // base with the address of each (tensor, address) in `moved` in place of the tensor's own.
-  const std::vector<uint8_t*>* moved(const std::vector<uint8_t*>& base, std::initializer_list<std::pair<int, uint8_t*>> moved);
+  // base with the address of each (tensor, address) of `entries` in place of the tensor's own.
+  const std::vector<uint8_t*>* moved(const std::vector<uint8_t*>& base, std::initializer_list<std::pair<int, uint8_t*>> entries);
   // The forward's context: ctx with the input at the scaled copy, and the workspace past
   // the coefficients.
   RunContext nested_run_context(const RunContext& ctx, const ModulatedConvGeometry& g) {
