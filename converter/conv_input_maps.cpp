@@ -94,7 +94,8 @@ int fuse_conv_input_maps(IrModel& m) {
       if (step.kind == schema::OpKind_Pad) {
         const bool mode_maps = step.pad_mode == schema::PadMode_Reflect || step.pad_mode == schema::PadMode_Edge || step.pad_mode == schema::PadMode_Wrap;
         const bool grows = step.pads[0] >= 0 && step.pads[1] >= 0 && step.pads[2] >= 0 && step.pads[3] >= 0;
-        if (!mode_maps || !grows || has_pads(conv) || has_upsample(conv)) continue;
+        const bool fixed = step.pad_align == 0 && step.pad_size_scale == 0;  // a Conv2D's input map has fixed pads
+        if (!mode_maps || !grows || !fixed || has_pads(conv) || has_upsample(conv)) continue;
         for (int k = 0; k < 4; ++k) conv.input_pads[k] = step.pads[k];
         conv.input_pad_mode = step.pad_mode;
       } else if (step.kind == schema::OpKind_Resize) {

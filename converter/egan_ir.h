@@ -55,6 +55,10 @@ struct IrOp {
   int64_t pads[4] = {0, 0, 0, 0};
   int pad_mode = 0;
   float pad_value = 0.f;
+  // Pad: far pads following the planned size (schema Pad.align, .size_of): pad_align >= 2
+  // grows them to multiples of it; with pad_size_scale >= 1 the op's inputs are [x, ref]
+  // and its output is pad_size_scale x ref's height and width.
+  int64_t pad_align = 0, pad_size_scale = 0;
   // DepthToSpace: block, schema::DepthToSpaceMode, direction.
   int64_t block = 1;
   int depth_to_space_mode = 0;

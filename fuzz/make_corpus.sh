@@ -20,6 +20,8 @@ for case in cgan_embed_concat_small g_k3s2_outpad_nonsquare d_conv_dilated_flatt
   cp "$onnx" "$c/onnx/$case.onnx"
   "$build/converter/edgegan-convert" -q "$onnx" -o "$c/egan/$case.egan"
 done
+# A converted Real-CUGAN: Pads whose far sides follow the planned size (align, size_of).
+"$build/converter/edgegan-convert" -q tests/checkpoint/cases/realcugan_x2_zip/model.pth -o "$c/egan/realcugan_x2_checkpoint.egan"
 # Near misses: truncated in the middle, and a byte flipped near the start.
 for f in "$c"/egan/cgan_embed_concat_small.egan "$c"/onnx/cgan_embed_concat_small.onnx; do
   ext=${f##*.}

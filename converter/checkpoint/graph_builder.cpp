@@ -131,9 +131,17 @@ std::string GraphBuilder::conv_transpose(const std::string& x, const std::string
   return n.output(0);
 }
 
-std::string GraphBuilder::reflect_pad(const std::string& x, int64_t p) {
+std::string GraphBuilder::reflect_pad(const std::string& x, int64_t p, int64_t align) {
   auto& n = node("Pad", {x, ints({0, 0, p, p, 0, 0, p, p})});
   attr_string(n, "mode", "reflect");
+  if (align >= 2) attr_int(n, "edgegan_align", align);
+  return n.output(0);
+}
+
+std::string GraphBuilder::crop_to(const std::string& x, const std::string& ref, int64_t scale) {
+  auto& n = node("Pad", {x, ints({0, 0, 0, 0, 0, 0, 0, 0}), "", "", ref});
+  attr_string(n, "mode", "constant");
+  attr_int(n, "edgegan_size_scale", scale);
   return n.output(0);
 }
 

@@ -28,7 +28,11 @@ class GraphBuilder {
   // A transposed convolution, weights [Cin, Cout, k, k].
   std::string conv_transpose(const std::string& x, const std::string& name, const TensorData& weight, const TensorData* bias,
                              int64_t stride, int64_t pad, int64_t output_padding);
-  std::string reflect_pad(const std::string& x, int64_t pad);
+  // A reflection pad of `pad` on each side; with align >= 2 the far sides (bottom,
+  // right) grow at each planned size until the padded sides are multiples of align.
+  std::string reflect_pad(const std::string& x, int64_t pad, int64_t align = 0);
+  // x's top-left corner of `scale` x ref's height and width, at each planned size.
+  std::string crop_to(const std::string& x, const std::string& ref, int64_t scale);
   // x[:, :, c:-c, c:-c], as torch's F.pad by -c: a negative Pad, which (unlike a Slice's
   // fixed rows) holds at every size the engine re-plans for.
   std::string crop(const std::string& x, int64_t c);

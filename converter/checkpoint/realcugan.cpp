@@ -9,11 +9,15 @@
 // with conv_final (3x3 to 4 x out), a crop of 1, a pixel shuffle by 2, plus the
 // nearest x4 of the input. UpCunet2x_fast (a conv_final and unet1 taking 4 x the
 // channels) reflects by 38, pixel-unshuffles by 2, runs unet1 and unet2 as above and
-// ends as x4 does, with a nearest x2 (sides multiples of 4). The release pads a picture
-// whose sides are not multiples of 2 (x3 and fast: 4) up to them within its reflection
-// pad and crops the result; here sides must be those multiples (the image tools pad to
-// them by mirroring, a different border). The scale comes from the keys: conv_final
-// means x4 (x2 for fast), unet1's 5x5 conv_bottom x3, else x2. Pixels in [0, 1].
+// ends as x4 does, with a nearest x2. The release pads a picture whose sides are not
+// multiples of 2 (x3: 4) up to them within its reflection pad (the far sides reflect
+// further) and crops the result to scale x the picture (x4 and fast before the nearest
+// input is added); so does the graph, at every size the engine plans: the pad aligned,
+// the crop to scale x the input's size. The SE means are over the padded map, so the
+// border must be the release's to the last pixel. The fast release rounds to 2 too, and
+// its unet1 then fails unless the rounded sides are multiples of 4; the graph rounds to
+// 4, which is the same padding wherever the release runs. The scale comes from the keys:
+// conv_final means x4 (x2 for fast), unet1's 5x5 conv_bottom x3, else x2. Pixels in [0, 1].
 #include "converter/checkpoint/architecture.h"
 #include "converter/checkpoint/graph_builder.h"
 
@@ -109,17 +113,19 @@ FamilyMatch match_realcugan(const StateDict& sd) {
     // kGraphSize (64) is a multiple of 4, as the fast model's sides must be.
     const std::string input = g.input("input", in, kGraphSize, kGraphSize);
     const std::string x = pro ? g.add_constant(g.mul(input, 0.7f), {0.15f}) : input;
-    std::string padded = g.reflect_pad(x, pad);
+    const int64_t align = scale == 3 || fast ? 4 : 2;  // the release's ph = ((h0 - 1) // align + 1) * align (fast: above)
+    std::string padded = g.reflect_pad(x, pad, align);
     if (fast) padded = g.pixel_unshuffle(padded, in, kGraphSize + 2 * pad, kGraphSize + 2 * pad, 2);
     const std::string u1 = net.unet1(padded, scale);
     std::string y = g.add(net.unet2(u1), g.crop(u1, 20));
+    if (!final_w) y = g.crop_to(y, input, scale);
     int64_t out = bottom.shape[1];
     if (final_w) {
       const TensorData& w = use.need("conv_final.weight", 4);
       if (w.shape[0] % 4 != 0) throw Misfit{"'conv_final.weight' has shape " + dims(w.shape) + ": its outputs are not 4 x the picture's channels"};
       out = w.shape[0] / 4;
       if (out != in) throw Misfit{"'conv_final.weight' gives " + std::to_string(out) + " channels for an input of " + std::to_string(in)};
-      y = g.pixel_shuffle(g.crop(net.conv(y, "conv_final", 3), 1), 2);
+      y = g.crop_to(g.pixel_shuffle(g.crop(net.conv(y, "conv_final", 3), 1), 2), input, scale);
       y = g.add(y, g.upsample_nearest(x, scale));
     }
     g.output(pro ? g.mul(g.add_constant(y, {-0.15f}), 1.f / 0.7f) : y);

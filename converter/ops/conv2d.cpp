@@ -29,7 +29,7 @@ class Conv2DLowering final : public OpLowering {
     // A constant zero Pad that only this Conv reads folds into its pads (exact): the
     // Pad's op becomes the Conv, reading the Pad's input.
     IrOp* pad = l.producer_of_kind(n, schema::OpKind_Pad);
-    if (pad && (pad->pad_mode != schema::PadMode_Constant || pad->pad_value != 0.f)) pad = nullptr;
+    if (pad && (pad->pad_mode != schema::PadMode_Constant || pad->pad_value != 0.f || pad->pad_align > 0 || pad->pad_size_scale > 0)) pad = nullptr;
     const int64_t conv_pads[4] = {g.pad_top, g.pad_left, g.pad_bottom, g.pad_right};
     for (int k = 0; pad && k < 4; ++k)
       if (pad->pads[k] < 0 || pad->pads[k] + conv_pads[k] > 4096) pad = nullptr;

@@ -5,6 +5,7 @@
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
 #include "engine/ops/op_validator.h"
+#include "engine/ops/pad_geometry.h"
 #include "kernels_cpu/pad/pad.h"
 
 namespace edgegan {
@@ -16,12 +17,14 @@ static_assert(static_cast<int>(schema::PadMode_Constant) == static_cast<int>(cpu
                   static_cast<int>(schema::PadMode_Wrap) == static_cast<int>(cpu::PadMode::kWrap),
               "schema::PadMode and cpu::PadMode number the modes alike");
 
-cpu::PadShape pad_shape(const schema::Pad& op, const TensorDesc& x, int64_t batch) {
+cpu::PadShape pad_shape(const schema::Pad& op, const KernelArgs& a) {
+  const TensorDesc& x = a.tensor(op.input());
+  const PadGeometry g = pad_geometry(op, x.dims, op.size_of() >= 0 ? a.tensor(op.size_of()).dims : std::vector<int64_t>{});
   cpu::PadShape s;
-  s.batch = batch;
+  s.batch = a.batch;
   s.channels = x.dims[3];
-  s.h = {x.dims[1], op.pad_top(), op.pad_bottom()};
-  s.w = {x.dims[2], op.pad_left(), op.pad_right()};
+  s.h = g.h;
+  s.w = g.w;
   s.mode = static_cast<cpu::PadMode>(op.mode());
   s.value = op.value();
   return s;
@@ -30,7 +33,7 @@ cpu::PadShape pad_shape(const schema::Pad& op, const TensorDesc& x, int64_t batc
 class PadKernel final : public OpKernel {
  public:
   PadKernel(const KernelArgs& a, const schema::Pad& op)
-      : input_(op.input()), output_(op.output()), shape_(pad_shape(op, a.tensor(op.input()), a.batch)) {}
+      : input_(op.input()), output_(op.output()), shape_(pad_shape(op, a)) {}
   const char* kernel_name() const override { return "pad"; }
   void run(const RunContext& ctx) override { cpu::pad(shape_, ctx.f32(input_), ctx.f32(output_), ctx.threads); }
   void backward(const BackwardContext& b) override {
@@ -65,11 +68,21 @@ class PadDef final : public OpDef {
     if (x.layout != Layout::kNHWC) v.fail("input must be an NHWC image tensor");
     v.check_range(op.mode(), schema::PadMode_MIN, schema::PadMode_MAX, "mode");
     for (int p : {op.pad_top(), op.pad_left(), op.pad_bottom(), op.pad_right()}) v.check_range(p, -kMaxPad, kMaxPad, "pad");
-    const int64_t h = x.dims[1] + op.pad_top() + op.pad_bottom(), w = x.dims[2] + op.pad_left() + op.pad_right();
+    v.check_range(op.align(), 0, kMaxPad, "align");
+    v.check_range(op.size_scale(), 1, kMaxStride, "size_scale");
+    std::vector<int64_t> like;
+    if (op.size_of() != -1) {
+      const TensorDesc& t = v.use(op.size_of(), "size_of");
+      if (t.layout != Layout::kNHWC) v.fail("size_of tensor '" + t.name + "' is not an NHWC map");
+      if (op.align() != 0) v.fail("align and size_of are both set");
+      like = t.dims;
+    }
+    const PadGeometry g = pad_geometry(op, x.dims, like);
+    for (int64_t p : {g.h.pad_end, g.w.pad_end})
+      if (p < -kMaxPad || p > kMaxPad) v.fail("a far pad of " + std::to_string(p) + " (from the planned size) is out of range");
+    const int64_t h = g.h.out(), w = g.w.out();
     // The cropped source the border is filled from must keep at least one pixel.
-    if (x.dims[1] + std::min(op.pad_top(), 0) + std::min(op.pad_bottom(), 0) < 1 ||
-        x.dims[2] + std::min(op.pad_left(), 0) + std::min(op.pad_right(), 0) < 1)
-      v.fail("negative pads crop all of input '" + x.name + "' " + dims_text(x.dims));
+    if (g.h.hi() - g.h.lo() < 1 || g.w.hi() - g.w.lo() < 1) v.fail("negative pads crop all of input '" + x.name + "' " + dims_text(x.dims));
     if (h < 1 || w < 1 || h > kMaxDim || w > kMaxDim) v.fail("padded size " + std::to_string(h) + "x" + std::to_string(w) + " is out of range");
     TensorDesc& y = v.define_output(op.output(), {-1, h, w, x.dims[3]});
     v.expect_float(y);
@@ -80,6 +93,8 @@ class PadDef final : public OpDef {
     auto attrs = text_stream();
     attrs << mode_name(a.mode()) << " pads(t,l,b,r) " << a.pad_top() << "," << a.pad_left() << "," << a.pad_bottom() << "," << a.pad_right();
     if (a.mode() == schema::PadMode_Constant) attrs << " value " << a.value();
+    if (a.align() >= 2) attrs << " far sides grown to multiples of " << a.align();
+    if (a.size_of() >= 0) attrs << " far sides to " << a.size_scale() << " x the size of tensor " << a.size_of();
     info.attributes = attrs.str();
   }
   std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }

@@ -255,7 +255,9 @@ std::string flatten_case(Rng& r, int) {
   return b.bytes();
 }
 
-// A Pad on its own (a graph input has no convolution to fold into), every mode.
+// A Pad on its own (a graph input has no convolution to fold into), every mode; from
+// variant 8 its far pads grown to a multiple (align), then a second Pad cropping the
+// far sides back to 2 x the input's size (size_of) after a nearest x2 upsampling.
 std::string pad_case(Rng& r, int v) {
   const char* modes[] = {"constant", "reflect", "edge", "wrap"};
   const int h = r.pick(3, 7), w = r.pick(3, 7);
@@ -265,7 +267,15 @@ std::string pad_case(Rng& r, int v) {
   b.floats("value", {}, {r.uniform(-1.f, 1.f)});
   auto& n = b.node("Pad", "pad", {"x", "pads", "value"}, {"p"});
   OnnxBuilder::attr(n, "mode", std::string(modes[v % 4]));
-  b.node("Relu", "relu", {"p"}, {"y"});
+  if (v < 8) {
+    b.node("Relu", "relu", {"p"}, {"y"});
+    return b.bytes();
+  }
+  OnnxBuilder::attr(n, "edgegan_align", int64_t{r.pick(2, 5)});
+  b.floats("scales", {4}, {1.f, 1.f, 2.f, 2.f}).ints("crop", {8}, {0, 0, -1, 0, 0, 0, 0, 0});
+  OnnxBuilder::attr(b.node("Resize", "up", {"p", "", "scales"}, {"u"}), "mode", std::string("nearest"));
+  OnnxBuilder::attr(b.node("Pad", "crop", {"u", "crop", "", "", "x"}, {"c"}), "edgegan_size_scale", int64_t{2});
+  b.node("Relu", "relu", {"c"}, {"y"});
   return b.bytes();
 }
 
@@ -460,7 +470,7 @@ const Family kFamilies[] = {
     {"batch_norm", batch_norm_case, 3, "ChannelAffine"},
     {"prelu", prelu_case, 3, "PRelu"},
     {"flatten", flatten_case, 3, "Dense"},
-    {"pad", pad_case, 8, "Pad"},
+    {"pad", pad_case, 12, "Pad"},
     {"conv_input_map", conv_input_map_case, 6, "Conv2D"},
     {"pool", pool_case, 8, "Pool"},
     {"resize", resize_case, 6, "Resize"},

@@ -393,10 +393,12 @@ class CuganUNet2(nn.Module):
 
 class UpCunet(nn.Module):
     """Real-CUGAN's UpCunet2x/3x/4x (not tiled: the release's tile_mode 0): a reflection
-    pad (18, 14, 19; the input a multiple of 2, 4, 2), unet1, unet2 on its output plus
-    unet1's output cropped by 20; x4 adds conv_final (3x3 to 4 x out), a crop of 1, a
-    pixel shuffle by 2 and the nearest x4 of the input. The pro weights map the input
-    to x * 0.7 + 0.15 first and the output back by (y - 0.15) / 0.7."""
+    pad (18, 14, 19; fast: 38) whose far sides also take the picture up to a multiple of 2 (x3: 4),
+    ph = ((h0 - 1) // m + 1) * m, all in one reflection of the picture; unet1, unet2 on
+    its output plus unet1's output cropped by 20; x4 adds conv_final (3x3 to 4 x out), a
+    crop of 1, a pixel shuffle by 2; the result cropped to scale x (h0, w0) (x4: before
+    the nearest x4 of the input is added). The pro weights map the input to
+    x * 0.7 + 0.15 first and the output back by (y - 0.15) / 0.7."""
 
     def __init__(self, scale=2, b=4, c_in=3, c_out=3, pro=False, fast=False):
         super().__init__()
@@ -413,18 +415,22 @@ class UpCunet(nn.Module):
             self.conv_final = nn.Conv2d(2 * b, 4 * c_out, 3)
 
     def forward(self, x):
-        multiple = 4 if self.scale == 3 or self.fast else 2
-        assert x.shape[2] % multiple == 0 and x.shape[3] % multiple == 0
+        multiple = 4 if self.scale == 3 else 2  # fast too: its sides must then also be multiples of 4 after the unshuffle, else unet1 fails
+        h0, w0 = x.shape[2], x.shape[3]
+        ph, pw = ((h0 - 1) // multiple + 1) * multiple, ((w0 - 1) // multiple + 1) * multiple
         if self.is_pro:
             x = x * 0.7 + 0.15
+        p = 38 if self.fast else {2: 18, 3: 14, 4: 19}[self.scale]
+        padded = F.pad(x, (p, p + pw - w0, p, p + ph - h0), "reflect")
         if self.fast:  # UpCunet2x_fast: reflect 38, pixel-unshuffle 2, the x4 model's tail at x2
-            h = self.unet1(F.pixel_unshuffle(F.pad(x, (38, 38, 38, 38), "reflect"), 2))
-        else:
-            p = {2: 18, 3: 14, 4: 19}[self.scale]
-            h = self.unet1(F.pad(x, (p, p, p, p), "reflect"))
+            padded = F.pixel_unshuffle(padded, 2)
+        h = self.unet1(padded)
         h = self.unet2(h) + crop(h, 20)
         if self.scale == 4 or self.fast:
-            h = self.ps(crop(self.conv_final(h), 1)) + F.interpolate(x, scale_factor=self.scale, mode="nearest")
+            h = self.ps(crop(self.conv_final(h), 1))
+        h = h[:, :, : h0 * self.scale, : w0 * self.scale]
+        if self.scale == 4 or self.fast:
+            h = h + F.interpolate(x, scale_factor=self.scale, mode="nearest")
         return (h - 0.15) / 0.7 if self.is_pro else h
 
 
@@ -587,7 +593,8 @@ def stale_instance_stats(model):
 
 
 def save(model, case, arch_line, fmt="zip", wrapper=None, dtype=torch.float32, size=8, seed=0, strided=False, pixel_range=(0, 1),
-         rename=None):
+         rename=None, odd=None):
+    """... and with odd = (h, w), PyTorch's output at that size too (input_odd.npy, output_odd.npy)."""
     d = os.path.join(CASES, case)
     os.makedirs(d, exist_ok=True)
     as_dtype(model, dtype)
@@ -610,6 +617,12 @@ def save(model, case, arch_line, fmt="zip", wrapper=None, dtype=torch.float32, s
         y = model(x)
     np.save(os.path.join(d, "input.npy"), x.numpy())
     np.save(os.path.join(d, "output.npy"), y.numpy())
+    if odd:
+        x = torch.rand((1, 3) + odd, generator=g) * (pixel_range[1] - pixel_range[0]) + pixel_range[0]
+        with torch.no_grad():
+            y = model(x)
+        np.save(os.path.join(d, "input_odd.npy"), x.numpy())
+        np.save(os.path.join(d, "output_odd.npy"), y.numpy())
     with open(os.path.join(d, "architecture.txt"), "w") as f:
         f.write(arch_line + "\n")
     with open(os.path.join(d, "pixel_range.txt"), "w") as f:
@@ -654,14 +667,17 @@ def make_cases():
     save(unet_in, "cyclegan_unet_instance_fp16_legacy", "UnetGenerator: in 3, out 3, ngf 2, downs 5, norm instance", fmt="legacy",
          dtype=torch.float16, size=32, pixel_range=(-1, 1), rename=stale_instance_stats(unet_in))
     # Real-CUGAN's releases are plain state dicts; base width 4 here (the release's 32).
+    # Each also at odd sides, which the release pads further and crops (25x31; fast:
+    # 43x47, sides over its reflection of 38 + 1 that round up to multiples of 4, as its
+    # unet1 needs).
     cugan = "RealCUGAN: in 3, out 3, features 4, scale {}"
-    save(randomize(UpCunet(scale=2), 81), "realcugan_x2_zip", cugan.format(2), size=20)
-    save(randomize(UpCunet(scale=3), 82), "realcugan_x3_fp16_zip", cugan.format(3), dtype=torch.float16, size=16)
-    save(randomize(UpCunet(scale=4), 83), "realcugan_x4_safetensors", cugan.format(4), fmt="safetensors", size=20)
+    save(randomize(UpCunet(scale=2), 81), "realcugan_x2_zip", cugan.format(2), size=20, odd=(25, 31))
+    save(randomize(UpCunet(scale=3), 82), "realcugan_x3_fp16_zip", cugan.format(3), dtype=torch.float16, size=16, odd=(25, 31))
+    save(randomize(UpCunet(scale=4), 83), "realcugan_x4_safetensors", cugan.format(4), fmt="safetensors", size=20, odd=(25, 31))
     save(randomize(UpCunet(scale=4, pro=True), 85), "realcugan_pro_x4_fp16_zip", "RealCUGAN: in 3, out 3, features 4, scale 4, pro yes",
-         dtype=torch.float16, size=20)
+         dtype=torch.float16, size=20, odd=(25, 31))
     save(randomize(UpCunet(scale=2, fast=True), 86), "realcugan_fast_x2_bf16_zip", "RealCUGAN: in 3, out 3, features 4, scale 2, fast yes",
-         dtype=torch.bfloat16, size=40)
+         dtype=torch.bfloat16, size=40, odd=(43, 47))
     save(randomize(RealPLKSR(), 91), "realplksr_x4_params_ema_zip",
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
     save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",
@@ -705,6 +721,12 @@ def make_pictures():
         y = m(img.permute(2, 0, 1)[None] / 255.0)[0].permute(1, 2, 0)
     np.save(os.path.join(d, "realcugan_x2_input.npy"), img.numpy())
     np.save(os.path.join(d, "realcugan_x2_reference.npy"), (y * 255.0).round().clamp(0, 255).numpy().astype(np.float32))
+    # 31 wide, 25 high: sides the release pads up to even within its reflection and crops back.
+    img = torch.randint(0, 256, (25, 31, 3), generator=g).to(torch.float32)
+    with torch.no_grad():
+        y = m(img.permute(2, 0, 1)[None] / 255.0)[0].permute(1, 2, 0)
+    np.save(os.path.join(d, "realcugan_x2_odd_input.npy"), img.numpy())
+    np.save(os.path.join(d, "realcugan_x2_odd_reference.npy"), (y * 255.0).round().clamp(0, 255).numpy().astype(np.float32))
 
 
 def make_alpha():

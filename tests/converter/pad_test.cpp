@@ -55,6 +55,49 @@ TEST(ConverterPad, EveryModeMatchesTheReference) {
   }
 }
 
+// edgegan_align grows the far pads at each planned size until the padded sides are
+// multiples of the alignment; edgegan_size_scale with a fifth input crops (or pads) the
+// far sides to that input's size: over random sizes, modes and near pads, the padded map
+// equals the reference pad with the far pads computed here, and the crop of the near
+// pads back to x's size gives x itself.
+TEST(ConverterPad, AlignAndSizeOfFollowThePlannedSize) {
+  std::mt19937 rng(27);
+  const int c = 2;
+  const char* modes[] = {"constant", "reflect", "edge", "wrap"};
+  for (int trial = 0; trial < 12; ++trial) {
+    const int64_t align = 2 + static_cast<int64_t>(rng() % 4), top = rng() % 4, left = rng() % 4, bottom = rng() % 3, right = rng() % 3;
+    const char* mode = modes[rng() % 4];
+    OnnxBuilder b;
+    b.input("x", {-1, c, 8, 8}).output("p").output("y");
+    b.ints("pads", {8}, {0, 0, top, left, 0, 0, bottom, right}).ints("crop", {8}, {0, 0, -top, -left, 0, 0, 0, 0});
+    auto& pad = b.node("Pad", "pad", {"x", "pads"}, {"p"});
+    OnnxBuilder::attr(pad, "mode", std::string(mode));
+    OnnxBuilder::attr(pad, "edgegan_align", align);
+    OnnxBuilder::attr(b.node("Pad", "crop", {"p", "crop", "", "", "x"}, {"y"}), "edgegan_size_scale", int64_t{1});
+    const auto file = Model::from_bytes(convert_onnx(b.bytes(), "a.onnx").egan);
+    for (int size = 0; size < 2; ++size) {
+      const int64_t h = 1 + rng() % 13, w = 1 + rng() % 13;
+      SCOPED_TRACE(std::string(mode) + " align " + std::to_string(align) + " at " + std::to_string(h) + "x" + std::to_string(w));
+      Session s(Model::at_input_size(file, h, w), {.batch = 1});
+      const auto x = random_floats(rng, static_cast<size_t>(h * w * c));
+      const auto out = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {1, h, w, c}, x, {}}});
+      cpu::PadShape shape;
+      shape.channels = c;
+      shape.h = {h, top, bottom + (align - (h + top + bottom) % align) % align};
+      shape.w = {w, left, right + (align - (w + left + right) % align) % align};
+      const std::string m = mode;
+      shape.mode = m == "constant" ? cpu::PadMode::kConstant : m == "reflect" ? cpu::PadMode::kReflect : m == "edge" ? cpu::PadMode::kEdge : cpu::PadMode::kWrap;
+      std::vector<float> ref(static_cast<size_t>(shape.h.out() * shape.w.out() * c));
+      cpu::pad_reference(shape, x.data(), ref.data());
+      ASSERT_EQ(out[0].shape, (std::vector<int64_t>{1, shape.h.out(), shape.w.out(), c}));
+      EXPECT_EQ(shape.h.out() % align, 0);
+      EXPECT_EQ(max_abs_diff(out[0].f32, ref), 0.f);
+      ASSERT_EQ(out[1].shape, (std::vector<int64_t>{1, h, w, c}));
+      EXPECT_EQ(max_abs_diff(out[1].f32, x), 0.f);
+    }
+  }
+}
+
 TEST(ConverterPad, AxesInputPadsOnlyTheNamedAxes) {
   OnnxBuilder b(17);
   b.input("x", {-1, 2, 3, 3}).output("y").ints("pads", {4}, {1, 0, 2, 1}).ints("axes", {2}, {-1, 2});

@@ -1,6 +1,7 @@
 // Pad on the GPU: every mode of the CPU's (constant, reflect, edge, wrap; asymmetric
 // and negative pads) through per-axis source tables built once from kernels::pad_source.
 #include "engine/backend/cuda/cuda_kernel.h"
+#include "engine/ops/pad_geometry.h"
 #include "kernels_cuda/pad/pad.h"
 
 namespace edgegan::cuda {
@@ -12,8 +13,9 @@ class PadCuda final : public OpKernel {
     const TensorDesc& x = a.tensor(op.input());
     shape_.batch = a.batch;
     shape_.channels = x.dims[3];
-    shape_.h = {x.dims[1], op.pad_top(), op.pad_bottom()};
-    shape_.w = {x.dims[2], op.pad_left(), op.pad_right()};
+    const PadGeometry g = pad_geometry(op, x.dims, op.size_of() >= 0 ? a.tensor(op.size_of()).dims : std::vector<int64_t>{});
+    shape_.h = g.h;
+    shape_.w = g.w;
     shape_.mode = static_cast<kernels::PadMode>(op.mode());
     shape_.value = op.value();
     // Kept until commit() has copied them.

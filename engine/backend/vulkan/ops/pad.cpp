@@ -1,6 +1,7 @@
 // Pad on Vulkan: every mode of the CPU's (constant, reflect, edge, wrap; asymmetric and
 // negative pads) through per-axis source tables built once from kernels::pad_source.
 #include "engine/backend/vulkan/vulkan_kernel.h"
+#include "engine/ops/pad_geometry.h"
 #include "kernels_common/pad_shape.h"
 
 namespace edgegan::vulkan {
@@ -16,7 +17,8 @@ class PadVulkan final : public SingleDispatchKernel {
  public:
   PadVulkan(const KernelArgs& a, Context& c, const schema::Pad& op) : SingleDispatchKernel(a, c, "pad", 8, {op.input(), op.output()}) {
     const TensorDesc& x = a.tensor(op.input());
-    const kernels::PadAxis h{x.dims[1], op.pad_top(), op.pad_bottom()}, w{x.dims[2], op.pad_left(), op.pad_right()};
+    const PadGeometry g = pad_geometry(op, x.dims, op.size_of() >= 0 ? a.tensor(op.size_of()).dims : std::vector<int64_t>{});
+    const kernels::PadAxis h = g.h, w = g.w;
     const auto mode = static_cast<kernels::PadMode>(op.mode());
     count_ = a.batch * h.out() * w.out() * x.dims[3];
     const int64_t values[] = {x.dims[1], x.dims[2], x.dims[3], h.out(), w.out()};
