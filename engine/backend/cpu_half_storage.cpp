@@ -60,6 +60,7 @@ class HalfStorageKernel final : public OpKernel {
 
   void run(const RunContext& ctx) override {
     const std::vector<uint8_t*>& halves = *ctx.tensors;
+    overflowed_ = false;  // this run's only (a fault another kernel reported first may have left it set)
     for (size_t t = 0; t < table_.size(); ++t) table_[t] = halves[t];  // int64 tensors in place; same size: no allocation
     for (const Copy& c : widened_) {
       float* copy = reinterpret_cast<float*>(ctx.workspace + c.offset);
@@ -78,9 +79,7 @@ class HalfStorageKernel final : public OpKernel {
 
   void check_run() override {
     fp32_->check_run();
-    if (!overflowed_) return;
-    overflowed_ = false;
-    throw Error(label_ + ": its output has values past the half range (|x| > 65504) at precision fp16; run this model at fp32");
+    if (overflowed_) throw Error(label_ + ": its output has values past the half range (|x| > 65504) at precision fp16; run this model at fp32");
   }
 
   void backward(const BackwardContext&) override { throw Error(label_ + ": training runs fp32 only, not fp16"); }

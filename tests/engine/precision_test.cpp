@@ -80,7 +80,7 @@ TEST(Precision, TheCpuBackendRunsFp32AndFp16AndRefusesTf32NamingItself) {
 // the float activations are halves and the adapter's float copies are workspace, and
 // its outputs are near the fp32 session's (the goldens check every case against PyTorch).
 TEST(Precision, ACpuFp16SessionIsReportedAsItAllocatesAndAgreesWithFp32) {
-  for (const char* name : {"golden/dcgan_digits_generator", "golden/cgan_digits_generator"}) {
+  for (const char* name : {"golden/dcgan_digits_generator", "golden/cgan_digits_generator", "golden/cgan_digits_generator.fp16"}) {
     SCOPED_TRACE(name);
     const auto model = testing::test_model(name);
     SessionOptions full;
