@@ -577,9 +577,10 @@ INSTANTIATE_TEST_SUITE_P(Ops, BackendOps,
                          ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp32),
                                             ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
                          case_name);
-// Half storage, on the backends that have it (the others skip, saying why).
+// Half storage, on the backends that have it (the others skip, saying why); the CPU's
+// through its adapter around the fp32 kernels, against its own fp32.
 INSTANTIATE_TEST_SUITE_P(Fp16, BackendOps,
-                         ::testing::Combine(::testing::Values(Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp16),
+                         ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp16),
                                             ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
                          case_name);
 
