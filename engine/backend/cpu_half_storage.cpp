@@ -61,7 +61,8 @@ class HalfStorageKernel final : public OpKernel {
   void run(const RunContext& ctx) override {
     const std::vector<uint8_t*>& halves = *ctx.tensors;
     overflowed_ = false;  // this run's only (a fault another kernel reported first may have left it set)
-    for (size_t t = 0; t < table_.size(); ++t) table_[t] = halves[t];  // int64 tensors in place; same size: no allocation
+    // int64 tensors in place; the session's table has every tensor, as this one (no allocation)
+    for (size_t t = 0; t < table_.size() && t < halves.size(); ++t) table_[t] = halves[t];
     for (const Copy& c : widened_) {
       float* copy = reinterpret_cast<float*>(ctx.workspace + c.offset);
       widen(reinterpret_cast<const uint16_t*>(halves[static_cast<size_t>(c.tensor)]), copy, c.elements, ctx.threads);
