@@ -139,6 +139,21 @@ TEST(Precision, AnFp16OverflowIsReportedNamingTheLayer) {
   EXPECT_NO_THROW(Session(model, o).run(inputs));
 }
 
+// A training plan (a Trainer's) is fp32 only: backward kernels read and write floats.
+TEST(Precision, ATrainingPlanRefusesFp16InOneLine) {
+  const auto model = testing::test_model("golden/dcgan_digits_generator");
+  const Model::Impl& m = model->impl();
+  PlanOptions o;
+  o.training = true;
+  o.precision = Precision::kFp16;
+  try {
+    build_session_plan(m, compute_backend(Backend::kCpu, "test"), o, m, nullptr);
+    FAIL() << "an fp16 training plan was built";
+  } catch (const Error& e) {
+    EXPECT_STREQ(e.what(), "trainer: training runs fp32 only, not fp16");
+  }
+}
+
 TEST(Precision, Fp16PlansHalfSizeFloatActivationsAndKeepsInt64) {
   TensorDesc f{.name = "x", .dtype = DType::kFloat32, .layout = Layout::kNHWC, .dims = {-1, 4, 4, 3}, .per_sample = 48};
   TensorDesc i{.name = "label", .dtype = DType::kInt64, .layout = Layout::kRowMajor, .dims = {-1}, .per_sample = 1};
