@@ -40,10 +40,9 @@ class CpuBackend final : public ComputeBackend {
   Backend kind() const override { return Backend::kCpu; }
   const char* name() const override { return "cpu"; }
   bool supports(const KernelArgs&, std::string*) const override { return true; }  // every op has a CPU kernel; loading checked its limits
-  // fp16: the fp32 kernel behind the half-storage adapter (cpu_half_storage.h).
+  // fp16: a native half route, or the fp32 kernel behind the half-storage adapter (cpu_half_storage.h).
   std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override {
-    std::unique_ptr<OpKernel> kernel = op.create_cpu_kernel(args);
-    return args.precision == Precision::kFp16 ? half_storage_kernel(std::move(kernel), op, args) : std::move(kernel);
+    return args.precision == Precision::kFp16 ? half_storage_kernel(op, args) : op.create_cpu_kernel(args);
   }
   std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const override {
     return std::make_unique<HostBuffer>(tracker, bytes);

@@ -1,9 +1,11 @@
 #include "engine/backend/cpu_half_storage.h"
 
 #include <algorithm>
+#include <atomic>
 #include <string>
 #include <vector>
 
+#include "engine/ops/half_route.h"
 #include "kernels_cpu/common/half_convert.h"
 
 namespace edgegan {
@@ -32,8 +34,7 @@ bool narrow(const float* x, uint16_t* y, int64_t n, int threads) {
 class HalfStorageKernel final : public OpKernel {
  public:
   HalfStorageKernel(std::unique_ptr<OpKernel> fp32, const OpDef& def, const KernelArgs& args)
-      : fp32_(std::move(fp32)), name_(std::string(fp32_->kernel_name()) + "+f16"), output_(def.output(args.op)), table_(args.model.tensors.size(), nullptr) {
-    label_ = std::string("op '") + (args.op.name() ? args.op.name()->str() : "") + "' (" + def.name() + ")";
+      : fp32_(std::move(fp32)), name_(std::string(fp32_->kernel_name()) + "+f16"), overflow_(def, args.op), output_(def.output(args.op)), table_(args.model.tensors.size(), nullptr) {
     uint64_t offset = aligned(fp32_->workspace_bytes());
     auto elements = [&](int t) { return args.batch * args.tensor(t).per_sample; };
     for (int t : def.inputs(args.op)) {
@@ -60,7 +61,7 @@ class HalfStorageKernel final : public OpKernel {
 
   void run(const RunContext& ctx) override {
     const std::vector<uint8_t*>& halves = *ctx.tensors;
-    overflowed_ = false;  // this run's only (a fault another kernel reported first may have left it set)
+    overflow_.clear();
     // int64 tensors in place; the session's table has every tensor, as this one (no allocation)
     for (size_t t = 0; t < table_.size() && t < halves.size(); ++t) table_[t] = halves[t];
     for (const Copy& c : widened_) {
@@ -72,18 +73,17 @@ class HalfStorageKernel final : public OpKernel {
     RunContext inner = ctx;
     inner.tensors = &table_;
     fp32_->run(inner);
-    if (output_floats_ > 0 &&
-        narrow(reinterpret_cast<const float*>(ctx.workspace + output_offset_), reinterpret_cast<uint16_t*>(halves[static_cast<size_t>(output_)]),
-               output_floats_, ctx.threads))
-      overflowed_ = true;
+    if (output_floats_ > 0)
+      overflow_.add(narrow(reinterpret_cast<const float*>(ctx.workspace + output_offset_), reinterpret_cast<uint16_t*>(halves[static_cast<size_t>(output_)]),
+                           output_floats_, ctx.threads));
   }
 
   void check_run() override {
     fp32_->check_run();
-    if (overflowed_) throw Error(label_ + ": its output has values past the half range (|x| > 65504) at precision fp16; run this model at fp32");
+    overflow_.check();
   }
 
-  void backward(const BackwardContext&) override { throw Error(label_ + ": training runs fp32 only, not fp16"); }
+  void backward(const BackwardContext&) override { throw Error(overflow_.label() + ": training runs fp32 only, not fp16"); }
 
  private:
   struct Copy {
@@ -92,20 +92,35 @@ class HalfStorageKernel final : public OpKernel {
     uint64_t offset;  // in the workspace
   };
   std::unique_ptr<OpKernel> fp32_;
-  std::string name_, label_;
+  std::string name_;
+  HalfOverflow overflow_;
   int output_;
   int64_t output_floats_ = 0;
   uint64_t output_offset_ = 0, workspace_bytes_ = 0;
   std::vector<Copy> widened_;
   std::vector<uint8_t*> table_;  // the session's tensor addresses, the converted ones replaced
-  bool overflowed_ = false;
 };
 
-}  // namespace
-
-std::unique_ptr<OpKernel> half_storage_kernel(std::unique_ptr<OpKernel> fp32, const OpDef& def, const KernelArgs& args) {
+std::unique_ptr<OpKernel> wrap(std::unique_ptr<OpKernel> fp32, const OpDef& def, const KernelArgs& args) {
   if (fp32->output_aliases_input()) return fp32;  // the output is the input's halves, reinterpreted
   return std::make_unique<HalfStorageKernel>(std::move(fp32), def, args);
 }
+
+std::atomic<bool> native_routes{true};
+
+}  // namespace
+
+std::unique_ptr<OpKernel> half_storage_kernel(const OpDef& def, const KernelArgs& args) {
+  if (native_routes.load()) {
+    std::unique_ptr<OpKernel> kernel = def.create_cpu_kernel(args);
+    if (kernel->stores_halves()) return kernel;  // a native route
+    return wrap(std::move(kernel), def, args);
+  }
+  KernelArgs fp32 = args;  // the adapter around every kernel, native routes or not (tests)
+  fp32.precision = Precision::kFp32;
+  return wrap(def.create_cpu_kernel(fp32), def, args);
+}
+
+void set_half_storage_native_routes(bool on) { native_routes.store(on); }
 
 }  // namespace edgegan

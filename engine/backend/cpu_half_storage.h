@@ -4,7 +4,8 @@
 // its own workspace, runs the fp32 kernel on a tensor table pointing at the copies, and
 // narrows the output back to halves (round to nearest even). Int64 tensors (labels) are
 // read in place; a kernel whose output aliases its input (a Reshape that keeps order) is
-// not wrapped, nothing moves. docs/cpu-precision.md has the design.
+// not wrapped, nothing moves; nor is a kernel that reads and writes halves itself (a
+// native route). docs/cpu-precision.md has the design.
 #pragma once
 
 #include <memory>
@@ -13,7 +14,13 @@
 
 namespace edgegan {
 
-// `fp32` wrapped for an fp16 plan (or returned as it is where nothing is converted).
-std::unique_ptr<OpKernel> half_storage_kernel(std::unique_ptr<OpKernel> fp32, const OpDef& def, const KernelArgs& args);
+// An op's CPU kernel for an fp16 plan: its native route where the kernel built for fp16
+// says it stores halves (OpKernel::stores_halves, engine/ops/half_route.h), else its fp32
+// kernel wrapped (or as it is where nothing is converted).
+std::unique_ptr<OpKernel> half_storage_kernel(const OpDef& def, const KernelArgs& args);
+
+// Tests: off, every kernel goes through the adapter (the native routes are compared
+// with it); on by default. Read when a kernel is built.
+void set_half_storage_native_routes(bool on);
 
 }  // namespace edgegan

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <set>
@@ -20,6 +21,7 @@
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "engine/backend/backend.h"
+#include "engine/backend/cpu_half_storage.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 #include "tests/vulkan_test_env.h"
@@ -583,6 +585,46 @@ INSTANTIATE_TEST_SUITE_P(Fp16, BackendOps,
                          ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp16),
                                             ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
                          case_name);
+
+// The CPU's native half-storage routes (kernels that read and write an fp16 session's
+// halves themselves) against the adapter around the fp32 kernels, over every family's
+// shapes (other seeds than above) at 1 and 3 threads: a route widens exactly, computes
+// in fp32 as the fp32 kernel and narrows as the adapter does, so the outputs are the
+// same bits. A family without a native route compares the adapter with itself.
+class HalfRoutes : public ::testing::TestWithParam<int> {
+ protected:
+  void TearDown() override { set_half_storage_native_routes(true); }
+};
+
+TEST_P(HalfRoutes, MatchTheAdapterBitForBit) {
+  const Family& f = kFamilies[GetParam()];
+  for (int v = 0; v < f.variants; ++v) {
+    Rng r{std::mt19937(static_cast<unsigned>(500000 + 1000 * GetParam() + v))};
+    const auto model = Model::from_bytes(converter::convert_onnx(f.make(r, v), std::string(f.name) + ".onnx").egan);
+    SCOPED_TRACE(std::string(f.name) + " variant " + std::to_string(v));
+    SessionOptions o;
+    o.backend = Backend::kCpu;
+    o.precision = Precision::kFp16;
+    o.threads = 1 + 2 * (v % 2);
+    const auto inputs = random_inputs(*model, 1, r);
+    set_half_storage_native_routes(false);
+    Session adapter(model, o);
+    set_half_storage_native_routes(true);
+    Session native(model, o);
+    const auto want = adapter.run(inputs);
+    const auto got = native.run(inputs);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].f32.size(), want[i].f32.size());
+      size_t differ = 0;
+      for (size_t k = 0; k < got[i].f32.size(); ++k) differ += std::memcmp(&got[i].f32[k], &want[i].f32[k], sizeof(float)) != 0;
+      EXPECT_EQ(differ, 0u) << got[i].name << ": values that differ from the adapter's";
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, HalfRoutes, ::testing::Range(0, static_cast<int>(std::size(kFamilies))),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::string(kFamilies[info.param].name); });
 
 }  // namespace
 }  // namespace edgegan
