@@ -31,8 +31,10 @@ int64_t conv_out_channels(const schema::Op& conv) {
   return conv.kind_type() == schema::OpKind_Conv2D ? conv.kind_as_Conv2D()->out_channels() : conv.kind_as_ConvTranspose2D()->out_channels();
 }
 
+// fp32 at any session precision: the nested kernel runs on this kernel's float copies
+// (an fp16 session's adapter wraps this op), never on the arena's halves.
 KernelArgs nested_args(const KernelArgs& a, const schema::Op& conv) {
-  return {a.model, conv, a.weights, a.batch, a.threads, a.conv_transpose2d_algo, a.precision, a.tracker, a.filter_copy_budget,
+  return {a.model, conv, a.weights, a.batch, a.threads, a.conv_transpose2d_algo, Precision::kFp32, a.tracker, a.filter_copy_budget,
           a.training, {0}, a.zero_insert_backward};
 }
 
