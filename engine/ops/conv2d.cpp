@@ -51,7 +51,11 @@ class Conv2DKernel final : public OpKernel {
     // Planned even without a tracker (the memory report's kernels never run).
     if (path_ == Path::kTrimmed) dense_ = dense_kernel(shape_, groups_);
     switch (dense_) {
-      case Dense::kTrimmed: break;
+      case Dense::kTrimmed:
+        // fp16: the GEMM path of 16+ input channels widens its blocks' rows itself.
+        halves_ = path_ == Path::kTrimmed && half_storage(a) && residual_ < 0 && !a.training && cpu::conv2d_trimmed_halves_applies(shape_, has_input_map(op));
+        if (halves_) workspace_floats_ = cpu::conv2d_trimmed_halves_workspace(shape_, a.threads);
+        break;
       case Dense::kWinograd:
         winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
         workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
@@ -103,7 +107,7 @@ class Conv2DKernel final : public OpKernel {
       case Dense::kThin: return halves_ ? "conv2d_thin_f16" : "conv2d_thin";
       case Dense::kTrimmed: break;
     }
-    return "conv2d_trimmed";
+    return halves_ ? "conv2d_trimmed_f16" : "conv2d_trimmed";
   }
   uint64_t repacked_weight_bytes() const override {
     return dense_ == Dense::kWinograd ? winograd_filters_.kept_bytes() : 0;
@@ -123,7 +127,8 @@ class Conv2DKernel final : public OpKernel {
       overflow_.clear();
       const auto* x = reinterpret_cast<const uint16_t*>((*ctx.tensors)[static_cast<size_t>(input_)]);
       auto* y = reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]);
-      return overflow_.add(cpu::conv2d_thin_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
+      if (dense_ == Dense::kThin) return overflow_.add(cpu::conv2d_thin_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
+      return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws));
     }
     cpu::Epilogue ep = epilogue_;
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
@@ -229,7 +234,7 @@ class Conv2DKernel final : public OpKernel {
   Path path_;
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   Dense dense_ = Dense::kTrimmed;  // the groups = 1 forward kernel
-  bool halves_ = false;  // an fp16 session's native route (conv2d_thin_halves)
+  bool halves_ = false;  // an fp16 session's native route (conv2d_thin_halves, conv2d_trimmed_halves)
   TransformedFilters winograd_filters_;  // 36 x Cin x Cout
   // Training.
   cpu::ConvInputGradient input_gradient_;

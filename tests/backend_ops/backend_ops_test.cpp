@@ -656,22 +656,46 @@ std::string thin_conv_case(Rng& r, int v) {
   return b.bytes();
 }
 
-TEST(HalfRoutes, ThinConvolutionsMatchTheAdapterBitForBit) {
+// Layers of 16-40 input channels conv2d_trimmed's GEMM path takes (or Winograd, which
+// stays adapted): kernels 1-3, strides 1-2, every activation, residuals (adapted).
+std::string wide_conv_case(Rng& r, int v) {
+  const int cin = r.pick(16, 40), cout = r.pick(4, 40), k = r.pick(1, 3), stride = r.pick(1, 2);
+  const int h = r.pick(k, 12), w = r.pick(k, 12);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  const bool residual = act.empty() && stride == 1 && k % 2 == 1;
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cout, cin, k, k}, r.values(static_cast<size_t>(cout * cin * k * k), 0.3f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("Conv", "conv", {"x", "W", "B"}, {act.empty() && !residual ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  if (residual) {
+    b.input("skip", {-1, cout, h, w});
+    b.node("Add", "add", {"c", "skip"}, {"y"});
+  }
+  return b.bytes();
+}
+
+// `cases` layers from `make`, each at fp16 with native routes and through the adapter
+// alone: the same bits; at least `min_native` of them ran `kernel`.
+void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed, int cases, const std::string& kernel, int min_native) {
   int native = 0;
-  for (int v = 0; v < 14; ++v) {
-    Rng r{std::mt19937(static_cast<unsigned>(700000 + v))};
-    const auto model = Model::from_bytes(converter::convert_onnx(thin_conv_case(r, v), "thin_conv.onnx").egan);
-    SCOPED_TRACE("thin conv variant " + std::to_string(v));
+  for (int v = 0; v < cases; ++v) {
+    Rng r{std::mt19937(seed + static_cast<unsigned>(v))};
+    const auto model = Model::from_bytes(converter::convert_onnx(make(r, v), "case.onnx").egan);
+    SCOPED_TRACE(kernel + " case " + std::to_string(v));
     SessionOptions o;
     o.precision = Precision::kFp16;
     o.threads = 1 + 2 * (v % 2);
-    const auto inputs = random_inputs(*model, 1 + v % 2, r);
     o.batch = 1 + v % 2;
+    const auto inputs = random_inputs(*model, o.batch, r);
     set_half_storage_native_routes(false);
     Session adapter(model, o);
     set_half_storage_native_routes(true);
     Session session(model, o);
-    for (const std::string& k : session.kernel_names()) native += k == "conv2d_thin_f16";
+    for (const std::string& k : session.kernel_names()) native += k == kernel;
     const auto want = adapter.run(inputs);
     const auto got = session.run(inputs);
     ASSERT_EQ(got.size(), want.size());
@@ -680,9 +704,12 @@ TEST(HalfRoutes, ThinConvolutionsMatchTheAdapterBitForBit) {
       EXPECT_EQ(std::memcmp(got[i].f32.data(), want[i].f32.data(), got[i].f32.size() * sizeof(float)), 0) << got[i].name;
     }
   }
-  set_half_storage_native_routes(true);
-  EXPECT_GE(native, 10) << "conv2d_thin's fp16 route ran too rarely to be tested";
+  EXPECT_GE(native, min_native) << kernel << "'s fp16 route ran too rarely to be tested";
 }
+
+TEST(HalfRoutes, ThinConvolutionsMatchTheAdapterBitForBit) { expect_native_matches_adapter(thin_conv_case, 700000, 14, "conv2d_thin_f16", 10); }
+
+TEST(HalfRoutes, TrimmedConvolutionsMatchTheAdapterBitForBit) { expect_native_matches_adapter(wide_conv_case, 710000, 16, "conv2d_trimmed_f16", 6); }
 
 // A native route's output past the half range fails the run in the adapter's one line,
 // naming the layer; the next run is clean.
