@@ -128,7 +128,7 @@ class Conv2DKernel final : public OpKernel {
       const auto* x = reinterpret_cast<const uint16_t*>((*ctx.tensors)[static_cast<size_t>(input_)]);
       auto* y = reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]);
       if (dense_ == Dense::kThin) return overflow_.add(cpu::conv2d_thin_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
-      return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws));
+      return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
     }
     cpu::Epilogue ep = epilogue_;
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);

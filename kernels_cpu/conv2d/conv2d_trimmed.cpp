@@ -159,17 +159,28 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
 
 bool conv2d_trimmed_halves_applies(const ConvShape& s, bool mapped) {
   const int64_t pixels = s.batch * s.h.out * s.w.out;
-  return s.in_channels >= 16 && !(pixels <= kMaxBlockRows && s.out_channels >= 64) && !mapped;
+  if (s.in_channels < 16) return true;  // gathered taps (an input map read there too)
+  return !(pixels <= kMaxBlockRows && s.out_channels >= 64) && !mapped;
 }
 
 int64_t conv2d_trimmed_halves_workspace(const ConvShape& s, int threads) {
+  if (s.in_channels < 16) {
+    const int64_t taps = s.h.kernel * s.w.kernel;
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, s.in_channels};
+    return gemm_over_gathered_taps_workspace(grid, taps, threads, block_rows(taps * s.in_channels, s.out_channels), s.out_channels);
+  }
   return std::max(1, threads) * halves_thread_floats(s, conv_tap_offsets(s), pixel_block_rows(s, std::max(1, threads)));
 }
 
 bool conv2d_trimmed_halves(const ConvShape& s, const float* packed, const uint16_t* x, uint16_t* y, const Epilogue& ep, int threads,
-                           float* workspace) {
+                           float* workspace, const ConvInputMap* map) {
   const int64_t cin = s.in_channels, cout = s.out_channels, row_values = s.w.in * cin;
   const TapList taps = conv_tap_offsets(s);
+  if (cin < 16) {
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin, map};
+    const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * cin;
+    return gemm_over_gathered_taps_halves(grid, x, taps.data(), ntaps, packed, cout, y, threads, ep, block_rows(k, cout), workspace);
+  }
   const int64_t pixels = s.batch * s.h.out * s.w.out, rows = pixel_block_rows(s, threads), blocks = (pixels + rows - 1) / rows;
   const int64_t per_thread = halves_thread_floats(s, taps, rows);
   bool overflow = false;
