@@ -254,7 +254,7 @@ int report(const std::string& path, int batch, int threads, const std::string& b
 
 constexpr const char* kPrecisionHelp =
     "fp32, tf32 or fp16 (default: fp16 on --backend vulkan where the device has 16-bit storage, else fp32). tf32: CUDA, GEMM operands rounded "
-    "on the tensor cores, ~1e-3 relative error; fp16: Vulkan, activations and weights stored as halves with FP32 arithmetic, ~1e-2 relative error";
+    "on the tensor cores, ~1e-3 relative error; fp16: Vulkan and cpu, activations stored as halves (Vulkan: the weights too) with FP32 arithmetic, ~1e-2 relative error";
 
 int main(int argc, char** argv) {
   CLI::App app{"edgegan: GAN generator inference on the edge"};

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <cstring>
 
-#include "kernels_common/half.h"
+#include "kernels_cpu/common/half_convert.h"
 
 namespace edgegan {
 
@@ -42,8 +42,9 @@ void Executor::write_inputs(const std::vector<const Tensor*>& bound) {
     const int t = m_.input_tensors[i];
     const void* src = given.dtype == DType::kInt64 ? static_cast<const void*>(given.i64.data()) : static_cast<const void*>(given.f32.data());
     if (stored_as_halves(t)) {
-      const uint64_t n = elements(t);
-      for (uint64_t k = 0; k < n; ++k) halves_[k] = kernels::float_to_half(given.f32[k]);
+      // Rounded on the host by the CPU's converters (F16C, NEON or scalar: the same bits);
+      // an input past the half range is not an overflow error (docs/cpu-precision.md).
+      cpu::narrow_to_halves(given.f32.data(), halves_.data(), static_cast<int64_t>(elements(t)));
       src = halves_.data();
     }
     stream_->copy_to_device(values_[static_cast<size_t>(t)], src, tensor_bytes(t));
@@ -89,8 +90,7 @@ void Executor::read_output(size_t i, float* host) const {
   const int t = m_.output_tensors[i];
   if (!stored_as_halves(t)) return stream_->copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
   stream_->copy_to_host(halves_.data(), values_[static_cast<size_t>(t)], tensor_bytes(t));
-  const uint64_t n = elements(t);
-  for (uint64_t k = 0; k < n; ++k) host[k] = kernels::half_to_float(halves_[k]);
+  cpu::widen_halves(halves_.data(), host, static_cast<int64_t>(elements(t)));
 }
 
 void Executor::write_output_gradient(size_t i, const float* host, bool add) {

@@ -50,6 +50,8 @@ std::vector<std::vector<char>> gradient_accumulation(const Model::Impl& m, const
 
 SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backend, const PlanOptions& options, const WeightSource& weights,
                                MemoryTracker* tracker) {
+  // Backward kernels read and write floats; half storage is inference only.
+  if (options.training && options.precision != Precision::kFp32) throw Error(std::string("trainer: training runs fp32 only, not ") + to_string(options.precision));
   SessionPlan plan;
   plan.batch = options.batch;
   plan.precision = options.precision;

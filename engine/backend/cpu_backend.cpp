@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "engine/backend/backend.h"
+#include "engine/backend/cpu_half_storage.h"
 
 namespace edgegan {
 namespace {
@@ -39,17 +40,20 @@ class CpuBackend final : public ComputeBackend {
   Backend kind() const override { return Backend::kCpu; }
   const char* name() const override { return "cpu"; }
   bool supports(const KernelArgs&, std::string*) const override { return true; }  // every op has a CPU kernel; loading checked its limits
-  std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override { return op.create_cpu_kernel(args); }
+  // fp16: a native half route, or the fp32 kernel behind the half-storage adapter (cpu_half_storage.h).
+  std::unique_ptr<OpKernel> create_kernel(const OpDef& op, const KernelArgs& args) const override {
+    return args.precision == Precision::kFp16 ? half_storage_kernel(op, args) : op.create_cpu_kernel(args);
+  }
   std::unique_ptr<DeviceBuffer> allocate(uint64_t bytes, MemoryTracker& tracker) const override {
     return std::make_unique<HostBuffer>(tracker, bytes);
   }
   std::unique_ptr<BackendStream> open_stream() const override { return std::make_unique<HostStream>(); }
   std::string weight_placement() const override { return "the model file, in place"; }
-  // Half precision on the CPU is a separate piece of work; TF32 is a GPU format.
+  // fp16 is half storage with fp32 arithmetic, on every CPU (F16C or NEON converts
+  // where the CPU has them, the scalar family elsewhere); TF32 is a GPU format.
   std::string precision_refusal(Precision precision, bool) const override {
-    if (precision == Precision::kFp32) return "";
-    return std::string("the cpu backend runs fp32 only, not ") + to_string(precision) + " (" + to_string(precision) + " needs --backend " +
-           (precision == Precision::kFp16 ? "vulkan" : "cuda") + ")";
+    if (precision == Precision::kFp32 || precision == Precision::kFp16) return "";
+    return std::string("the cpu backend runs fp32 and fp16, not ") + to_string(precision) + " (" + to_string(precision) + " needs --backend cuda)";
   }
 };
 

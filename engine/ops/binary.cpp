@@ -2,6 +2,7 @@
 // may be a constant weight buffer (not trainable).
 #include <algorithm>
 
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -23,16 +24,24 @@ const char* operation_name(schema::BinaryOperation o) {
 
 class BinaryKernel final : public OpKernel {
  public:
-  BinaryKernel(const KernelArgs& args, const schema::Binary& op)
-      : a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<cpu::BinaryOp>(op.operation())), constant_(a_ < 0 || b_ < 0 ? args.weights.f32(op.constant()) : nullptr) {
+  BinaryKernel(const OpDef& def, const KernelArgs& args, const schema::Binary& op)
+      : a_(op.a()), b_(op.b()), output_(op.output()), op_(static_cast<cpu::BinaryOp>(op.operation())), constant_(a_ < 0 || b_ < 0 ? args.weights.f32(op.constant()) : nullptr),
+        halves_(half_storage(args)), overflow_(def, args.op) {
     const BinaryLayout layout = binary_layout(args, op);
     shape_ = layout.shape;
     in_place_ = layout.in_place;
   }
-  const char* kernel_name() const override { return "binary"; }
+  const char* kernel_name() const override { return halves_ ? "binary_f16" : "binary"; }
   bool works_in_place() const override { return in_place_ >= 0; }
   int in_place_input() const override { return in_place_; }
-  void run(const RunContext& ctx) override { cpu::binary(shape_, op_, operand(ctx, a_), operand(ctx, b_), ctx.f32(output_), ctx.threads); }
+  bool stores_halves() const override { return halves_; }
+  void run(const RunContext& ctx) override {
+    if (!halves_) return cpu::binary(shape_, op_, operand(ctx, a_), operand(ctx, b_), ctx.f32(output_), ctx.threads);
+    overflow_.clear();
+    overflow_.add(cpu::binary_halves(shape_, op_, half_operand(ctx, a_), half_operand(ctx, b_), reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]),
+                                     ctx.threads));
+  }
+  void check_run() override { overflow_.check(); }
   void backward(const BackwardContext& b) override {
     const float* g = b.grad(output_);
     const float* va = operand(b.ctx, a_);
@@ -48,12 +57,18 @@ class BinaryKernel final : public OpKernel {
 
  private:
   const float* operand(const RunContext& ctx, int tensor) const { return tensor >= 0 ? ctx.f32(tensor) : constant_; }
+  // fp16: a tensor is the arena's halves, the constant stays floats.
+  cpu::BinaryOperand half_operand(const RunContext& ctx, int tensor) const {
+    return tensor >= 0 ? cpu::BinaryOperand{(*ctx.tensors)[static_cast<size_t>(tensor)], true} : cpu::BinaryOperand{constant_, false};
+  }
 
   int a_, b_, output_;
   cpu::BinaryOp op_;
   const float* constant_;
   cpu::BinaryShape shape_;
   int in_place_ = -1;
+  bool halves_;  // an fp16 session's native route
+  HalfOverflow overflow_;
 };
 
 class BinaryDef final : public OpDef {
@@ -131,7 +146,7 @@ class BinaryDef final : public OpDef {
   }
   std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
-    return std::make_unique<BinaryKernel>(a, *a.op.kind_as_Binary());
+    return std::make_unique<BinaryKernel>(*this, a, *a.op.kind_as_Binary());
   }
 };
 

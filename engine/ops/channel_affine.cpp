@@ -1,4 +1,5 @@
 // ChannelAffine: y = act(x * scale[c] + shift[c]), a BatchNorm that had no producer to fold into.
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -11,14 +12,20 @@ namespace {
 class ChannelAffineKernel final : public OpKernel {
  public:
   // Rank-4 activations are always NHWC, so channels are the innermost dimension for rank 2 and 4 alike.
-  ChannelAffineKernel(const KernelArgs& a, const schema::ChannelAffine& op)
+  ChannelAffineKernel(const OpDef& def, const KernelArgs& a, const schema::ChannelAffine& op)
       : input_(op.input()), output_(op.output()), channels_(op.channels()), pixels_(a.batch * a.tensor(op.input()).per_sample / channels_),
-        scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())), activation_(to_activation(op.activation())), alpha_(op.alpha()), beta_(op.beta()) {}
-  const char* kernel_name() const override { return "channel_affine"; }
+        scale_(a.weights.f32(op.scale())), shift_(a.weights.f32(op.shift())), activation_(to_activation(op.activation())), alpha_(op.alpha()), beta_(op.beta()),
+        halves_(half_storage(a)), overflow_(def, a.op) {}
+  const char* kernel_name() const override { return halves_ ? "channel_affine_f16" : "channel_affine"; }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
   void run(const RunContext& ctx) override {
-    cpu::channel_affine(pixels_, channels_, scale_, shift_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_);
+    if (!halves_) return cpu::channel_affine(pixels_, channels_, scale_, shift_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_);
+    overflow_.clear();
+    overflow_.add(cpu::channel_affine_halves(pixels_, channels_, scale_, shift_, reinterpret_cast<const uint16_t*>(ctx.f32(input_)),
+                                             reinterpret_cast<uint16_t*>(ctx.f32(output_)), activation_, alpha_, beta_));
   }
   void backward(const BackwardContext& b) override {
     const int64_t count = pixels_ * channels_;
@@ -38,6 +45,8 @@ class ChannelAffineKernel final : public OpKernel {
   const float* shift_;
   cpu::Activation activation_;
   float alpha_, beta_;
+  bool halves_;  // an fp16 session's native route
+  HalfOverflow overflow_;
 };
 
 class ChannelAffineDef final : public OpDef {
@@ -72,7 +81,7 @@ class ChannelAffineDef final : public OpDef {
     return {{"scale", o.kind_as_ChannelAffine()->scale()}, {"shift", o.kind_as_ChannelAffine()->shift()}};
   }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
-    return std::make_unique<ChannelAffineKernel>(a, *a.op.kind_as_ChannelAffine());
+    return std::make_unique<ChannelAffineKernel>(*this, a, *a.op.kind_as_ChannelAffine());
   }
 };
 

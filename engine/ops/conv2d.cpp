@@ -17,6 +17,7 @@
 // ordinary backward on it and folds dX back onto the input.
 #include <vector>
 
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -39,8 +40,8 @@ constexpr int64_t kMaxUpsample = 64;
 
 class Conv2DKernel final : public OpKernel {
  public:
-  Conv2DKernel(const KernelArgs& a, const schema::Conv2D& op)
-      : input_(op.input()), output_(op.output()), residual_(op.residual()), shape_(conv2d_shape(a, op)), groups_(op.groups()), weights_(a.weights.f32(op.weights())),
+  Conv2DKernel(const OpDef& def, const KernelArgs& a, const schema::Conv2D& op)
+      : overflow_(def, a.op), input_(op.input()), output_(op.output()), residual_(op.residual()), shape_(conv2d_shape(a, op)), groups_(op.groups()), weights_(a.weights.f32(op.weights())),
         weight_floats_(shape_.h.kernel * shape_.w.kernel * (shape_.in_channels / groups_) * shape_.out_channels),
         epilogue_(a.epilogue(op.epilogue())),
         path_(groups_ == 1 ? Path::kTrimmed : cpu::conv2d_is_depthwise(shape_, groups_) ? Path::kDepthwise : Path::kGrouped),
@@ -50,7 +51,11 @@ class Conv2DKernel final : public OpKernel {
     // Planned even without a tracker (the memory report's kernels never run).
     if (path_ == Path::kTrimmed) dense_ = dense_kernel(shape_, groups_);
     switch (dense_) {
-      case Dense::kTrimmed: break;
+      case Dense::kTrimmed:
+        // fp16: the GEMM path of 16+ input channels widens its blocks' rows itself.
+        halves_ = path_ == Path::kTrimmed && half_storage(a) && residual_ < 0 && !a.training && cpu::conv2d_trimmed_halves_applies(shape_, has_input_map(op));
+        if (halves_) workspace_floats_ = cpu::conv2d_trimmed_halves_workspace(shape_, a.threads);
+        break;
       case Dense::kWinograd:
         winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
         workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
@@ -59,7 +64,11 @@ class Conv2DKernel final : public OpKernel {
       case Dense::kWinogradF6: workspace_floats_ = cpu::conv2d_winograd_f6_workspace(shape_, a.threads); break;
       case Dense::kWinogradS2: workspace_floats_ = cpu::conv2d_winograd_s2_workspace(shape_, a.threads); break;
       case Dense::kNarrow: workspace_floats_ = cpu::conv2d_narrow_workspace(shape_, a.threads); break;
-      case Dense::kThin: workspace_floats_ = cpu::conv2d_thin_workspace(shape_, a.threads); break;
+      case Dense::kThin:
+        // fp16: the thin kernel reads and writes halves itself (a residual is left to the adapter).
+        halves_ = half_storage(a) && residual_ < 0 && !a.training;
+        workspace_floats_ = cpu::conv2d_thin_workspace(shape_, a.threads, halves_);
+        break;
     }
     if (has_input_map(op)) {  // its tables for this input's size, built once
       const TensorDesc& x = a.tensor(op.input());
@@ -95,10 +104,10 @@ class Conv2DKernel final : public OpKernel {
       case Dense::kWinogradF6: return "conv2d_winograd_f6";
       case Dense::kWinogradS2: return "conv2d_winograd_s2";
       case Dense::kNarrow: return "conv2d_narrow";
-      case Dense::kThin: return "conv2d_thin";
+      case Dense::kThin: return halves_ ? "conv2d_thin_f16" : "conv2d_thin";
       case Dense::kTrimmed: break;
     }
-    return "conv2d_trimmed";
+    return halves_ ? "conv2d_trimmed_f16" : "conv2d_trimmed";
   }
   uint64_t repacked_weight_bytes() const override {
     return dense_ == Dense::kWinograd ? winograd_filters_.kept_bytes() : 0;
@@ -109,9 +118,18 @@ class Conv2DKernel final : public OpKernel {
   }
   uint64_t macs() const override { return conv2d_macs(shape_) / static_cast<uint64_t>(groups_); }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
   void run(const RunContext& ctx) override {
     float* ws = reinterpret_cast<float*>(ctx.workspace);
     const cpu::ConvInputMap* map = mapped() ? &map_ : nullptr;
+    if (halves_) {
+      overflow_.clear();
+      const auto* x = reinterpret_cast<const uint16_t*>((*ctx.tensors)[static_cast<size_t>(input_)]);
+      auto* y = reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]);
+      if (dense_ == Dense::kThin) return overflow_.add(cpu::conv2d_thin_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
+      return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
+    }
     cpu::Epilogue ep = epilogue_;
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
     switch (path_) {
@@ -206,6 +224,7 @@ class Conv2DKernel final : public OpKernel {
   bool mapped() const { return !map_rows_.empty(); }
   // The map the convolution sees (with a fused input map: its gathered size).
   int64_t input_floats() const { return shape_.batch * shape_.h.in * shape_.w.in * shape_.in_channels; }
+  HalfOverflow overflow_;  // the fp16 route's output past the half range
   int input_, output_, residual_;  // residual_: -1 for none
   cpu::ConvShape shape_;
   int64_t groups_;
@@ -215,6 +234,7 @@ class Conv2DKernel final : public OpKernel {
   Path path_;
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   Dense dense_ = Dense::kTrimmed;  // the groups = 1 forward kernel
+  bool halves_ = false;  // an fp16 session's native route (conv2d_thin_halves, conv2d_trimmed_halves)
   TransformedFilters winograd_filters_;  // 36 x Cin x Cout
   // Training.
   cpu::ConvInputGradient input_gradient_;
@@ -295,7 +315,7 @@ class Conv2DDef final : public OpDef {
     return {{"weights", c.weights()}, {"bias", c.epilogue() ? c.epilogue()->bias() : 0u}, {"slope", c.epilogue() ? c.epilogue()->slope() : 0u}};
   }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
-    return std::make_unique<Conv2DKernel>(a, *a.op.kind_as_Conv2D());
+    return std::make_unique<Conv2DKernel>(*this, a, *a.op.kind_as_Conv2D());
   }
 };
 

@@ -1,5 +1,6 @@
 // DepthToSpace and its inverse (space_to_depth): channel blocks moved to and from
 // b x b pixel blocks of NHWC maps (PixelShuffle / PixelUnshuffle).
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -16,11 +17,21 @@ static_assert(static_cast<int>(schema::DepthToSpaceMode_DCR) == static_cast<int>
 class DepthToSpaceKernel final : public OpKernel {
  public:
   DepthToSpaceKernel(const KernelArgs& a, const schema::DepthToSpace& op)
-      : input_(op.input()), output_(op.output()), to_space_(!op.space_to_depth()) {
+      : input_(op.input()), output_(op.output()), to_space_(!op.space_to_depth()), halves_(half_storage(a)) {
     shape_ = depth_to_space_shape(a, op);
   }
-  const char* kernel_name() const override { return to_space_ ? "depth_to_space" : "space_to_depth"; }
-  void run(const RunContext& ctx) override { cpu::depth_to_space(shape_, to_space_, ctx.f32(input_), ctx.f32(output_), false, ctx.threads); }
+  const char* kernel_name() const override {
+    if (halves_) return to_space_ ? "depth_to_space_f16" : "space_to_depth_f16";
+    return to_space_ ? "depth_to_space" : "space_to_depth";
+  }
+  // fp16: the halves moved as they are (a native route).
+  bool stores_halves() const override { return halves_; }
+  void run(const RunContext& ctx) override {
+    if (halves_)
+      cpu::depth_to_space_halves(shape_, to_space_, reinterpret_cast<const uint16_t*>(ctx.f32(input_)), reinterpret_cast<uint16_t*>(ctx.f32(output_)), ctx.threads);
+    else
+      cpu::depth_to_space(shape_, to_space_, ctx.f32(input_), ctx.f32(output_), false, ctx.threads);
+  }
   void backward(const BackwardContext& b) override {
     if (!b.wants(0)) return;
     // A permutation: the gradient goes back by the inverse one.
@@ -29,7 +40,7 @@ class DepthToSpaceKernel final : public OpKernel {
 
  private:
   int input_, output_;
-  bool to_space_;
+  bool to_space_, halves_;
   cpu::DepthToSpaceShape shape_;
 };
 

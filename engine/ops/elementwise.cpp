@@ -1,4 +1,5 @@
 // Elementwise: an activation that could not be fused into a producer, as its own pass.
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -10,13 +11,20 @@ namespace {
 
 class ElementwiseKernel final : public OpKernel {
  public:
-  ElementwiseKernel(const KernelArgs& a, const schema::Elementwise& op)
+  ElementwiseKernel(const OpDef& def, const KernelArgs& a, const schema::Elementwise& op)
       : input_(op.input()), output_(op.output()), count_(a.batch * a.tensor(op.input()).per_sample), activation_(to_activation(op.activation())),
-        alpha_(op.alpha()), beta_(op.beta()) {}
-  const char* kernel_name() const override { return "elementwise_activation"; }
+        alpha_(op.alpha()), beta_(op.beta()), halves_(half_storage(a)), overflow_(def, a.op) {}
+  const char* kernel_name() const override { return halves_ ? "elementwise_activation_f16" : "elementwise_activation"; }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
-  void run(const RunContext& ctx) override { cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_, ctx.threads); }
+  void run(const RunContext& ctx) override {
+    if (!halves_) return cpu::elementwise_activation(count_, ctx.f32(input_), ctx.f32(output_), activation_, alpha_, beta_, ctx.threads);
+    overflow_.clear();
+    overflow_.add(cpu::elementwise_activation_halves(count_, reinterpret_cast<const uint16_t*>(ctx.f32(input_)), reinterpret_cast<uint16_t*>(ctx.f32(output_)),
+                                                     activation_, alpha_, beta_, ctx.threads));
+  }
   void backward(const BackwardContext& b) override {
     float* g = b.grad(output_);
     // From the output where the activation allows it, else from the input (HardSwish,
@@ -33,6 +41,8 @@ class ElementwiseKernel final : public OpKernel {
   int64_t count_;
   cpu::Activation activation_;
   float alpha_, beta_;
+  bool halves_;  // an fp16 session's native route
+  HalfOverflow overflow_;
 };
 
 class ElementwiseDef final : public OpDef {
@@ -56,7 +66,7 @@ class ElementwiseDef final : public OpDef {
   }
   std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
-    return std::make_unique<ElementwiseKernel>(a, *a.op.kind_as_Elementwise());
+    return std::make_unique<ElementwiseKernel>(*this, a, *a.op.kind_as_Elementwise());
   }
 };
 

@@ -31,10 +31,18 @@ int64_t conv_out_channels(const schema::Op& conv) {
 
 uint64_t aligned(uint64_t bytes, uint64_t align) { return (bytes + align - 1) / align * align; }
 
+// fp32 at any session precision: on the CPU the nested kernel runs on this kernel's
+// float copies (an fp16 session's adapter wraps this op), never on the arena's halves.
+KernelArgs cpu_nested_args(const KernelArgs& a, const schema::ModulatedConv2D& op) {
+  KernelArgs n = modulated_conv_nested_args(a, op, true);
+  n.precision = Precision::kFp32;
+  return n;
+}
+
 class ModulatedConv2DKernel final : public OpKernel {
  public:
   ModulatedConv2DKernel(const KernelArgs& a, const schema::ModulatedConv2D& op)
-      : g_(a, op, kAlign, sizeof(float)), conv_(op_def(*op.conv()).create_cpu_kernel(modulated_conv_nested_args(a, op, true))),
+      : g_(a, op, kAlign, sizeof(float)), conv_(op_def(*op.conv()).create_cpu_kernel(cpu_nested_args(a, op))),
         epsilon_(op.epsilon()), wsq_(op.demodulate() ? a.weights.f32(op.squared_sums()) : nullptr), epilogue_(a.epilogue(op.epilogue())),
         tensors_(g_), gradients_(g_) {
     if (a.training && !cpu::activation_invertible(epilogue_.activation))

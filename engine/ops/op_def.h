@@ -110,6 +110,11 @@ class OpKernel {
   // Output may overwrite the input element by element (activations, affine): inference only.
   virtual bool works_in_place() const { return false; }
   virtual int in_place_input() const { return -1; }
+  // An fp16 session on the CPU: the kernel reads its float inputs and writes its float
+  // output as the arena's halves itself (a native route, half_route.h), so the backend
+  // does not wrap it in the half-storage adapter. Only a kernel built for
+  // KernelArgs::precision kFp16 says so.
+  virtual bool stores_halves() const { return false; }
   virtual void run(const RunContext& ctx) = 0;
   // After a run has finished (the stream synchronised): reports, as an Error, a fault
   // the device found in the inputs during run() (e.g. a label outside the table).

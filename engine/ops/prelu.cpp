@@ -1,4 +1,5 @@
 // PRelu: y = x > 0 ? x : slope[c] * x, a trainable slope per channel (or one for all).
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -10,13 +11,20 @@ namespace {
 
 class PReluKernel final : public OpKernel {
  public:
-  PReluKernel(const KernelArgs& a, const schema::PRelu& op)
+  PReluKernel(const OpDef& def, const KernelArgs& a, const schema::PRelu& op)
       : input_(op.input()), output_(op.output()), channels_(op.channels()), pixels_(a.batch * a.tensor(op.input()).per_sample / channels_),
-        slope_(a.weights.f32(op.slope())) {}
-  const char* kernel_name() const override { return "prelu"; }
+        slope_(a.weights.f32(op.slope())), halves_(half_storage(a)), overflow_(def, a.op) {}
+  const char* kernel_name() const override { return halves_ ? "prelu_f16" : "prelu"; }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
   bool works_in_place() const override { return true; }
   int in_place_input() const override { return input_; }
-  void run(const RunContext& ctx) override { cpu::prelu(pixels_, channels_, slope_, ctx.f32(input_), ctx.f32(output_), ctx.threads); }
+  void run(const RunContext& ctx) override {
+    if (!halves_) return cpu::prelu(pixels_, channels_, slope_, ctx.f32(input_), ctx.f32(output_), ctx.threads);
+    overflow_.clear();
+    overflow_.add(cpu::prelu_halves(pixels_, channels_, slope_, reinterpret_cast<const uint16_t*>(ctx.f32(input_)), reinterpret_cast<uint16_t*>(ctx.f32(output_)),
+                                    ctx.threads));
+  }
   void backward(const BackwardContext& b) override {
     // From the input's values (a training plan keeps every op's inputs until its backward).
     const bool params = b.wants_parameters();
@@ -28,6 +36,8 @@ class PReluKernel final : public OpKernel {
   int input_, output_;
   int64_t channels_, pixels_;
   const float* slope_;
+  bool halves_;  // an fp16 session's native route
+  HalfOverflow overflow_;
 };
 
 class PReluDef final : public OpDef {
@@ -56,7 +66,7 @@ class PReluDef final : public OpDef {
     info.weight_bytes = m.buffer_bytes(p.slope());
   }
   std::vector<ParameterSlot> parameters(const schema::Op& o) const override { return {{"slope", o.kind_as_PRelu()->slope()}}; }
-  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override { return std::make_unique<PReluKernel>(a, *a.op.kind_as_PRelu()); }
+  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override { return std::make_unique<PReluKernel>(*this, a, *a.op.kind_as_PRelu()); }
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Resize: nearest / bilinear / bicubic resampling of an NHWC map along H and W.
 #include <cmath>
 
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -30,15 +31,17 @@ constexpr int64_t kMaxResizeLength = int64_t{1} << 20;  // tables of at most ~10
 
 class ResizeKernel final : public OpKernel {
  public:
-  ResizeKernel(const KernelArgs& a, const schema::Resize& op)
+  ResizeKernel(const OpDef& def, const KernelArgs& a, const schema::Resize& op)
       : input_(op.input()), output_(op.output()), shape_(resize_shape(op, a.tensor(op.input()), a.tensor(op.output()), a.batch)),
-        workspace_floats_(cpu::resize_workspace(shape_, a.threads)) {
+        halves_(half_storage(a)), workspace_floats_(cpu::resize_workspace(shape_, a.threads, halves_)), overflow_(def, a.op) {
     if (a.tracker) {  // a kernel that runs: its tables, built once
       storage_ = TrackedBuffer(*a.tracker, repacked_weight_bytes());
       tables_ = cpu::resize_build_tables(shape_, storage_.data());
     }
   }
-  const char* kernel_name() const override { return "resize"; }
+  const char* kernel_name() const override { return halves_ ? "resize_f16" : "resize"; }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
   uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * sizeof(float); }
   // The per-axis tap tables, built once from the shapes: the kernel's own weight-like copy.
   uint64_t repacked_weight_bytes() const override { return cpu::resize_table_bytes(shape_); }
@@ -49,7 +52,11 @@ class ResizeKernel final : public OpKernel {
            static_cast<uint64_t>(shape_.w.in + shape_.w.out);
   }
   void run(const RunContext& ctx) override {
-    cpu::resize(shape_, tables_, ctx.f32(input_), ctx.f32(output_), reinterpret_cast<float*>(ctx.workspace), ctx.threads);
+    auto* ws = reinterpret_cast<float*>(ctx.workspace);
+    if (!halves_) return cpu::resize(shape_, tables_, ctx.f32(input_), ctx.f32(output_), ws, ctx.threads);
+    overflow_.clear();
+    overflow_.add(cpu::resize_halves(shape_, tables_, reinterpret_cast<const uint16_t*>(ctx.f32(input_)), reinterpret_cast<uint16_t*>(ctx.f32(output_)), ws,
+                                     ctx.threads));
   }
   void backward(const BackwardContext& b) override {
     if (!b.wants(0)) return;
@@ -59,7 +66,9 @@ class ResizeKernel final : public OpKernel {
  private:
   int input_, output_;
   cpu::ResizeShape shape_;
+  bool halves_;  // an fp16 session's native route
   int64_t workspace_floats_;
+  HalfOverflow overflow_;
   TrackedBuffer storage_;
   cpu::ResizeTables tables_;
 };
@@ -123,7 +132,7 @@ class ResizeDef final : public OpDef {
     info.attributes = attrs.str();
   }
   std::vector<ParameterSlot> parameters(const schema::Op&) const override { return {}; }
-  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override { return std::make_unique<ResizeKernel>(a, *a.op.kind_as_Resize()); }
+  std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override { return std::make_unique<ResizeKernel>(*this, a, *a.op.kind_as_Resize()); }
 };
 
 }  // namespace

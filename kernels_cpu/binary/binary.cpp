@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels_cpu/common/half_convert.h"
+
 namespace edgegan::cpu {
 
 namespace {
@@ -137,6 +139,45 @@ void forward(const Collapsed& c, const float* a, const float* b, float* y, int t
   }
 }
 
+// fp16 sessions: the task split of forward(); each task's row part in blocks, each
+// tensor operand widened into a float block, forward_row's arithmetic, the result narrowed.
+constexpr int64_t kHalfBlock = 512;
+
+const float* operand_block(const BinaryOperand& o, int64_t offset, int64_t n, float* block) {
+  if (!o.half) return static_cast<const float*>(o.data) + offset;
+  widen_halves(static_cast<const uint16_t*>(o.data) + offset, block, n);
+  return block;
+}
+
+template <BinaryOp Op>
+bool forward_halves(const Collapsed& c, const BinaryOperand& a, const BinaryOperand& b, uint16_t* y, int threads) {
+  const int64_t rows = c.rows(), inner = c.inner();
+  const bool af = c.a_inner(), bf = c.b_inner();
+  const int64_t total = rows * inner;
+  int64_t parts = 1;
+  if (threads > 1 && rows < 4 * threads) parts = std::max<int64_t>(1, std::min((inner + kChunk - 1) / kChunk, (4 * threads + rows - 1) / rows));
+  const int64_t tasks = rows * parts;
+  const bool parallel = threads > 1 && total >= kMinParallelElements && tasks > 1;
+  bool overflow = false;
+#pragma omp parallel for schedule(static) num_threads(threads) if (parallel) reduction(|| : overflow)
+  for (int64_t t = 0; t < tasks; ++t) {
+    const int64_t row = t / parts, part = t % parts;
+    const int64_t begin = inner * part / parts, end = inner * (part + 1) / parts;
+    int64_t oa, ob;
+    c.row_offsets(row, oa, ob);
+    float block_a[kHalfBlock], block_b[kHalfBlock], out[kHalfBlock];
+    for (int64_t i = begin; i < end; i += kHalfBlock) {
+      const int64_t n = std::min(kHalfBlock, end - i);
+      // Read whole before the block is written: y may be a or b (in place).
+      const float* pa = operand_block(a, oa + (af ? i : 0), af ? n : 1, block_a);
+      const float* pb = operand_block(b, ob + (bf ? i : 0), bf ? n : 1, block_b);
+      forward_row<Op>(pa, af, pb, bf, out, n);
+      overflow = narrow_to_halves(out, y + row * inner + i, n) || overflow;
+    }
+  }
+  return overflow;
+}
+
 // The gradient of an operand that has the output's shape: element-wise.
 template <BinaryOp Op, int Which>
 void backward_row_full(const float* pa, bool a_full, const float* pb, bool b_full, const float* g, float* d, int64_t n, bool accumulate) {
@@ -262,6 +303,17 @@ void binary(const BinaryShape& s, BinaryOp op, const float* a, const float* b, f
     case BinaryOp::kMul: return forward<BinaryOp::kMul>(c, a, b, y, threads);
     case BinaryOp::kDiv: return forward<BinaryOp::kDiv>(c, a, b, y, threads);
   }
+}
+
+bool binary_halves(const BinaryShape& s, BinaryOp op, const BinaryOperand& a, const BinaryOperand& b, uint16_t* y, int threads) {
+  const Collapsed c = collapse(s);
+  switch (op) {
+    case BinaryOp::kAdd: return forward_halves<BinaryOp::kAdd>(c, a, b, y, threads);
+    case BinaryOp::kSub: return forward_halves<BinaryOp::kSub>(c, a, b, y, threads);
+    case BinaryOp::kMul: return forward_halves<BinaryOp::kMul>(c, a, b, y, threads);
+    case BinaryOp::kDiv: return forward_halves<BinaryOp::kDiv>(c, a, b, y, threads);
+  }
+  return false;
 }
 
 void binary_backward_reference(const BinaryShape& s, BinaryOp op, int which, const float* a, const float* b, const float* dy, float* d) {

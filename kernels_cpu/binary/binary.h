@@ -23,6 +23,16 @@ void binary_reference(const BinaryShape& s, BinaryOp op, const float* a, const f
 // The fast forward; y may be a or b where that operand has the output's shape.
 void binary(const BinaryShape& s, BinaryOp op, const float* a, const float* b, float* y, int threads);
 
+// An fp16 session's forward: each operand halves (an arena tensor) or floats (a
+// constant), y halves. The operands are widened in blocks, computed as binary() does
+// (the same fp32 results) and narrowed, ties to even; y may be a or b as above. Returns
+// whether a finite result became infinite (past the half range).
+struct BinaryOperand {
+  const void* data = nullptr;
+  bool half = false;
+};
+bool binary_halves(const BinaryShape& s, BinaryOp op, const BinaryOperand& a, const BinaryOperand& b, uint16_t* y, int threads);
+
 // The gradient of operand `which` (0: a, 1: b) from dy: d = sum over the operand's
 // broadcast dimensions of dy * dy/d(operand). a and b are the forward's operands (Mul
 // and Div read them). The reference accumulates in double and overwrites d.

@@ -9,9 +9,9 @@
 
 namespace edgegan::cpu {
 
-int64_t gemm_over_gathered_taps_workspace(const TapGrid& grid, int64_t ntaps, int threads, int64_t max_rows) {
+int64_t gemm_over_gathered_taps_workspace(const TapGrid& grid, int64_t ntaps, int threads, int64_t max_rows, int64_t out_channels_halves) {
   const int64_t k = ntaps * grid.channels;
-  return std::max(1, threads) * std::min(panel_rows(k), max_rows) * k;
+  return std::max(1, threads) * std::min(panel_rows(k), max_rows) * (k + out_channels_halves);
 }
 
 void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOffset* taps, int64_t ntaps, const float* kernel,
@@ -31,6 +31,26 @@ void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOff
     gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel, out_channels, o, out_channels);
     finish_epilogue(o, p0, p1 - p0, out_channels, ep);  // activation, then the residual (if any)
   }
+}
+
+bool gemm_over_gathered_taps_halves(const TapGrid& grid, const uint16_t* src, const TapOffset* taps, int64_t ntaps, const float* kernel,
+                                    int64_t out_channels, uint16_t* out, int threads, const Epilogue& ep, int64_t max_rows, float* workspace) {
+  threads = std::max(1, threads);
+  const int64_t k = ntaps * grid.channels;
+  const int64_t rows = std::min(panel_rows(k), max_rows), pixels = grid.pixels(), panels = (pixels + rows - 1) / rows;
+  bool overflow = false;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) reduction(|| : overflow)
+  for (int64_t panel = 0; panel < panels; ++panel) {
+    const int64_t p0 = panel * rows, p1 = std::min(pixels, p0 + rows);
+    float* col = workspace + thread_index() * rows * (k + out_channels);
+    float* o = col + rows * k;  // the panel's sums, as gemm_over_gathered_taps makes them in the output
+    gather_taps(grid, src, taps, ntaps, p0, p1, col);
+    fill_bias(o, p1 - p0, out_channels, out_channels, ep.bias);
+    gemm_accumulate(p1 - p0, out_channels, k, col, k, kernel, out_channels, o, out_channels);
+    finish_epilogue(o, p0, p1 - p0, out_channels, ep);
+    overflow = narrow_to_halves(o, out + p0 * out_channels, (p1 - p0) * out_channels) || overflow;
+  }
+  return overflow;
 }
 
 // a is [pixels][Cin], but the GEMM reduces over pixels, so it wants aᵀ [Cin][pixels]:

@@ -18,6 +18,7 @@
 #include "kernels_cpu/common/inline_array.h"
 #include "kernels_cpu/common/thread_index.h"
 #include "kernels_cpu/common/epilogue.h"
+#include "kernels_cpu/common/half_convert.h"
 
 namespace edgegan::cpu {
 
@@ -38,7 +39,9 @@ struct TapGrid {
 // the image, and through the map where its columns are consecutive) are copied as one
 // run: an image's 3 channels per tap made a memcpy call per 12 bytes, 81 per pixel of
 // a 9x9 layer (the fast-style network's first layer: 110 ms at 512x512).
-inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* taps, int64_t ntaps, int64_t p0, int64_t p1, float* col) {
+// T: float, or an fp16 session's halves (widened exactly as they are gathered).
+template <typename T>
+void gather_taps(const TapGrid& g, const T* src, const TapOffset* taps, int64_t ntaps, int64_t p0, int64_t p1, float* col) {
   const int64_t c = g.channels, row_len = ntaps * c;
   int64_t n = p0 / (g.rows * g.cols), a = (p0 / g.cols) % g.rows, b = p0 % g.cols;
   for (int64_t p = p0; p < p1; ++p) {
@@ -54,12 +57,17 @@ inline void gather_taps(const TapGrid& g, const float* src, const TapOffset* tap
       while (t + run < ntaps && taps[t + run].h == taps[t].h && taps[t + run].w == taps[t].w + run && w + run < g.src_w &&
              (!g.map || g.map->cols[w + run] == g.map->cols[w] + run))
         ++run;
-      const float* from = conv_input_pixel(src, g.map, g.src_h, g.src_w, c, n, h, w);
       const int64_t floats = run * c;
-      if (floats <= 4) {
-        for (int64_t i = 0; i < floats; ++i) dst[i] = from[i];
+      if constexpr (sizeof(T) == sizeof(uint16_t)) {  // where conv_input_pixel finds the pixel
+        const int64_t at = g.map ? (n * g.map->src_h + g.map->rows[h]) * g.map->src_w + g.map->cols[w] : (n * g.src_h + h) * g.src_w + w;
+        widen_halves(src + at * c, dst, floats);
       } else {
-        std::memcpy(dst, from, static_cast<size_t>(floats) * sizeof(float));
+        const float* from = conv_input_pixel(src, g.map, g.src_h, g.src_w, c, n, h, w);
+        if (floats <= 4) {
+          for (int64_t i = 0; i < floats; ++i) dst[i] = from[i];
+        } else {
+          std::memcpy(dst, from, static_cast<size_t>(floats) * sizeof(float));
+        }
       }
       dst += floats, t += run;
     }
@@ -107,10 +115,17 @@ inline int64_t panel_rows(int64_t row_floats, int64_t budget = int64_t{1} << 17,
 // e.g. FullKernelLayout::kTapsFirstTransposed); out rows are contiguous (overwritten).
 // At most `max_rows` pixels per panel (tasks); the panel split never changes a result.
 // `workspace` holds gemm_over_gathered_taps_workspace floats (nullptr: allocated per call).
-int64_t gemm_over_gathered_taps_workspace(const TapGrid& grid, int64_t ntaps, int threads, int64_t max_rows = int64_t{1} << 20);
+int64_t gemm_over_gathered_taps_workspace(const TapGrid& grid, int64_t ntaps, int threads, int64_t max_rows = int64_t{1} << 20,
+                                          int64_t out_channels_halves = 0);
 void gemm_over_gathered_taps(const TapGrid& grid, const float* src, const TapOffset* taps, int64_t ntaps, const float* kernel,
                              int64_t out_channels, float* out, int threads, const Epilogue& epilogue = {},
                              int64_t max_rows = int64_t{1} << 20, float* workspace = nullptr);
+// An fp16 session's form: src and out halves, the taps widened as they are gathered,
+// each panel's sums finished in a float block and narrowed (ties to even); no residual.
+// Workspace: gemm_over_gathered_taps_workspace(..., out_channels) floats. Returns whether
+// a finite output became infinite.
+bool gemm_over_gathered_taps_halves(const TapGrid& grid, const uint16_t* src, const TapOffset* taps, int64_t ntaps, const float* kernel,
+                                    int64_t out_channels, uint16_t* out, int threads, const Epilogue& ep, int64_t max_rows, float* workspace);
 
 // dst [channels][pixels] = src [pixels][channels] transposed, split over threads.
 void transpose_pixels(int64_t pixels, int64_t channels, const float* src, float* dst, int threads);

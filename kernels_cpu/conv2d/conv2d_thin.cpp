@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdint>
 
+#include "kernels_cpu/common/half_convert.h"
 #include "kernels_cpu/common/simd_clones.h"
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/common/thread_index.h"
@@ -63,11 +64,21 @@ void pack_weights(const ConvShape& s, const Layout& l, const float* w, float* ou
   }
 }
 
-// The planes of map rows one thread holds: row ih in slot ih mod kh.
+// Pixel (ih, iw) of image n in x as conv_input_pixel finds it, for floats or halves.
+template <typename T>
+const T* input_pixel(const T* x, const ConvInputMap* map, int64_t in_h, int64_t in_w, int64_t channels, int64_t n, int64_t ih, int64_t iw) {
+  if (map) return x + ((n * map->src_h + map->rows[ih]) * map->src_w + map->cols[iw]) * channels;
+  return x + ((n * in_h + ih) * in_w + iw) * channels;
+}
+
+// The planes of map rows one thread holds: row ih in slot ih mod kh. T: the input's
+// storage, floats or an fp16 session's halves (widened exactly into the planes).
+template <typename T>
 class PlaneRing {
  public:
-  PlaneRing(const ConvShape& s, const Layout& l, const float* x, const ConvInputMap* map, float* storage)
-      : s_(s), l_(l), x_(x), map_(map), storage_(storage) {
+  // wide: halves only, w.in * cin floats for a row widened whole (no map).
+  PlaneRing(const ConvShape& s, const Layout& l, const T* x, const ConvInputMap* map, float* storage, float* wide = nullptr)
+      : s_(s), l_(l), x_(x), map_(map), storage_(storage), wide_(wide) {
     tags_.fill(-1);
     std::fill(storage, storage + l.ring_floats(s), 0.f);  // the zero columns, once
   }
@@ -77,9 +88,21 @@ class PlaneRing {
     const size_t slot = static_cast<size_t>(key % s_.h.kernel);
     float* planes = storage_ + static_cast<int64_t>(slot) * cin * l_.plane_stride + l_.left;
     if (tags_[slot] != key) {
-      for (int64_t p = 0; p < s_.w.in; ++p) {
-        const float* px = conv_input_pixel(x_, map_, s_.h.in, s_.w.in, cin, img, ih, p);
-        for (int64_t c = 0; c < cin; ++c) planes[c * l_.plane_stride + p] = px[c];
+      if constexpr (sizeof(T) == sizeof(float)) {
+        for (int64_t p = 0; p < s_.w.in; ++p) {
+          const T* px = input_pixel(x_, map_, s_.h.in, s_.w.in, cin, img, ih, p);
+          for (int64_t c = 0; c < cin; ++c) planes[c * l_.plane_stride + p] = px[c];
+        }
+      } else if (!map_) {  // the row's halves are contiguous: widened at once
+        widen_halves(input_pixel(x_, map_, s_.h.in, s_.w.in, cin, img, ih, 0), wide_, s_.w.in * cin);
+        for (int64_t p = 0; p < s_.w.in; ++p)
+          for (int64_t c = 0; c < cin; ++c) planes[c * l_.plane_stride + p] = wide_[p * cin + c];
+      } else {
+        for (int64_t p = 0; p < s_.w.in; ++p) {
+          float wide[kMaxThinOutputInputs];  // cin is at most this (conv2d_thin_applies)
+          widen_halves(input_pixel(x_, map_, s_.h.in, s_.w.in, cin, img, ih, p), wide, cin);
+          for (int64_t c = 0; c < cin; ++c) planes[c * l_.plane_stride + p] = wide[c];
+        }
       }
       tags_[slot] = key;
     }
@@ -89,9 +112,10 @@ class PlaneRing {
  private:
   const ConvShape& s_;
   const Layout& l_;
-  const float* x_;
+  const T* x_;
   const ConvInputMap* map_;
   float* storage_;
+  float* wide_;
   std::array<int64_t, kPhaseLanesMaxSpan> tags_;
 };
 
@@ -121,7 +145,9 @@ EDGEGAN_SIMD_CLONES void add_block_bias(float* acc, const float* bias) {
   }
 }
 
-void output_row(const ConvShape& s, const Layout& l, const float* packed, PlaneRing& ring, float* y, const Epilogue& ep, int64_t img,
+// Output row oh of image img into `row` (its w.out x cout floats), epilogue finished.
+template <typename T>
+void output_row(const ConvShape& s, const Layout& l, const float* packed, PlaneRing<T>& ring, float* row, const Epilogue& ep, int64_t img,
                 int64_t oh) {
   const int64_t cout = s.out_channels, cin = s.in_channels;
   PhaseLanesArgs args;
@@ -131,7 +157,6 @@ void output_row(const ConvShape& s, const Layout& l, const float* packed, PlaneR
   args.span_w = static_cast<int>(s.w.kernel);
   const float* planes[kPhaseLanesMaxSpan];
   for (int64_t r = 0; r < s.h.kernel; ++r) planes[r] = ring.row(img, oh - s.h.pad_begin + r);
-  float* row = y + (img * s.h.out + oh) * s.w.out * cout;
   alignas(64) float acc[kPhaseLanesMaxOutputs * 8 * 16];
   args.acc = acc;
   // Sums of 16 channels for 16 pixels go out through the AVX-512 16x16 transpose.
@@ -183,9 +208,10 @@ bool conv2d_thin_applies(const ConvShape& s, int64_t groups) {
   return l.passes <= 64 && l.ring_floats(s) <= kMaxRingFloats;
 }
 
-int64_t conv2d_thin_workspace(const ConvShape& s, int threads) {
+int64_t conv2d_thin_workspace(const ConvShape& s, int threads, bool halves) {
   const Layout l = layout_of(s);
-  return round_up(l.weight_floats, 16) + std::max(1, threads) * ring_slot_floats(l, s) + 16;  // + alignment slack
+  const int64_t rows = halves ? std::max(1, threads) * (round_up(s.w.out * s.out_channels, 16) + round_up(s.w.in * s.in_channels, 16)) : 0;
+  return round_up(l.weight_floats, 16) + std::max(1, threads) * ring_slot_floats(l, s) + rows + 16;  // + alignment slack
 }
 
 void conv2d_thin(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
@@ -200,9 +226,34 @@ void conv2d_thin(const ConvShape& s, const float* w, const float* x, float* y, c
   TaskRuns runs(tasks, std::max(1, threads));
 #pragma omp parallel num_threads(threads) if (threads > 1)
   {
-    PlaneRing ring(s, l, x, map, rings + thread_index() * ring_slot_floats(l, s));
-    for (int64_t task; (task = runs.next(thread_index())) >= 0;) output_row(s, l, packed, ring, y, ep, task / s.h.out, task % s.h.out);
+    PlaneRing<float> ring(s, l, x, map, rings + thread_index() * ring_slot_floats(l, s));
+    for (int64_t task; (task = runs.next(thread_index())) >= 0;)
+      output_row(s, l, packed, ring, y + task * s.w.out * s.out_channels, ep, task / s.h.out, task % s.h.out);
   }
+}
+
+bool conv2d_thin_halves(const ConvShape& s, const float* w, const uint16_t* x, uint16_t* y, const Epilogue& ep, int threads, float* workspace,
+                        const ConvInputMap* map) {
+  const Layout l = layout_of(s);
+  const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;
+  float* packed = workspace + (misalign ? (64 - misalign) / sizeof(float) : 0);
+  pack_weights(s, l, w, packed);
+  float* rings = packed + round_up(l.weight_floats, 16);
+  const int64_t row_floats = s.w.out * s.out_channels, thread_floats = round_up(row_floats, 16) + round_up(s.w.in * s.in_channels, 16);
+  float* rows = rings + std::max(1, threads) * ring_slot_floats(l, s);
+  const int64_t tasks = s.batch * s.h.out;
+  TaskRuns runs(tasks, std::max(1, threads));
+  bool overflow = false;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(|| : overflow)
+  {
+    float* row = rows + thread_index() * thread_floats;
+    PlaneRing<uint16_t> ring(s, l, x, map, rings + thread_index() * ring_slot_floats(l, s), row + round_up(row_floats, 16));
+    for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
+      output_row(s, l, packed, ring, row, ep, task / s.h.out, task % s.h.out);
+      overflow = narrow_to_halves(row, y + task * row_floats, row_floats) || overflow;
+    }
+  }
+  return overflow;
 }
 
 }  // namespace edgegan::cpu

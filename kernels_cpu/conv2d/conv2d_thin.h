@@ -28,13 +28,22 @@ namespace edgegan::cpu {
 // 64 inputs to 8-16 outputs: where it measured ahead of conv2d_trimmed.
 bool conv2d_thin_applies(const ConvShape& shape, int64_t groups);
 
-// Scratch floats: the repacked weights, then each thread's ring of planes.
-int64_t conv2d_thin_workspace(const ConvShape& shape, int threads);
+// Scratch floats: the repacked weights, then each thread's ring of planes (and, for
+// conv2d_thin_halves, each thread's output row and input row in floats).
+int64_t conv2d_thin_workspace(const ConvShape& shape, int threads, bool halves = false);
 
 // y = epilogue(conv(x)); x read through `map` when given (shape describes the map). Each
 // output row is summed by one thread in a fixed order: the same bits at any thread count.
 // `workspace` holds conv2d_thin_workspace(shape, threads) floats (contents ignored).
 void conv2d_thin(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue, int threads,
                        float* workspace, const ConvInputMap* map = nullptr);
+
+// An fp16 session's route: x and y halves. Each input row is widened into the planes,
+// each output row summed as above in floats, finished (bias, activation) and narrowed,
+// ties to even: the bits conv2d_thin gives on the widened x, rounded. The epilogue has
+// no residual (the caller's adapter handles one). Returns whether a finite output became
+// infinite (past the half range). workspace: conv2d_thin_workspace(shape, threads, true).
+bool conv2d_thin_halves(const ConvShape& shape, const float* packed_weights, const uint16_t* x, uint16_t* y, const Epilogue& epilogue,
+                        int threads, float* workspace, const ConvInputMap* map = nullptr);
 
 }  // namespace edgegan::cpu

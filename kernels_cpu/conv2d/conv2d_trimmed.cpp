@@ -6,6 +6,8 @@
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/common/tap_gather.h"
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/half_convert.h"
+#include "kernels_cpu/common/thread_index.h"
 
 namespace edgegan::cpu {
 namespace {
@@ -29,6 +31,78 @@ constexpr int64_t kStreamedRows = 32;
 void prefetch_rows(const float* b, int64_t rows, int64_t n, int64_t ldb) {
   for (int64_t r = 0; r < rows; ++r)
     for (int64_t j = 0; j < n; j += 16) __builtin_prefetch(b + r * ldb + j, 0, 2);
+}
+
+// Output pixels [p0, p0 + m), channels [n0, n0 + n) into `out` (pixel i at out + i * cout),
+// each tap's rows found by pixel(img, ih, iw): the block of conv2d_trimmed's GEMM path.
+template <typename PixelFn>
+void trimmed_block(const ConvShape& s, const TapList& taps, const float* packed, const Epilogue& ep, int64_t p0, int64_t m, int64_t n0,
+                   int64_t n, float* out, PixelFn pixel) {
+  const int64_t cin = s.in_channels, cout = s.out_channels;
+  fill_bias(out, m, n, cout, ep.bias ? ep.bias + n0 : nullptr);
+  // Per pixel of the block, once: its image and the input position of tap offset (0, 0).
+  std::array<int64_t, kMaxBlockRows> img, ih0, iw0;
+  for (int64_t i = 0; i < m; ++i) {
+    const int64_t p = p0 + i;
+    img[static_cast<size_t>(i)] = p / (s.h.out * s.w.out);
+    ih0[static_cast<size_t>(i)] = (p / s.w.out) % s.h.out * s.h.stride;
+    iw0[static_cast<size_t>(i)] = p % s.w.out * s.w.stride;
+  }
+  std::array<const float*, kMaxBlockRows> a_rows;
+  std::array<float*, kMaxBlockRows> c_rows;
+  for (size_t t = 0; t < taps.size(); ++t) {
+    int64_t valid = 0;
+    for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
+      const int64_t ih = ih0[i] + taps[t].h, iw = iw0[i] + taps[t].w;
+      if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
+      a_rows[static_cast<size_t>(valid)] = pixel(img[i], ih, iw);
+      c_rows[static_cast<size_t>(valid++)] = out + static_cast<int64_t>(i) * cout;
+    }
+    const float* w = packed + static_cast<int64_t>(t) * cin * cout + n0;
+    for (int64_t k0 = 0; k0 < cin; k0 += kDepthBlock) {
+      if (k0 > 0)
+        for (int64_t i = 0; i < valid; ++i) a_rows[static_cast<size_t>(i)] += kDepthBlock;
+      const int64_t depth = std::min(kDepthBlock, cin - k0);
+      if (valid > 0 && valid <= kStreamedRows) prefetch_rows(w + k0 * cout, depth, n, cout);
+      gemm_accumulate_rows(valid, n, depth, a_rows.data(), w + k0 * cout, cout, c_rows.data());
+    }
+  }
+  finish_epilogue(out, p0, m, cout, n0, n, ep);  // activation, then the residual (if any)
+}
+
+// The pixel blocks of the path below (any thread count gives each output row's sums in
+// the same order).
+int64_t pixel_block_rows(const ConvShape& s, int threads) {
+  const int64_t pixels = s.batch * s.h.out * s.w.out;
+  const int64_t per_thread = (pixels + 2 * threads - 1) / (2 * threads);
+  return std::max<int64_t>(16, std::min(block_rows(s.in_channels, s.out_channels), (per_thread + 7) / 8 * 8));
+}
+
+// The input rows (over the whole batch: image * h.in + row) a block of output pixels
+// reads, [first, last]; last < first when it reads none.
+void block_input_rows(const ConvShape& s, const TapList& taps, int64_t p0, int64_t m, int64_t& first, int64_t& last) {
+  int64_t lo = taps[0].h, hi = taps[0].h;
+  for (size_t t = 0; t < taps.size(); ++t) lo = std::min(lo, taps[t].h), hi = std::max(hi, taps[t].h);
+  // Rows only grow with the pixel: the first pixel's lowest tap and the last's highest bound all.
+  auto row_of = [&](int64_t p, int64_t tap_h) {
+    const int64_t img = p / (s.h.out * s.w.out), ih = std::clamp<int64_t>((p / s.w.out) % s.h.out * s.h.stride + tap_h, 0, s.h.in - 1);
+    return img * s.h.in + ih;
+  };
+  first = row_of(p0, lo);
+  last = row_of(p0 + m - 1, hi);
+}
+
+// conv2d_trimmed_halves' floats per thread with blocks of `rows` pixels: the widest
+// block's input rows, then its output.
+int64_t halves_thread_floats(const ConvShape& s, const TapList& taps, int64_t rows) {
+  const int64_t pixels = s.batch * s.h.out * s.w.out;
+  int64_t most = 0;
+  for (int64_t p0 = 0; p0 < pixels; p0 += rows) {
+    int64_t first, last;
+    block_input_rows(s, taps, p0, std::min(rows, pixels - p0), first, last);
+    most = std::max(most, last - first + 1);
+  }
+  return (most * s.w.in * s.in_channels + 15) / 16 * 16 + (rows * s.out_channels + 15) / 16 * 16;
 }
 
 }  // namespace
@@ -60,36 +134,8 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
   // 32, so every column tile is the one a whole-width call would compute: the same bits).
   const int64_t pixels = s.batch * s.h.out * s.w.out;
   auto block = [&](int64_t p0, int64_t m, int64_t n0, int64_t n) {
-    float* out = y + p0 * cout + n0;
-    fill_bias(out, m, n, cout, ep.bias ? ep.bias + n0 : nullptr);
-    // Per pixel of the block, once: its image and the input position of tap offset (0, 0).
-    std::array<int64_t, kMaxBlockRows> img, ih0, iw0;
-    for (int64_t i = 0; i < m; ++i) {
-      const int64_t p = p0 + i;
-      img[static_cast<size_t>(i)] = p / (s.h.out * s.w.out);
-      ih0[static_cast<size_t>(i)] = (p / s.w.out) % s.h.out * s.h.stride;
-      iw0[static_cast<size_t>(i)] = p % s.w.out * s.w.stride;
-    }
-    std::array<const float*, kMaxBlockRows> a_rows;
-    std::array<float*, kMaxBlockRows> c_rows;
-    for (size_t t = 0; t < taps.size(); ++t) {
-      int64_t valid = 0;
-      for (size_t i = 0; i < static_cast<size_t>(m); ++i) {
-        const int64_t ih = ih0[i] + taps[t].h, iw = iw0[i] + taps[t].w;
-        if (ih < 0 || ih >= s.h.in || iw < 0 || iw >= s.w.in) continue;
-        a_rows[static_cast<size_t>(valid)] = conv_input_pixel(x, map, s.h.in, s.w.in, cin, img[i], ih, iw);
-        c_rows[static_cast<size_t>(valid++)] = out + static_cast<int64_t>(i) * cout;
-      }
-      const float* w = packed + static_cast<int64_t>(t) * cin * cout + n0;
-      for (int64_t k0 = 0; k0 < cin; k0 += kDepthBlock) {
-        if (k0 > 0)
-          for (int64_t i = 0; i < valid; ++i) a_rows[static_cast<size_t>(i)] += kDepthBlock;
-        const int64_t depth = std::min(kDepthBlock, cin - k0);
-        if (valid > 0 && valid <= kStreamedRows) prefetch_rows(w + k0 * cout, depth, n, cout);
-        gemm_accumulate_rows(valid, n, depth, a_rows.data(), w + k0 * cout, cout, c_rows.data());
-      }
-    }
-    finish_epilogue(out, p0, m, cout, n0, n, ep);  // activation, then the residual (if any)
+    trimmed_block(s, taps, packed, ep, p0, m, n0, n, y + p0 * cout + n0,
+                  [&](int64_t img, int64_t ih, int64_t iw) { return conv_input_pixel(x, map, s.h.in, s.w.in, cin, img, ih, iw); });
   };
   // Few pixels and wide weights (a U-Net's innermost layers: 64 pixels, 16 MiB of
   // weights): every pixel in one block, so the weights stream past once, and the threads
@@ -106,10 +152,52 @@ void conv2d_trimmed(const ConvShape& s, const float* packed, const float* x, flo
   // At least two blocks per thread where the map allows, so a small map (a 4x4x512 input
   // gradient: 256 pixels) keeps every thread busy. Block size never changes a result: each
   // output row's sums run in the same order whatever rows share its block.
-  const int64_t per_thread = (pixels + 2 * threads - 1) / (2 * threads);
-  const int64_t rows = std::max<int64_t>(16, std::min(block_rows(cin, cout), (per_thread + 7) / 8 * 8)), blocks = (pixels + rows - 1) / rows;
+  const int64_t rows = pixel_block_rows(s, threads), blocks = (pixels + rows - 1) / rows;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t blk = 0; blk < blocks; ++blk) block(blk * rows, std::min(pixels, blk * rows + rows) - blk * rows, 0, cout);
+}
+
+bool conv2d_trimmed_halves_applies(const ConvShape& s, bool mapped) {
+  const int64_t pixels = s.batch * s.h.out * s.w.out;
+  if (s.in_channels < 16) return true;  // gathered taps (an input map read there too)
+  return !(pixels <= kMaxBlockRows && s.out_channels >= 64) && !mapped;
+}
+
+int64_t conv2d_trimmed_halves_workspace(const ConvShape& s, int threads) {
+  if (s.in_channels < 16) {
+    const int64_t taps = s.h.kernel * s.w.kernel;
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, s.in_channels};
+    return gemm_over_gathered_taps_workspace(grid, taps, threads, block_rows(taps * s.in_channels, s.out_channels), s.out_channels);
+  }
+  return std::max(1, threads) * halves_thread_floats(s, conv_tap_offsets(s), pixel_block_rows(s, std::max(1, threads)));
+}
+
+bool conv2d_trimmed_halves(const ConvShape& s, const float* packed, const uint16_t* x, uint16_t* y, const Epilogue& ep, int threads,
+                           float* workspace, const ConvInputMap* map) {
+  const int64_t cin = s.in_channels, cout = s.out_channels, row_values = s.w.in * cin;
+  const TapList taps = conv_tap_offsets(s);
+  if (cin < 16) {
+    const TapGrid grid{s.batch, s.h.out, s.w.out, s.h.stride, s.w.stride, s.h.in, s.w.in, cin, map};
+    const int64_t ntaps = static_cast<int64_t>(taps.size()), k = ntaps * cin;
+    return gemm_over_gathered_taps_halves(grid, x, taps.data(), ntaps, packed, cout, y, threads, ep, block_rows(k, cout), workspace);
+  }
+  const int64_t pixels = s.batch * s.h.out * s.w.out, rows = pixel_block_rows(s, threads), blocks = (pixels + rows - 1) / rows;
+  const int64_t per_thread = halves_thread_floats(s, taps, rows);
+  bool overflow = false;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) reduction(|| : overflow)
+  for (int64_t blk = 0; blk < blocks; ++blk) {
+    const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;
+    float* region = workspace + thread_index() * per_thread;
+    float* out = region + (per_thread - (rows * cout + 15) / 16 * 16);
+    int64_t first, last;
+    block_input_rows(s, taps, p0, m, first, last);
+    // The block's input rows widened once (x's rows are contiguous over the batch).
+    if (last >= first) widen_halves(x + first * row_values, region, (last - first + 1) * row_values);
+    trimmed_block(s, taps, packed, ep, p0, m, 0, cout, out,
+                  [&](int64_t img, int64_t ih, int64_t iw) -> const float* { return region + (img * s.h.in + ih - first) * row_values + iw * cin; });
+    overflow = narrow_to_halves(out, y + p0 * cout, m * cout) || overflow;
+  }
+  return overflow;
 }
 
 }  // namespace edgegan::cpu

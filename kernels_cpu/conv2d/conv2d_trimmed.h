@@ -19,4 +19,16 @@ int64_t conv2d_trimmed_workspace(const ConvShape& shape, int threads);
 void conv2d_trimmed(const ConvShape& shape, const float* packed_weights, const float* x, float* y, const Epilogue& epilogue,
                     int threads, float* workspace = nullptr, const ConvInputMap* map = nullptr);
 
+// An fp16 session's route. Under 16 input channels, the gathered taps widened as they
+// are gathered (an input map too); from 16, layers split in pixel blocks (not the
+// few-pixel, wide-weight split) without an input map: each block's input rows widened
+// once into the thread's scratch. Either runs the same GEMMs into a float block,
+// finished (bias, activation; no residual) and narrowed, ties to even: the bits
+// conv2d_trimmed gives on the widened x, rounded. Returns whether a finite output became
+// infinite. workspace: conv2d_trimmed_halves_workspace floats.
+bool conv2d_trimmed_halves_applies(const ConvShape& shape, bool mapped);
+int64_t conv2d_trimmed_halves_workspace(const ConvShape& shape, int threads);
+bool conv2d_trimmed_halves(const ConvShape& shape, const float* packed_weights, const uint16_t* x, uint16_t* y, const Epilogue& epilogue,
+                           int threads, float* workspace, const ConvInputMap* map = nullptr);
+
 }  // namespace edgegan::cpu

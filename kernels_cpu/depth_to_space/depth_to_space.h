@@ -22,4 +22,7 @@ void depth_to_space_reference(const DepthToSpaceShape& s, bool to_space, const f
 // once: deterministic for any thread count.
 void depth_to_space(const DepthToSpaceShape& s, bool to_space, const float* x, float* y, bool accumulate, int threads);
 
+// An fp16 session's forward: the same permutation of halves (no rounding, no overflow).
+void depth_to_space_halves(const DepthToSpaceShape& s, bool to_space, const uint16_t* x, uint16_t* y, int threads);
+
 }  // namespace edgegan::cpu

@@ -1,6 +1,9 @@
 #include "kernels_cpu/prelu/prelu.h"
 
+#include <algorithm>
+
 #include "kernels_cpu/activation/activation_functors.h"
+#include "kernels_cpu/common/half_convert.h"
 #include "kernels_cpu/common/simd_clones.h"
 
 namespace edgegan::cpu {
@@ -44,6 +47,37 @@ void prelu(int64_t pixels, int64_t channels, const float* slope, const float* x,
   }
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels * channels >= kMinParallelElements)
   for (int64_t p = 0; p < pixels; ++p) prelu_row(channels, slope, x + p * channels, y + p * channels);
+}
+
+bool prelu_halves(int64_t pixels, int64_t channels, const float* slope, const uint16_t* x, uint16_t* y, int threads) {
+  // prelu's calls on a per-task block of widened floats: one slope in its chunks of 4096
+  // values; else blocks of whole pixel rows of about as many values, a row wider than
+  // that in pieces of channels.
+  constexpr int64_t kBlock = 4096;
+  const int64_t piece = std::min(channels, kBlock), pieces = (channels + piece - 1) / piece;
+  const int64_t rows = channels == 1 ? kBlock : std::max<int64_t>(1, kBlock / channels);
+  const int64_t tasks = (pixels + rows - 1) / rows;
+  bool overflow = false;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && pixels * channels >= kMinParallelElements) reduction(|| : overflow)
+  for (int64_t t = 0; t < tasks; ++t) {
+    alignas(64) float block[kBlock];
+    const int64_t p0 = t * rows, n = std::min(rows, pixels - p0);
+    if (channels == 1 || pieces == 1) {
+      const int64_t values = n * channels;
+      widen_halves(x + p0 * channels, block, values);
+      if (channels == 1) prelu_run(values, slope[0], block, block);
+      else for (int64_t p = 0; p < n; ++p) prelu_row(channels, slope, block + p * channels, block + p * channels);
+      overflow = narrow_to_halves(block, y + p0 * channels, values) || overflow;
+      continue;
+    }
+    for (int64_t c0 = 0; c0 < channels; c0 += piece) {  // one pixel (rows = 1), piece by piece
+      const int64_t m = std::min(piece, channels - c0), at = p0 * channels + c0;
+      widen_halves(x + at, block, m);
+      prelu_row(m, slope + c0, block, block);
+      overflow = narrow_to_halves(block, y + at, m) || overflow;
+    }
+  }
+  return overflow;
 }
 
 void prelu_backward(int64_t pixels, int64_t channels, const float* slope, const float* x, const float* dy, float* dx, bool accumulate,

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <vector>
 
+#include "kernels_cpu/common/half_convert.h"
 #include "kernels_cpu/common/thread_index.h"
 
 namespace edgegan::cpu {
@@ -29,33 +31,55 @@ void resize_reference(const ResizeShape& s, const float* x, float* y) {
     }
 }
 
-int64_t resize_workspace(const ResizeShape& s, int threads) {
-  return s.params.mode == ResizeMode::kNearest ? 0 : static_cast<int64_t>(std::max(threads, 1)) * s.w.in * s.channels;
+int64_t resize_workspace(const ResizeShape& s, int threads, bool halves) {
+  if (s.params.mode == ResizeMode::kNearest) return 0;
+  // halves: each thread's widened input row and float output row too
+  const int64_t per_thread = s.w.in * s.channels + (halves ? s.w.in * s.channels + s.w.out * s.channels : 0);
+  return static_cast<int64_t>(std::max(threads, 1)) * per_thread;
 }
 
-void resize(const ResizeShape& s, const ResizeTables& t, const float* x, float* y, float* workspace, int threads) {
+namespace {
+
+// T: float, or an fp16 session's halves: an input row is widened (exactly) into
+// `wide` before it is blended, an output row blended into floats and narrowed; the
+// blends are the same loops. Returns whether a narrowed value overflowed.
+template <typename T>
+bool resize_rows(const ResizeShape& s, const ResizeTables& t, const T* x, T* y, float* workspace, int threads) {
+  constexpr bool kHalves = sizeof(T) == sizeof(uint16_t);
   const int64_t c = s.channels, rows = s.batch * s.h.out, in_row = s.w.in * c, out_row = s.w.out * c;
   const int taps = t.taps;
-  if (s.params.mode == ResizeMode::kNearest) {
+  if (s.params.mode == ResizeMode::kNearest) {  // a copy: halves move as they are
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && rows > 1)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t n = r / s.h.out, oh = r % s.h.out;
-      const float* src = x + (n * s.h.in + t.h_index[static_cast<size_t>(oh)]) * in_row;
-      float* out = y + r * out_row;
+      const T* src = x + (n * s.h.in + t.h_index[static_cast<size_t>(oh)]) * in_row;
+      T* out = y + r * out_row;
       for (int64_t ow = 0; ow < s.w.out; ++ow)
-        std::memcpy(out + ow * c, src + t.w_index[static_cast<size_t>(ow)] * c, static_cast<size_t>(c) * sizeof(float));
+        std::memcpy(out + ow * c, src + t.w_index[static_cast<size_t>(ow)] * c, static_cast<size_t>(c) * sizeof(T));
     }
-    return;
+    return false;
   }
   std::vector<float> own;
   if (!workspace) {
-    own.resize(static_cast<size_t>(resize_workspace(s, threads)));
+    own.resize(static_cast<size_t>(resize_workspace(s, threads, kHalves)));
     workspace = own.data();
   }
-#pragma omp parallel num_threads(threads) if (threads > 1 && rows > 1)
+  const int64_t per_thread = resize_workspace(s, 1, kHalves);
+  bool overflow = false;
+#pragma omp parallel num_threads(threads) if (threads > 1 && rows > 1) reduction(|| : overflow)
   {
     const int thread = thread_index();
-    float* __restrict blend = workspace + thread * in_row;
+    float* __restrict blend = workspace + thread * per_thread;
+    float* wide = blend + in_row;
+    float* wide_out = wide + in_row;
+    auto input_row = [&](int64_t n, int32_t h) -> const float* {
+      if constexpr (kHalves) {
+        widen_halves(x + (n * s.h.in + h) * in_row, wide, in_row);
+        return wide;
+      } else {
+        return x + (n * s.h.in + h) * in_row;
+      }
+    };
 #pragma omp for schedule(static)
     for (int64_t r = 0; r < rows; ++r) {
       const int64_t n = r / s.h.out, oh = r % s.h.out;
@@ -63,17 +87,19 @@ void resize(const ResizeShape& s, const ResizeTables& t, const float* x, float* 
       const float* hw = &t.h_weight[static_cast<size_t>(oh * taps)];
       // The H taps blend whole input rows.
       {
-        const float* __restrict src = x + (n * s.h.in + hi[0]) * in_row;
+        const float* __restrict src = input_row(n, hi[0]);
         const float w = hw[0];
         for (int64_t i = 0; i < in_row; ++i) blend[i] = w * src[i];
       }
       for (int k = 1; k < taps; ++k) {
-        const float* __restrict src = x + (n * s.h.in + hi[k]) * in_row;
+        const float* __restrict src = input_row(n, hi[k]);
         const float w = hw[k];
         for (int64_t i = 0; i < in_row; ++i) blend[i] += w * src[i];
       }
       // Then each output pixel blends its W taps of that row.
-      float* out = y + r * out_row;
+      float* out;
+      if constexpr (kHalves) out = wide_out;
+      else out = y + r * out_row;
       for (int64_t ow = 0; ow < s.w.out; ++ow) {
         const int32_t* wi = &t.w_index[static_cast<size_t>(ow * taps)];
         const float* ww = &t.w_weight[static_cast<size_t>(ow * taps)];
@@ -89,8 +115,20 @@ void resize(const ResizeShape& s, const ResizeTables& t, const float* x, float* 
           for (int64_t k = 0; k < c; ++k) o[k] += w * src[k];
         }
       }
+      if constexpr (kHalves) overflow = narrow_to_halves(out, y + r * out_row, out_row) || overflow;
     }
   }
+  return overflow;
+}
+
+}  // namespace
+
+void resize(const ResizeShape& s, const ResizeTables& t, const float* x, float* y, float* workspace, int threads) {
+  resize_rows(s, t, x, y, workspace, threads);
+}
+
+bool resize_halves(const ResizeShape& s, const ResizeTables& t, const uint16_t* x, uint16_t* y, float* workspace, int threads) {
+  return resize_rows(s, t, x, y, workspace, threads);
 }
 
 void resize_backward(const ResizeShape& s, const ResizeTables& t, const float* dy, float* dx, bool accumulate, int threads) {

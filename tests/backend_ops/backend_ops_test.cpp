@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <functional>
 #include <random>
 #include <set>
@@ -20,6 +21,7 @@
 #include "converter/converter.h"
 #include "edgegan/edgegan.h"
 #include "engine/backend/backend.h"
+#include "engine/backend/cpu_half_storage.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 #include "tests/vulkan_test_env.h"
@@ -587,11 +589,168 @@ INSTANTIATE_TEST_SUITE_P(Ops, BackendOps,
                          ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp32),
                                             ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
                          case_name);
-// Half storage, on the backends that have it (the others skip, saying why).
+// Half storage, on the backends that have it (the others skip, saying why); the CPU's
+// through its adapter around the fp32 kernels, against its own fp32.
 INSTANTIATE_TEST_SUITE_P(Fp16, BackendOps,
-                         ::testing::Combine(::testing::Values(Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp16),
+                         ::testing::Combine(::testing::Values(Backend::kCpu, Backend::kCuda, Backend::kVulkan), ::testing::Values(Precision::kFp16),
                                             ::testing::Range(0, static_cast<int>(std::size(kFamilies)))),
                          case_name);
+
+// The CPU's native half-storage routes (kernels that read and write an fp16 session's
+// halves themselves) against the adapter around the fp32 kernels, over every family's
+// shapes (other seeds than above) at 1 and 3 threads: a route widens exactly, computes
+// in fp32 as the fp32 kernel and narrows as the adapter does, so the outputs are the
+// same bits. A family without a native route compares the adapter with itself.
+class HalfRoutes : public ::testing::TestWithParam<int> {
+ protected:
+  void TearDown() override { set_half_storage_native_routes(true); }
+};
+
+TEST_P(HalfRoutes, MatchTheAdapterBitForBit) {
+  const Family& f = kFamilies[GetParam()];
+  for (int v = 0; v < f.variants; ++v) {
+    Rng r{std::mt19937(static_cast<unsigned>(500000 + 1000 * GetParam() + v))};
+    const auto model = Model::from_bytes(converter::convert_onnx(f.make(r, v), std::string(f.name) + ".onnx").egan);
+    SCOPED_TRACE(std::string(f.name) + " variant " + std::to_string(v));
+    SessionOptions o;
+    o.backend = Backend::kCpu;
+    o.precision = Precision::kFp16;
+    o.threads = 1 + 2 * (v % 2);
+    const auto inputs = random_inputs(*model, 1, r);
+    set_half_storage_native_routes(false);
+    Session adapter(model, o);
+    set_half_storage_native_routes(true);
+    Session native(model, o);
+    const auto want = adapter.run(inputs);
+    const auto got = native.run(inputs);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].f32.size(), want[i].f32.size());
+      size_t differ = 0;
+      for (size_t k = 0; k < got[i].f32.size(); ++k) differ += std::memcmp(&got[i].f32[k], &want[i].f32[k], sizeof(float)) != 0;
+      EXPECT_EQ(differ, 0u) << got[i].name << ": values that differ from the adapter's";
+    }
+  }
+}
+
+// Layers conv2d_thin takes (k3-7 stride 1, rows of 16 or more; 1-4 inputs to 8-24
+// outputs, or 5-40 inputs to 8-16), with every activation, sometimes a reflect pad
+// fused as its input map or a residual (which leaves the layer to the adapter): the
+// families' maps are too small for it.
+std::string thin_conv_case(Rng& r, int v) {
+  const bool thin_input = v % 2 == 0;
+  const int cin = thin_input ? r.pick(1, 4) : r.pick(5, 40), cout = thin_input ? r.pick(8, 24) : r.pick(8, 16);
+  const int k = 3 + 2 * r.pick(0, 2), h = r.pick(1, 6), w = r.pick(16, 40);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  const bool residual = act.empty(), reflect = v % 3 == 1;
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cout, cin, k, k}, r.values(static_cast<size_t>(cout * cin * k * k), 0.5f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  std::string in = "x";
+  std::vector<int64_t> pads = {k / 2, k / 2, k / 2, k / 2};
+  if (reflect && h > k / 2) {  // a reflect Pad the converter fuses into the convolution
+    b.ints("pads", {8}, {0, 0, k / 2, k / 2, 0, 0, k / 2, k / 2});
+    auto& p = b.node("Pad", "pad", {"x", "pads"}, {"p"});
+    OnnxBuilder::attr(p, "mode", std::string("reflect"));
+    in = "p";
+    pads = {0, 0, 0, 0};
+  }
+  auto& n = b.node("Conv", "conv", {in, "W", "B"}, {act.empty() && !residual ? "y" : "c"});
+  OnnxBuilder::attr(n, "pads", pads);
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  if (residual) {
+    b.input("skip", {-1, cout, h, w});
+    b.node("Add", "add", {"c", "skip"}, {"y"});
+  }
+  return b.bytes();
+}
+
+// Layers conv2d_trimmed takes (or Winograd, which stays adapted): 1-15 input channels
+// (its gathered taps) and 16-40 (its GEMM over pixel blocks); kernels 1-3, strides 1-2,
+// every activation, residuals (adapted).
+std::string trimmed_conv_case(Rng& r, int v) {
+  const int cin = v % 2 ? r.pick(16, 40) : r.pick(1, 15), cout = r.pick(4, 40), k = r.pick(1, 3), stride = r.pick(1, 2);
+  const int h = r.pick(k, 12), w = r.pick(k, 12);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  const bool residual = act.empty() && stride == 1 && k % 2 == 1;
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cout, cin, k, k}, r.values(static_cast<size_t>(cout * cin * k * k), 0.3f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("Conv", "conv", {"x", "W", "B"}, {act.empty() && !residual ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{k / 2, k / 2, k / 2, k / 2});
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  if (residual) {
+    b.input("skip", {-1, cout, h, w});
+    b.node("Add", "add", {"c", "skip"}, {"y"});
+  }
+  return b.bytes();
+}
+
+// `cases` layers from `make`, each at fp16 with native routes and through the adapter
+// alone: the same bits; at least `min_native` of them ran `kernel`.
+void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed, int cases, const std::string& kernel, int min_native) {
+  int native = 0;
+  for (int v = 0; v < cases; ++v) {
+    Rng r{std::mt19937(seed + static_cast<unsigned>(v))};
+    const auto model = Model::from_bytes(converter::convert_onnx(make(r, v), "case.onnx").egan);
+    SCOPED_TRACE(kernel + " case " + std::to_string(v));
+    SessionOptions o;
+    o.precision = Precision::kFp16;
+    o.threads = 1 + 2 * (v % 2);
+    o.batch = 1 + v % 2;
+    const auto inputs = random_inputs(*model, o.batch, r);
+    set_half_storage_native_routes(false);
+    Session adapter(model, o);
+    set_half_storage_native_routes(true);
+    Session session(model, o);
+    for (const std::string& k : session.kernel_names()) native += k == kernel;
+    const auto want = adapter.run(inputs);
+    const auto got = session.run(inputs);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {
+      ASSERT_EQ(got[i].f32.size(), want[i].f32.size());
+      EXPECT_EQ(std::memcmp(got[i].f32.data(), want[i].f32.data(), got[i].f32.size() * sizeof(float)), 0) << got[i].name;
+    }
+  }
+  EXPECT_GE(native, min_native) << kernel << "'s fp16 route ran too rarely to be tested";
+}
+
+TEST(HalfRoutes, ThinConvolutionsMatchTheAdapterBitForBit) { expect_native_matches_adapter(thin_conv_case, 700000, 14, "conv2d_thin_f16", 10); }
+
+TEST(HalfRoutes, TrimmedConvolutionsMatchTheAdapterBitForBit) { expect_native_matches_adapter(trimmed_conv_case, 710000, 20, "conv2d_trimmed_f16", 10); }
+
+// A native route's output past the half range fails the run in the adapter's one line,
+// naming the layer; the next run is clean.
+TEST(HalfRoutes, AnOverflowIsReportedNamingTheLayer) {
+  OnnxBuilder b;  // 3x3 taps of weight 1 on a map of 20000s: 180000 in every pixel
+  b.input("x", {-1, 1, 3, 16}).output("y");
+  b.floats("W", {8, 1, 3, 3}, std::vector<float>(72, 1.f));
+  OnnxBuilder::attr(b.node("Conv", "thin", {"x", "W"}, {"y"}), "pads", std::vector<int64_t>{1, 1, 1, 1});
+  const auto model = Model::from_bytes(converter::convert_onnx(b.bytes(), "thin_conv.onnx").egan);
+  SessionOptions o;
+  o.precision = Precision::kFp16;
+  Session session(model, o);
+  ASSERT_EQ(session.kernel_names().front(), "conv2d_thin_f16");
+  Rng r{std::mt19937(7)};
+  auto inputs = random_inputs(*model, 1, r);
+  for (float& x : inputs[0].f32) x = 20000.f;
+  try {
+    session.run(inputs);
+    FAIL() << "an overflow ran";
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("(Conv2D): its output has values past the half range (|x| > 65504) at precision fp16; run this model at fp32"), std::string::npos) << what;
+    EXPECT_EQ(what.find('\n'), std::string::npos) << what;
+  }
+  for (float& x : inputs[0].f32) x = 0.5f;
+  EXPECT_NO_THROW(session.run(inputs));
+}
+
+INSTANTIATE_TEST_SUITE_P(Cpu, HalfRoutes, ::testing::Range(0, static_cast<int>(std::size(kFamilies))),
+                         [](const ::testing::TestParamInfo<int>& info) { return std::string(kFamilies[info.param].name); });
 
 }  // namespace
 }  // namespace edgegan

@@ -101,16 +101,22 @@ expect_error "generate vulkan, no such device" "Vulkan backend (has no usable de
 expect_error "no subcommand" "subcommand" "$edgegan"
 expect_error "unknown subcommand" "" "$edgegan" paint
 
-# --- precision: fp32 everywhere; tf32 and fp16 are CUDA's, and the CPU backend refuses
-# them in one line naming itself (CPU half precision is separate work)
+# --- precision: fp32 and fp16 (half storage) on the cpu; tf32 is CUDA's, and the CPU
+# backend refuses it in one line naming itself
 expect_ok "generate --precision fp32" "$edgegan" generate "$work/dcgan.egan" -n 2 --precision fp32 -o "$work/p32.png"
-for p in tf32 fp16; do
-  expect_error "generate --precision $p on the cpu" "^edgegan: error: session: the cpu backend runs fp32 only, not $p" "$edgegan" generate "$work/dcgan.egan" -n 2 --precision $p -o "$work/x.png"
-  expect_error "run --precision $p on the cpu" "the cpu backend runs fp32 only, not $p" "$edgegan" run "$work/dcgan.egan" -i "z=$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy" --precision $p -o "$work/x.npy"
-  expect_error "bench --precision $p on the cpu" "the cpu backend runs fp32 only, not $p" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --precision $p
-  expect_error "report --precision $p on the cpu" "^edgegan: error: report: the cpu backend runs fp32 only, not $p" "$edgegan" report "$work/dcgan.egan" --precision $p
-  one_line_error=$(wc -l <"$work/err.txt"); [ "$one_line_error" -eq 1 ] && ok || bad "the --precision $p refusal is not one line"
-done
+expect_ok "generate --precision fp16 on the cpu" "$edgegan" generate "$work/dcgan.egan" -n 2 --precision fp16 -o "$work/p16.png"
+[ -s "$work/p16.png" ] && ok || bad "generate --precision fp16 wrote no picture"
+expect_ok "run --precision fp16 on the cpu" "$edgegan" run "$work/dcgan.egan" -i "z=$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy" --precision fp16 -o "$work/p16.npy"
+expect_ok "bench --precision fp16 on the cpu" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --warmup 0 --precision fp16 --json
+grep -q '"precision": "fp16"' "$work/out.txt" && ok || bad "bench --precision fp16 --json lacks the precision: $(cat "$work/out.txt")"
+expect_ok "report --precision fp16 on the cpu" "$edgegan" report "$work/dcgan.egan" --precision fp16
+head -1 "$work/out.txt" | grep -q ", cpu, fp16, algorithm split" && ok || bad "report's heading lacks fp16: $(head -1 "$work/out.txt")"
+p=tf32
+expect_error "generate --precision $p on the cpu" "^edgegan: error: session: the cpu backend runs fp32 and fp16, not $p" "$edgegan" generate "$work/dcgan.egan" -n 2 --precision $p -o "$work/x.png"
+expect_error "run --precision $p on the cpu" "the cpu backend runs fp32 and fp16, not $p" "$edgegan" run "$work/dcgan.egan" -i "z=$src/tests/golden/cases/dcgan_digits_generator/inputs/z.npy" --precision $p -o "$work/x.npy"
+expect_error "bench --precision $p on the cpu" "the cpu backend runs fp32 and fp16, not $p" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --precision $p
+expect_error "report --precision $p on the cpu" "^edgegan: error: report: the cpu backend runs fp32 and fp16, not $p" "$edgegan" report "$work/dcgan.egan" --precision $p
+one_line_error=$(wc -l <"$work/err.txt"); [ "$one_line_error" -eq 1 ] && ok || bad "the --precision $p refusal is not one line"
 [ -e "$work/x.png" ] && bad "a refused precision left an output file" || ok
 expect_error "generate --precision fp8" "precision" "$edgegan" generate "$work/dcgan.egan" --precision fp8 -o "$work/x.png"
 expect_ok "report json says the precision" "$edgegan" report "$work/dcgan.egan" --json
@@ -120,7 +126,7 @@ head -1 "$work/out.txt" | grep -q ", cpu, fp32, algorithm split" && ok || bad "r
 expect_ok "bench json says the precision" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --warmup 0 --json
 grep -q '"precision": "fp32"' "$work/out.txt" && ok || bad "bench --json lacks the precision"
 expect_ok "inspect says the precisions" "$edgegan" inspect "$work/dcgan.egan"
-grep -Eq "^precision: cpu fp32" "$work/out.txt" && ok || bad "inspect lacks the precision line: $(grep precision "$work/out.txt")"
+grep -Eq "^precision: cpu fp32 fp16;" "$work/out.txt" && ok || bad "inspect lacks the precision line: $(grep precision "$work/out.txt")"
 grep -Eq "^cuda convolutions: (the project's kernels|not in this build)" "$work/out.txt" && ok || bad "inspect lacks the cuda convolutions line"
 # cuDNN asked for and missing: one line naming it, and the project's kernels run.
 expect_ok "inspect with cuDNN missing" env EDGEGAN_CUDNN=1 EDGEGAN_CUDNN_LIBRARY=/nonexistent/libcudnn.so.9 "$edgegan" inspect "$work/dcgan.egan"
@@ -453,12 +459,14 @@ for cmd in "upscale|$work/sr.egan" "translate|$work/cyc.egan"; do
     grep -Eq "^edgegan: error: image-to-image: the CUDA backend (has no usable device: .+|is not available in this build)" "$work/err.txt"; then ok
   else bad "$name --backend cuda: exit $rc, $(cat "$work/err.txt")"; fi
 done
-for p in tf32 fp16; do
-  rm -f "$work/p_out.png"
-  "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/p_out.png" --precision $p >/dev/null 2>"$work/err.txt"
-  rc=$?
-  [ $rc -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && [ ! -e "$work/p_out.png" ] &&
-    grep -q "^edgegan: error: image-to-image: the cpu backend runs fp32 only, not $p" "$work/err.txt" && ok || bad "upscale --precision $p on the cpu: exit $rc, $(cat "$work/err.txt")"
+rm -f "$work/p_out.png"
+"$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/p_out.png" --precision tf32 >/dev/null 2>"$work/err.txt"
+rc=$?
+[ $rc -eq 2 ] && [ "$(wc -l <"$work/err.txt")" -eq 1 ] && [ ! -e "$work/p_out.png" ] &&
+  grep -q "^edgegan: error: image-to-image: the cpu backend runs fp32 and fp16, not tf32" "$work/err.txt" && ok || bad "upscale --precision tf32 on the cpu: exit $rc, $(cat "$work/err.txt")"
+for cmd in "upscale|$work/sr.egan" "translate|$work/cyc.egan"; do
+  IFS='|' read -r name model <<<"$cmd"
+  expect_ok "$name --precision fp16 on the cpu" "$edgegan" "$name" "$model" "$images/rgb.png" -o "$work/p16_out.png" --precision fp16
 done
 expect_error "upscale, memory limit too small" "memory-limit 64K is below what the process already holds" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit 64K
 expect_error "upscale, a memory limit that is not a size" "'lots' is not a size" "$edgegan" upscale "$work/sr.egan" "$images/rgb.png" -o "$work/x.png" --memory-limit lots

@@ -136,8 +136,9 @@ TEST_P(Golden, Fp16WeightsStayWithinOneHundredthOfPyTorch) {
   }
 }
 
-// fp16 storage (--precision fp16: the arena's activations and the weights as halves,
-// float arithmetic) on the backends that run it (the others skip, saying why): within
+// fp16 storage (--precision fp16: the arena's activations as halves, on Vulkan the
+// weights too, float arithmetic; the CPU through its adapter, docs/cpu-precision.md) on
+// the backends that run it (the others skip, saying why): within
 // 2e-2 of PyTorch relative to max(1, max|y|). (fp16-weight files, whose halves are
 // uploaded as they are, run in VulkanBackend.Fp16StorageAgreesWithTheCpu.)
 TEST_P(Golden, Fp16StorageStaysWithinTwoHundredthsOfPyTorch) {
