@@ -106,12 +106,19 @@ class Patterns {
   std::optional<ConstTensor> fold(const std::string& name) {
     if (name.empty()) return std::nullopt;
     if (const auto it = folded_.find(name); it != folded_.end()) return it->second;
+    // A hostile graph may feed a node its own output or chain folds deeper than any
+    // export does: entered names count as "not constant" until they are folded, and
+    // past kMaxFoldDepth nested folds nothing is a constant (no pattern, no overflow).
+    if (fold_depth_ >= kMaxFoldDepth) return std::nullopt;
+    folded_[name] = std::nullopt;
+    ++fold_depth_;
     std::optional<ConstTensor> r;
     try {
       r = fold_uncached(name);
     } catch (const std::exception&) {
       r = std::nullopt;  // not a constant this folder understands: no pattern
     }
+    --fold_depth_;
     folded_[name] = r;
     return r;
   }
@@ -796,6 +803,8 @@ class Patterns {
   std::set<std::string> outputs_, made_;
   std::map<std::string, int> producer_, readers_;
   std::map<std::string, std::optional<ConstTensor>> folded_;
+  static constexpr int kMaxFoldDepth = 64;
+  int fold_depth_ = 0;
   std::map<int, std::vector<onnx::NodeProto>> replace_;
   std::map<std::string, std::string> renamed_;
 };

@@ -14,6 +14,7 @@
 #include "edgegan/io.h"
 #include "tests/converter/convert_error.h"
 #include "tests/converter/converted_model.h"
+#include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 
 namespace edgegan {
@@ -126,6 +127,34 @@ TEST(ConverterStyleGan2Refusal, BatchThatIsNotTheGroupsIsRefusedInOneLine) {
   const std::string error = testing::convert_error(bytes);
   EXPECT_NE(error.find("node '"), std::string::npos) << error;
   EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+}
+
+// The pattern pass folds constants by walking producers. A hostile graph that feeds a
+// node its own output, or chains more folds than any export, is no constant to it: the
+// conversion ends in a one-line answer, not in a stack overflow (found by the fuzzer).
+TEST(ConverterStyleGan2Refusal, CyclesAndDeepChainsUnderATileAreNoConstants) {
+  for (const bool cycle : {true, false}) {
+    testing::OnnxBuilder b;
+    b.input("x", {1, 4}).floats("k", {1, 4}, {1, 2, 3, 4}).ints("reps", {2}, {1, 1});
+    std::string constant = "k";
+    if (cycle) {
+      testing::OnnxBuilder::attr(b.node("Concat", "loop", {"k", "looped"}, {"looped"}), "axis", int64_t{0});
+      constant = "looped";
+    } else {
+      for (int i = 0; i < 50000; ++i) {
+        const std::string next = "u" + std::to_string(i);
+        testing::OnnxBuilder::attr(b.node("Cast", next, {constant}, {next}), "to", int64_t{onnx::TensorProto::FLOAT});
+        constant = next;
+      }
+    }
+    b.node("Tile", "tile", {constant, "reps"}, {"t"});
+    b.node("Add", "add", {"x", "t"}, {"y"});
+    b.output("y");
+    // A fixed batch, as the pass looks only at graphs exported with one.
+    b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(1);
+    const std::string error = testing::convert_error(b.bytes());
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(Forms, ConverterStyleGan2, ::testing::Values("family_stylegan2_fused", "family_stylegan2_nonfused", "family_stylegan2_fused_views"));
