@@ -164,8 +164,8 @@ class Patterns {
       int64_t known = 1, unknown = -1;
       for (size_t k = 0; k < dims.size(); ++k) {
         if (dims[k] == 0) dims[k] = c.dims.at(k);
-        if (dims[k] == -1) unknown = static_cast<int64_t>(k);
-        else known *= dims[k];
+        if (dims[k] == -1 && unknown < 0) unknown = static_cast<int64_t>(k);
+        else if (dims[k] < 0 || __builtin_mul_overflow(known, dims[k], &known)) return std::nullopt;  // no shape torch writes
       }
       if (unknown >= 0) dims[static_cast<size_t>(unknown)] = known ? c.numel() / known : 0;
       if (checked_numel(dims, kMaxFoldedElements, name) != c.numel()) return std::nullopt;
@@ -196,7 +196,7 @@ class Patterns {
       ConstTensor c = in[0];
       for (size_t a = c.dims.size(); a-- > 0;) {
         const int64_t reps = in[1].i[a];
-        if (reps < 1) return std::nullopt;
+        if (reps < 1 || reps > kMaxFoldedElements || c.numel() == 0) return std::nullopt;
         std::vector<int64_t> dims = c.dims;
         dims[a] *= reps;
         checked_numel(dims, kMaxFoldedElements, name);
@@ -293,7 +293,8 @@ class Patterns {
   bool is_dim(const Dim& e, const std::string& x, int64_t axis, int64_t mul, std::optional<int64_t> known) const {
     if (!e.of.empty()) return e.of == x && e.axis == axis && e.mul == mul && e.times_axis < 0;
     if (axis == 0 && (e.value == 0 || e.value == batch_)) return true;
-    return known && *known >= 0 && *known <= kMaxFactor && e.value == *known * mul;
+    int64_t value = 0;
+    return known && *known >= 0 && *known <= kMaxFactor && !__builtin_mul_overflow(*known, mul, &value) && e.value == value;
   }
 
   // A reshape target's entry that is `mul` times the batch: the export batch times mul,

@@ -131,18 +131,25 @@ TEST(ConverterStyleGan2Refusal, BatchThatIsNotTheGroupsIsRefusedInOneLine) {
 
 // The pattern pass folds constants by walking producers. A hostile graph that feeds a
 // node its own output, or chains more folds than any export, is no constant to it: the
-// conversion ends in a one-line answer, not in a stack overflow (found by the fuzzer).
-TEST(ConverterStyleGan2Refusal, CyclesAndDeepChainsUnderATileAreNoConstants) {
-  for (const bool cycle : {true, false}) {
+// conversion ends in a one-line answer, not in a stack overflow (found by the fuzzer),
+// and a reshape target whose sides overflow int64 is no constant either (UBSan).
+TEST(ConverterStyleGan2Refusal, HostileConstantsUnderATileEndInOneLine) {
+  for (const char* form : {"cycle", "chain", "overflowing reshape"}) {
+    const std::string kind = form;
     testing::OnnxBuilder b;
     b.input("x", {1, 4}).floats("k", {1, 4}, {1, 2, 3, 4}).ints("reps", {2}, {1, 1});
     std::string constant = "k";
-    if (cycle) {
+    if (kind == "overflowing reshape") {  // a product of the target's sides past int64
+      b.ints("huge", {3}, {int64_t{1} << 40, int64_t{1} << 40, -1});
+      b.node("Reshape", "reshape", {"k", "huge"}, {"reshaped"});
+      constant = "reshaped";
+    } else if (kind == "cycle") {
       testing::OnnxBuilder::attr(b.node("Concat", "loop", {"k", "looped"}, {"looped"}), "axis", int64_t{0});
       constant = "looped";
     } else {
       for (int i = 0; i < 50000; ++i) {
-        const std::string next = "u" + std::to_string(i);
+        std::string next(1, 'u');  // appended: GCC 12 warns falsely on "u" + std::to_string(i)
+        next += std::to_string(i);
         testing::OnnxBuilder::attr(b.node("Cast", next, {constant}, {next}), "to", int64_t{onnx::TensorProto::FLOAT});
         constant = next;
       }
@@ -153,7 +160,7 @@ TEST(ConverterStyleGan2Refusal, CyclesAndDeepChainsUnderATileAreNoConstants) {
     // A fixed batch, as the pass looks only at graphs exported with one.
     b.proto().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(1);
     const std::string error = testing::convert_error(b.bytes());
-    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << form << ": " << error;
   }
 }
 
