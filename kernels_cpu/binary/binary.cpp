@@ -119,27 +119,36 @@ void forward_row(const float* pa, bool a_full, const float* pb, bool b_full, flo
 constexpr int64_t kMinParallelElements = 1 << 14;
 constexpr int64_t kChunk = 4096;
 
+// The forward passes' tasks: rows, and with one long row (the equal-shape add) or few
+// rows, each row split into parts too.
+struct ForwardTasks {
+  int64_t rows, inner, parts = 1, tasks;
+  bool parallel;
+  ForwardTasks(const Collapsed& c, int threads) : rows(c.rows()), inner(c.inner()) {
+    if (threads > 1 && rows < 4 * threads) parts = std::max<int64_t>(1, std::min((inner + kChunk - 1) / kChunk, (4 * threads + rows - 1) / rows));
+    tasks = rows * parts;
+    parallel = threads > 1 && rows * inner >= kMinParallelElements && tasks > 1;
+  }
+  int64_t row(int64_t t) const { return t / parts; }
+  int64_t begin(int64_t t) const { return inner * (t % parts) / parts; }
+  int64_t end(int64_t t) const { return inner * (t % parts + 1) / parts; }
+};
+
 template <BinaryOp Op>
 void forward(const Collapsed& c, const float* a, const float* b, float* y, int threads) {
-  const int64_t rows = c.rows(), inner = c.inner();
+  const ForwardTasks k(c, threads);
+  const int64_t inner = k.inner, tasks = k.tasks;
   const bool af = c.a_inner(), bf = c.b_inner();
-  const int64_t total = rows * inner;
-  // One long row (the equal-shape add) or few rows: split rows into chunks too.
-  int64_t parts = 1;
-  if (threads > 1 && rows < 4 * threads) parts = std::max<int64_t>(1, std::min((inner + kChunk - 1) / kChunk, (4 * threads + rows - 1) / rows));
-  const int64_t tasks = rows * parts;
-  const bool parallel = threads > 1 && total >= kMinParallelElements && tasks > 1;
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel)
+#pragma omp parallel for schedule(static) num_threads(threads) if (k.parallel)
   for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t row = t / parts, part = t % parts;
-    const int64_t begin = inner * part / parts, end = inner * (part + 1) / parts;
+    const int64_t row = k.row(t), begin = k.begin(t), end = k.end(t);
     int64_t oa, ob;
     c.row_offsets(row, oa, ob);
     forward_row<Op>(a + oa + (af ? begin : 0), af, b + ob + (bf ? begin : 0), bf, y + row * inner + begin, end - begin);
   }
 }
 
-// fp16 sessions: the task split of forward(); each task's row part in blocks, each
+// fp16 sessions: forward()'s tasks; each task's row part in blocks, each
 // tensor operand widened into a float block, forward_row's arithmetic, the result narrowed.
 constexpr int64_t kHalfBlock = 512;
 
@@ -151,18 +160,13 @@ const float* operand_block(const BinaryOperand& o, int64_t offset, int64_t n, fl
 
 template <BinaryOp Op>
 bool forward_halves(const Collapsed& c, const BinaryOperand& a, const BinaryOperand& b, uint16_t* y, int threads) {
-  const int64_t rows = c.rows(), inner = c.inner();
+  const ForwardTasks k(c, threads);
+  const int64_t inner = k.inner, tasks = k.tasks;
   const bool af = c.a_inner(), bf = c.b_inner();
-  const int64_t total = rows * inner;
-  int64_t parts = 1;
-  if (threads > 1 && rows < 4 * threads) parts = std::max<int64_t>(1, std::min((inner + kChunk - 1) / kChunk, (4 * threads + rows - 1) / rows));
-  const int64_t tasks = rows * parts;
-  const bool parallel = threads > 1 && total >= kMinParallelElements && tasks > 1;
   bool overflow = false;
-#pragma omp parallel for schedule(static) num_threads(threads) if (parallel) reduction(|| : overflow)
+#pragma omp parallel for schedule(static) num_threads(threads) if (k.parallel) reduction(|| : overflow)
   for (int64_t t = 0; t < tasks; ++t) {
-    const int64_t row = t / parts, part = t % parts;
-    const int64_t begin = inner * part / parts, end = inner * (part + 1) / parts;
+    const int64_t row = k.row(t), begin = k.begin(t), end = k.end(t);
     int64_t oa, ob;
     c.row_offsets(row, oa, ob);
     float block_a[kHalfBlock], block_b[kHalfBlock], out[kHalfBlock];

@@ -186,6 +186,14 @@ void output_row(const ConvShape& s, const Layout& l, const float* packed, PlaneR
   finish_epilogue(row, (img * s.h.out + oh) * s.w.out, s.w.out, cout, ep);
 }
 
+// The weights packed at the workspace's first 64-byte boundary (the rings follow them).
+float* packed_weights(const ConvShape& s, const Layout& l, const float* w, float* workspace) {
+  const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;
+  float* packed = workspace + (misalign ? (64 - misalign) / sizeof(float) : 0);
+  pack_weights(s, l, w, packed);
+  return packed;
+}
+
 }  // namespace
 
 bool conv2d_thin_applies(const ConvShape& s, int64_t groups) {
@@ -217,9 +225,7 @@ int64_t conv2d_thin_workspace(const ConvShape& s, int threads, bool halves) {
 void conv2d_thin(const ConvShape& s, const float* w, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
                        const ConvInputMap* map) {
   const Layout l = layout_of(s);
-  const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;
-  float* packed = workspace + (misalign ? (64 - misalign) / sizeof(float) : 0);
-  pack_weights(s, l, w, packed);
+  float* packed = packed_weights(s, l, w, workspace);
   float* rings = packed + round_up(l.weight_floats, 16);
   const int64_t tasks = s.batch * s.h.out;
   // Each thread walks a contiguous run of output rows, reusing its ring's planes.
@@ -235,9 +241,7 @@ void conv2d_thin(const ConvShape& s, const float* w, const float* x, float* y, c
 bool conv2d_thin_halves(const ConvShape& s, const float* w, const uint16_t* x, uint16_t* y, const Epilogue& ep, int threads, float* workspace,
                         const ConvInputMap* map) {
   const Layout l = layout_of(s);
-  const auto misalign = reinterpret_cast<uintptr_t>(workspace) % 64;
-  float* packed = workspace + (misalign ? (64 - misalign) / sizeof(float) : 0);
-  pack_weights(s, l, w, packed);
+  float* packed = packed_weights(s, l, w, workspace);
   float* rings = packed + round_up(l.weight_floats, 16);
   const int64_t row_floats = s.w.out * s.out_channels, thread_floats = round_up(row_floats, 16) + round_up(s.w.in * s.in_channels, 16);
   float* rows = rings + std::max(1, threads) * ring_slot_floats(l, s);
