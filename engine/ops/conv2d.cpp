@@ -58,7 +58,9 @@ class Conv2DKernel final : public OpKernel {
         break;
       case Dense::kWinograd:
         winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
-        workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads);
+        // fp16: its transforms widen and narrow the halves themselves (a residual is left to the adapter).
+        halves_ = half_storage(a) && residual_ < 0 && !a.training;
+        workspace_floats_ = winograd_filters_.run_floats() + cpu::conv2d_winograd_workspace(shape_, a.threads, halves_);
         weights_changed();
         break;
       case Dense::kWinogradF6: workspace_floats_ = cpu::conv2d_winograd_f6_workspace(shape_, a.threads); break;
@@ -100,11 +102,11 @@ class Conv2DKernel final : public OpKernel {
   const char* kernel_name() const override {
     if (path_ != Path::kTrimmed) return path_ == Path::kDepthwise ? "conv2d_depthwise" : "conv2d_grouped";
     switch (dense_) {
-      case Dense::kWinograd: return "conv2d_winograd";
       case Dense::kWinogradF6: return "conv2d_winograd_f6";
       case Dense::kWinogradS2: return "conv2d_winograd_s2";
       case Dense::kNarrow: return "conv2d_narrow";
       case Dense::kThin: return halves_ ? "conv2d_thin_f16" : "conv2d_thin";
+      case Dense::kWinograd: return halves_ ? "conv2d_winograd_f16" : "conv2d_winograd";
       case Dense::kTrimmed: break;
     }
     return halves_ ? "conv2d_trimmed_f16" : "conv2d_trimmed";
@@ -128,6 +130,11 @@ class Conv2DKernel final : public OpKernel {
       const auto* x = reinterpret_cast<const uint16_t*>((*ctx.tensors)[static_cast<size_t>(input_)]);
       auto* y = reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]);
       if (dense_ == Dense::kThin) return overflow_.add(cpu::conv2d_thin_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
+      if (dense_ == Dense::kWinograd) {
+        const float* filters = winograd_filters_.kept();
+        if (winograd_filters_.made_per_run()) cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads), filters = ws;
+        return overflow_.add(cpu::conv2d_winograd_halves(shape_, filters, x, y, epilogue_, ctx.threads, ws + winograd_filters_.run_floats(), map));
+      }
       return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
     }
     cpu::Epilogue ep = epilogue_;

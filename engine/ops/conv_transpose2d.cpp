@@ -10,6 +10,7 @@
 // baselines, Winograd and pixel-lanes forms take no groups), forward and backward.
 #include <algorithm>
 
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -96,8 +97,8 @@ class PhaseBackward {
 
 class ConvTranspose2DKernel final : public OpKernel {
  public:
-  ConvTranspose2DKernel(const KernelArgs& a, const schema::ConvTranspose2D& op)
-      : algo_(a.conv_transpose2d_algo), input_(op.input()), output_(op.output()), epilogue_(a.epilogue(op.epilogue())), shape_(a.conv_shape(op)),
+  ConvTranspose2DKernel(const OpDef& def, const KernelArgs& a, const schema::ConvTranspose2D& op)
+      : overflow_(def, a.op), algo_(a.conv_transpose2d_algo), input_(op.input()), output_(op.output()), epilogue_(a.epilogue(op.epilogue())), shape_(a.conv_shape(op)),
         zero_insert_backward_(a.zero_insert_backward) {
     weights_.phases_h = cpu::split_conv_transpose_axis(shape_.h);
     weights_.phases_w = cpu::split_conv_transpose_axis(shape_.w);
@@ -148,8 +149,13 @@ class ConvTranspose2DKernel final : public OpKernel {
       // Scratch for the heads (each thread's rows of transposed input, or the
       // transposed sub-kernels) and the Winograd form (each thread's transformed
       // windows and products), planned for the session's threads.
+      // fp16: the GEMM path and the Winograd form read and write halves themselves (the
+      // heads and thin layers are left to the adapter).
+      // (Filters made per run are not set yet: winograd_ says the form, not the weights.)
+      halves_ = half_storage(a) && !a.training && (winograd_ || cpu::conv_transpose2d_split_halves_applies(shape_, weights_));
       split_workspace_floats_ = winograd_ ? winograd_filters_.run_floats() +
-                                                cpu::conv_transpose2d_winograd_workspace(shape_, a.threads, weights_.winograd_sliced)
+                                                cpu::conv_transpose2d_winograd_workspace(shape_, a.threads, weights_.winograd_sliced, halves_)
+                                : halves_ ? cpu::conv_transpose2d_split_halves_workspace(shape_, weights_, a.threads)
                                           : cpu::conv_transpose2d_split_workspace(shape_, weights_, a.threads);
     } else if (a.tracker) {
       // The baselines take float: fp16 phases are widened for the one-off assembly.
@@ -186,8 +192,11 @@ class ConvTranspose2DKernel final : public OpKernel {
       case ConvTranspose2DAlgo::kCol2im: return "conv_transpose2d_col2im";
       case ConvTranspose2DAlgo::kSplit: break;
     }
+    if (halves_) return winograd_ ? "conv_transpose2d_split_winograd_f16" : "conv_transpose2d_split_f16";
     return winograd_ ? "conv_transpose2d_split_winograd" : phase_lanes_ ? "conv_transpose2d_split_phase_lanes" : "conv_transpose2d_split";
   }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
 
   uint64_t workspace_bytes() const override {
     switch (algo_) {
@@ -225,6 +234,13 @@ class ConvTranspose2DKernel final : public OpKernel {
       cpu::pack_conv_transpose2d_winograd_weights(shape_, weights_, ws, ctx.threads);
     }
     const int64_t in_front = winograd_filters_.run_floats();
+    if (halves_) {
+      overflow_.clear();
+      const auto* xh = reinterpret_cast<const uint16_t*>((*ctx.tensors)[static_cast<size_t>(input_)]);
+      auto* yh = reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]);
+      return overflow_.add(cpu::conv_transpose2d_split_halves(shape_, weights_, xh, yh, epilogue_, ctx.threads, ws + in_front,
+                                                              split_workspace_floats_ - in_front));
+    }
     cpu::conv_transpose2d_split(shape_, weights_, x, y, epilogue_, ctx.threads, ws + in_front, split_workspace_floats_ - in_front);
   }
 
@@ -276,6 +292,7 @@ class ConvTranspose2DKernel final : public OpKernel {
     backward_.plan(a, shape_, phase_floats_, kernel_scratch_floats);
   }
 
+  HalfOverflow overflow_;  // the fp16 route's output past the half range
   ConvTranspose2DAlgo algo_;
   int input_, output_;
   cpu::Epilogue epilogue_;
@@ -292,6 +309,7 @@ class ConvTranspose2DKernel final : public OpKernel {
   bool winograd_ = false;                  // split in the Winograd form (planned even without a tracker)
   TransformedFilters winograd_filters_;    // its transformed filters
   int64_t split_workspace_floats_ = 0;
+  bool halves_ = false;  // an fp16 session's native route (conv_transpose2d_split_halves)
   // Training.
   bool zero_insert_backward_ = false;
   PhaseBackward backward_;
@@ -453,7 +471,7 @@ class ConvTranspose2DDef final : public OpDef {
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
     const auto& op = *a.op.kind_as_ConvTranspose2D();
     if (op.groups() != 1) return std::make_unique<GroupedConvTranspose2DKernel>(a, op);
-    return std::make_unique<ConvTranspose2DKernel>(a, *a.op.kind_as_ConvTranspose2D());
+    return std::make_unique<ConvTranspose2DKernel>(*this, a, op);
   }
 
  private:

@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/half_convert.h"
 #include "kernels_cpu/common/simd_clones.h"
 #include "kernels_cpu/common/task_runs.h"
 #include "kernels_cpu/common/thread_index.h"
@@ -193,26 +195,38 @@ void pack_conv2d_winograd_weights(const ConvShape& s, const float* w, float* out
   for (int64_t k = 0; k < chunks; ++k) transform_filters(w, matrix, k * chunk, std::min(matrix, k * chunk + chunk), out);
 }
 
-int64_t conv2d_winograd_workspace(const ConvShape& s, int threads) { return saturating_product({std::max(1, threads), thread_floats(s)}); }
+namespace {
+// An fp16 session's extra scratch per thread, after thread_floats: a window's 36 input
+// pixels widened, then one window's 16 outputs of a column block before they are narrowed.
+constexpr int64_t kOutputStage = kTile * kTile * kColBlock;
+int64_t halves_thread_floats(const ConvShape& s) { return round_up16(kElements * s.in_channels) + kOutputStage; }
 
-void conv2d_winograd(const ConvShape& s, const float* transformed, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
-                     const ConvInputMap* map) {
+// The form on floats, or (XT, YT halves) on an fp16 session's: each window's pixels
+// widened before its input transform, its outputs transformed into `stage` and narrowed
+// (no residual: such layers are left to the adapter). Returns whether one overflowed.
+template <typename XT, typename YT>
+bool winograd_layer(const ConvShape& s, const float* transformed, const XT* x, YT* y, const Epilogue& ep, int threads, float* workspace,
+                    const ConvInputMap* map) {
+  constexpr bool halves = !std::is_same_v<YT, float>;
   const int64_t cin = s.in_channels, cout = s.out_channels;
   const int64_t tiles_w = tiles(s.w.out), per_image = tiles(s.h.out) * tiles_w, windows = s.batch * per_image;
   const int64_t tasks = (windows + kWindows - 1) / kWindows, matrix = cin * cout;
-  const int64_t per_thread = thread_floats(s);
+  const int64_t per_thread = thread_floats(s) + (halves ? halves_thread_floats(s) : 0);
   TaskRuns runs(tasks, std::max(1, threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
+  bool overflow = false;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(|| : overflow)
   {
     float* v = workspace + thread_index() * per_thread;
     float* m = v + round_up16(kElements * kWindows * cin);
     float* zeros = m + kElements * kWindows * kColBlock;
+    float* wide = v + thread_floats(s);  // halves only
+    float* stage = wide + round_up16(kElements * cin);
     std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
     const int64_t e_stride = kWindows * cin;
     std::array<const float*, kWindows> a_rows, zero_rows;
     std::array<float*, kWindows> c_rows;
     zero_rows.fill(zeros);
-    std::array<std::array<float*, kTile * kTile>, kWindows> out;
+    std::array<std::array<YT*, kTile * kTile>, kWindows> out;
     std::array<std::array<const float*, kTile * kTile>, kWindows> res;
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t w0 = task * kWindows, count = std::min(kWindows, windows - w0);
@@ -224,7 +238,16 @@ void conv2d_winograd(const ConvShape& s, const float* transformed, const float* 
           for (int c = 0; c < kWindow; ++c) {
             const int64_t ih = kTile * jh - s.h.pad_begin + r, iw = kTile * jw - s.w.pad_begin + c;
             const bool inside = ih >= 0 && ih < s.h.in && iw >= 0 && iw < s.w.in;
-            d[static_cast<size_t>(kWindow * r + c)] = inside ? conv_input_pixel(x, map, s.h.in, s.w.in, cin, img, ih, iw) : zeros;
+            const size_t k = static_cast<size_t>(kWindow * r + c);
+            if constexpr (!halves) {
+              d[k] = inside ? conv_input_pixel(x, map, s.h.in, s.w.in, cin, img, ih, iw) : zeros;
+            } else if (!inside) {
+              d[k] = zeros;
+            } else {  // where conv_input_pixel finds it
+              const int64_t at = map ? (img * map->src_h + map->rows[ih]) * map->src_w + map->cols[iw] : (img * s.h.in + ih) * s.w.in + iw;
+              widen_halves(x + at * cin, wide + static_cast<int64_t>(k) * cin, cin);
+              d[k] = wide + static_cast<int64_t>(k) * cin;
+            }
           }
         input_transform(d.data(), cin, v + i * cin, e_stride);
         for (int a = 0; a < kTile; ++a)
@@ -253,14 +276,37 @@ void conv2d_winograd(const ConvShape& s, const float* transformed, const float* 
           std::array<float*, kTile * kTile> o;
           std::array<const float*, kTile * kTile> r;
           for (size_t p = 0; p < o.size(); ++p) {
-            o[p] = out[static_cast<size_t>(i)][p] ? out[static_cast<size_t>(i)][p] + j0 : nullptr;
+            YT* to = out[static_cast<size_t>(i)][p];
+            if constexpr (halves) o[p] = to ? stage + static_cast<int64_t>(p) * width : nullptr;
+            else o[p] = to ? to + j0 : nullptr;
             r[p] = res[static_cast<size_t>(i)][p] ? res[static_cast<size_t>(i)][p] + j0 : nullptr;
           }
           output_transform(mr.data(), width, o.data(), r.data(), ep, j0);
+          if constexpr (halves)
+            for (size_t p = 0; p < o.size(); ++p)
+              if (o[p]) overflow = narrow_to_halves(o[p], out[static_cast<size_t>(i)][p] + j0, width) || overflow;
         }
       }
     }
   }
+  return overflow;
+}
+}  // namespace
+
+int64_t conv2d_winograd_workspace(const ConvShape& s, int threads, bool halves) {
+  return saturating_product({std::max(1, threads), saturating_sum({thread_floats(s), halves ? halves_thread_floats(s) : 0})});
+}
+
+void conv2d_winograd(const ConvShape& s, const float* transformed, const float* x, float* y, const Epilogue& ep, int threads, float* workspace,
+                     const ConvInputMap* map) {
+  winograd_layer(s, transformed, x, y, ep, threads, workspace, map);
+}
+
+bool conv2d_winograd_halves(const ConvShape& s, const float* transformed, const uint16_t* x, uint16_t* y, const Epilogue& ep, int threads,
+                            float* workspace, const ConvInputMap* map) {
+  Epilogue no_residual = ep;
+  no_residual.residual = nullptr;
+  return winograd_layer(s, transformed, x, y, no_residual, threads, workspace, map);
 }
 
 }  // namespace edgegan::cpu

@@ -44,12 +44,19 @@ bool conv2d_winograd_keeps_filters(const ConvShape& shape);
 // same bits at any thread count).
 void pack_conv2d_winograd_weights(const ConvShape& shape, const float* weights, float* out, int threads = 1);
 
-// Scratch at `threads` threads, in floats.
-int64_t conv2d_winograd_workspace(const ConvShape& shape, int threads);
+// Scratch at `threads` threads, in floats; with `halves`, conv2d_winograd_halves' (each
+// thread's window of widened pixels and a block of outputs before they are narrowed).
+int64_t conv2d_winograd_workspace(const ConvShape& shape, int threads, bool halves = false);
 // y = conv(x) with the epilogue (bias, activation, residual), NHWC, the contract of
 // conv2d_trimmed (`map`: x read through a fused input map). `transformed` is
 // pack_conv2d_winograd_weights' output.
 void conv2d_winograd(const ConvShape& shape, const float* transformed, const float* x, float* y, const Epilogue& epilogue, int threads,
                      float* workspace, const ConvInputMap* map = nullptr);
+// The same on an fp16 session's halves, without a residual: each window's 36 input pixels
+// widened before its input transform, each window's outputs transformed in floats with
+// bias and activation and narrowed. The fp32 call's floats, rounded once; returns whether
+// a finite output became infinite.
+bool conv2d_winograd_halves(const ConvShape& shape, const float* transformed, const uint16_t* x, uint16_t* y, const Epilogue& epilogue,
+                            int threads, float* workspace, const ConvInputMap* map = nullptr);
 
 }  // namespace edgegan::cpu

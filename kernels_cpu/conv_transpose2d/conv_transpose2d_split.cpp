@@ -12,6 +12,7 @@
 #include "kernels_cpu/dot/dot_ukernel.h"
 #include "kernels_cpu/gemm/gemm_ukernel.h"
 #include "kernels_cpu/common/half.h"
+#include "kernels_cpu/common/half_convert.h"
 #include "kernels_cpu/conv_transpose2d/output_prefetch.h"
 #include "kernels_cpu/common/tap_gather.h"
 #include "kernels_cpu/common/inline_array.h"
@@ -46,17 +47,19 @@ PhaseGrid grid_of(const AxisPhase& ph, const AxisPhase& pw) {
 }
 
 // One tile's pixels: image, phase coordinates, and output row pointer (at the
-// first channel of the task's block).
+// first channel of the task's block); YT: float, or an fp16 session's halves.
+template <typename YT>
 struct Tile {
   int64_t count = 0;
   std::array<int64_t, kTilePixels> img, qh, qw;
-  std::array<float*, kTilePixels> out;
+  std::array<YT*, kTilePixels> out;
   int64_t qh_lo = INT64_MAX, qh_hi = INT64_MIN, qw_lo = INT64_MAX, qw_hi = INT64_MIN;  // the pixels' q span, inclusive
 };
 
-Tile load_tile(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw, const PhaseGrid& g, int64_t p0, int64_t p1,
-               float* y, int64_t j0) {
-  Tile t;
+template <typename YT>
+Tile<YT> load_tile(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw, const PhaseGrid& g, int64_t p0, int64_t p1,
+                   YT* y, int64_t j0) {
+  Tile<YT> t;
   t.count = p1 - p0;
   // Divide once for the first pixel, then step along the row (divisions per pixel
   // measured 9% of a 128x128x64 layer).
@@ -81,15 +84,23 @@ Tile load_tile(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw, con
 // (the others' taps are trimmed: skipped, never multiplied as zeros): their input rows
 // and output rows, packed from the front. Branch-free (every pixel is written, only
 // valid ones advance), since on tile borders the valid set alternates unpredictably.
-inline int64_t tap_rows(const ConvShape& s, const float* x, const Tile& t, float* const* acc_rows, int64_t off_h, int64_t off_w,
-                        const float** a_rows, float** c_rows) {
+// Halves (an fp16 session's input) are widened as they are gathered, each valid pixel's
+// row into `wide` (kTilePixels rows of Cin floats), which a_rows then point at.
+template <typename XT, typename YT>
+inline int64_t tap_rows(const ConvShape& s, const XT* x, const Tile<YT>& t, float* const* acc_rows, int64_t off_h, int64_t off_w,
+                        const float** a_rows, float** c_rows, float* wide) {
   int64_t m = 0;
   for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) {
     const int64_t ih = t.qh[i] - off_h, iw = t.qw[i] - off_w;
     const bool valid = static_cast<uint64_t>(ih) < static_cast<uint64_t>(s.h.in) && static_cast<uint64_t>(iw) < static_cast<uint64_t>(s.w.in);
     // Offsets of invalid pixels are never dereferenced; clamp them into the image anyway.
     const int64_t offset = valid ? ((t.img[i] * s.h.in + ih) * s.w.in + iw) * s.in_channels : 0;
-    a_rows[m] = x + offset;
+    if constexpr (std::is_same_v<XT, float>) {
+      a_rows[m] = x + offset;
+    } else {
+      a_rows[m] = wide + m * s.in_channels;
+      if (valid) widen_halves(x + offset, wide + m * s.in_channels, s.in_channels);
+    }
     c_rows[m] = acc_rows[i];
     m += valid;
   }
@@ -131,11 +142,12 @@ int64_t last_tap_of(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw
 // every pixel of the tile has that tap, straight to the output rows with the
 // epilogue, and the function returns true; otherwise back into the scratch rows (the
 // same rounding), which the caller then stores.
-// `last` is last_tap_of(s, ph, pw), found once per call.
-template <typename WT>
+// `last` is last_tap_of(s, ph, pw), found once per call. Halves in (XT) take no
+// `store` and `wide` is their rows' scratch (tap_rows).
+template <typename WT, typename XT, typename YT>
 bool tile_gemm(const ConvShape& s, const PanelLayout& layout, const AxisPhase& ph, const AxisPhase& pw, const WT* sub,
-               const float* x, const Tile& t, float* const* acc_rows, int64_t j0, int64_t width, int64_t last,
-               const Epilogue* store) {
+               const XT* x, const Tile<YT>& t, float* const* acc_rows, int64_t j0, int64_t width, int64_t last,
+               const Epilogue* store, float* wide) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   const int64_t ntaps = static_cast<int64_t>(ph.taps.size()) * taps_w;
   if (ntaps == 0) return false;
@@ -146,12 +158,14 @@ bool tile_gemm(const ConvShape& s, const PanelLayout& layout, const AxisPhase& p
   for (int64_t i = 0; i < ntaps; ++i) {
     const int64_t tap = i < last ? i : i < ntaps - 1 ? i + 1 : last;  // tap order with `last` moved to the end
     const int64_t m = tap_rows(s, x, t, acc_rows, ph.offsets[static_cast<size_t>(tap / taps_w)],
-                               pw.offsets[static_cast<size_t>(tap % taps_w)], a_rows.data(), c_rows.data());
+                               pw.offsets[static_cast<size_t>(tap % taps_w)], a_rows.data(), c_rows.data(), wide);
     const WT* tap_weights = sub + tap * cin * cout;
     const bool through_store = store && tap == last, to_output = through_store && fused;
     // To the output: m == t.count, and c_rows are acc_rows in pixel order, so pixel p goes to t.out[p].
-    if (to_output)
-      for (size_t p = 0; p < static_cast<size_t>(m); ++p) out_rows[p] = t.out[p];
+    if constexpr (std::is_same_v<YT, float>) {
+      if (to_output)
+        for (size_t p = 0; p < static_cast<size_t>(m); ++p) out_rows[p] = t.out[p];
+    }
     float* const* out = to_output ? out_rows.data() : c_rows.data();
     int64_t at = j0;  // the column c_rows (and out_rows) point at
     for (int64_t n0 = j0; n0 < j0 + width;) {
@@ -374,6 +388,77 @@ bool winograd_layer(const ConvShape& s, const ConvTranspose2DWeights& wts) {
 // The sliced form where no whole filters were given.
 bool winograd_sliced_layer(const ConvTranspose2DWeights& wts) { return wts.winograd == nullptr; }
 
+// GEMM path: one task per (phase, tile, column block), on the float input and output,
+// or on an fp16 session's halves: each tap's input rows widened as they are gathered
+// (into each thread's kTilePixels x Cin floats of `wide`), the tile summed in floats as
+// for floats, its epilogue applied in place and narrowed into the output rows. Returns
+// whether a narrowing overflowed (floats: false).
+template <typename XT, typename YT>
+bool gemm_path(const ConvShape& s, const ConvTranspose2DWeights& wts, const XT* x, YT* y, const Epilogue& ep, int threads, float* wide) {
+  constexpr bool halves = !std::is_same_v<YT, float>;
+  const GemmUkernel& uk = gemm_ukernel();
+  const int64_t cout = s.out_channels;
+  const int64_t sw = s.w.stride, phases = s.h.stride * sw;
+  int64_t max_pixels = 0;
+  for (const AxisPhase& ph : wts.phases_h)
+    for (const AxisPhase& pw : wts.phases_w) max_pixels = std::max(max_pixels, grid_of(ph, pw).pixels(s.batch));
+  const int64_t tiles = (max_pixels + kTilePixels - 1) / kTilePixels;
+  const int64_t col_block = std::min<int64_t>(2 * uk.nr, kMaxColBlock), col_blocks = (cout + col_block - 1) / col_block;
+  const int64_t tasks = phases * tiles * col_blocks;
+  const PanelLayout layout = wts.tap_layout(s);
+  const bool prefetch_output = output_misses_caches(s);
+  // Tiles whose every pixel has their phase's last tap store straight from the
+  // micro-kernel's registers, where the kernel family has the fused store and it
+  // applies the activation: the 128x128x64 layer, whose 16 MB output misses the
+  // caches, 2% faster at 1 thread and 1% at 2; the others the same.
+  const Epilogue* fused_store = !halves && !wts.fp16() && gemm_store_applies(ep) ? &ep : nullptr;
+  InlineArray<int64_t, 64> last_taps(static_cast<size_t>(phases));  // each phase's tap that goes last, once per call
+  for (int64_t phase = 0; phase < phases; ++phase)
+    last_taps[static_cast<size_t>(phase)] = last_tap_of(s, wts.phases_h[static_cast<size_t>(phase / sw)], wts.phases_w[static_cast<size_t>(phase % sw)]);
+
+  // Each thread walks a contiguous run of tasks (a band of the output, the next tile's
+  // input rows overlapping this one's), stealing from the others' backs once its own is
+  // done: 1.5-2.7% faster than one task at a time on the large layers at 2 threads.
+  TaskRuns runs(tasks, std::max(1, threads));
+  bool overflow = false;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(|| : overflow)
+  for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
+    // Phase-minor: the phases of one tile read the same input rows (from L1/L2, not L3).
+    const int64_t cb = task % col_blocks, phase = task / col_blocks % phases, tile = task / col_blocks / phases;
+    const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
+    const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
+    const PhaseGrid g = grid_of(ph, pw);
+    const int64_t p0 = tile * kTilePixels, p1 = std::min(g.pixels(s.batch), p0 + kTilePixels);
+    if (p0 >= p1) continue;
+    const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
+    const Tile<YT> t = load_tile(s, ph, pw, g, p0, p1, y, j0);
+    // The tile's output lines, asked for now to arrive while it computes (output_prefetch.h).
+    if constexpr (!halves)
+      if (prefetch_output)
+      for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) prefetch_output_row(t.out[i], width);
+    // The tile accumulates in a contiguous block (L1), then goes out once with bias and
+    // activation (fused with its last tap where it can): no bias pass and activation
+    // pass over the strided output rows.
+    alignas(64) float acc[kTilePixels * kMaxColBlock];
+    std::fill(acc, acc + t.count * width, 0.f);
+    std::array<float*, kTilePixels> acc_rows;
+    for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) acc_rows[i] = acc + static_cast<int64_t>(i) * width;
+    const int64_t last = last_taps[static_cast<size_t>(phase)];
+    float* rows = halves ? wide + thread_index() * kTilePixels * s.in_channels : nullptr;
+    const bool stored = wts.fp16() ? tile_gemm(s, layout, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store, rows)
+                                   : tile_gemm(s, layout, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store, rows);
+    const float* bias = ep.bias ? ep.bias + j0 : nullptr;
+    const float* slope = ep.slope ? ep.slope + j0 : nullptr;
+    if constexpr (halves) {  // the epilogue in place, then each row narrowed
+      store_with_epilogue(acc, t.count, width, acc_rows.data(), bias, ep.activation, ep.alpha, ep.beta, slope);
+      for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) overflow = narrow_to_halves(acc_rows[i], t.out[i], width) || overflow;
+    } else if (!stored) {
+      store_with_epilogue(acc, t.count, width, t.out.data(), bias, ep.activation, ep.alpha, ep.beta, slope);
+    }
+  }
+  return overflow;
+}
+
 }  // namespace
 
 bool conv_transpose2d_split_phase_lanes(const ConvShape& s, const ConvTranspose2DWeights& wts) {
@@ -388,9 +473,6 @@ int64_t conv_transpose2d_split_workspace(const ConvShape& s, const ConvTranspose
 
 void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* x, float* y,
                             const Epilogue& ep, int threads, float* workspace, int64_t workspace_floats) {
-  const GemmUkernel& uk = gemm_ukernel();
-  const int64_t cout = s.out_channels;
-  const int64_t sh = s.h.stride, sw = s.w.stride, phases = sh * sw;
   if (winograd_layer(s, wts)) {
     std::vector<float> own;
     workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts)), own);
@@ -412,55 +494,24 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
     return;
   }
 
-  // GEMM path.
-  int64_t max_pixels = 0;
-  for (const AxisPhase& ph : wts.phases_h)
-    for (const AxisPhase& pw : wts.phases_w) max_pixels = std::max(max_pixels, grid_of(ph, pw).pixels(s.batch));
-  const int64_t tiles = (max_pixels + kTilePixels - 1) / kTilePixels;
-  const int64_t col_block = std::min<int64_t>(2 * uk.nr, kMaxColBlock), col_blocks = (cout + col_block - 1) / col_block;
-  const int64_t tasks = phases * tiles * col_blocks;
-  const PanelLayout layout = wts.tap_layout(s);
-  const bool prefetch_output = output_misses_caches(s);
-  // Tiles whose every pixel has their phase's last tap store straight from the
-  // micro-kernel's registers, where the kernel family has the fused store and it
-  // applies the activation: the 128x128x64 layer, whose 16 MB output misses the
-  // caches, 2% faster at 1 thread and 1% at 2; the others the same.
-  const Epilogue* fused_store = !wts.fp16() && gemm_store_applies(ep) ? &ep : nullptr;
-  InlineArray<int64_t, 64> last_taps(static_cast<size_t>(phases));  // each phase's tap that goes last, once per call
-  for (int64_t phase = 0; phase < phases; ++phase)
-    last_taps[static_cast<size_t>(phase)] = last_tap_of(s, wts.phases_h[static_cast<size_t>(phase / sw)], wts.phases_w[static_cast<size_t>(phase % sw)]);
+  gemm_path(s, wts, x, y, ep, threads, nullptr);
+}
 
-  // Each thread walks a contiguous run of tasks (a band of the output, the next tile's
-  // input rows overlapping this one's), stealing from the others' backs once its own is
-  // done: 1.5-2.7% faster than one task at a time on the large layers at 2 threads.
-  TaskRuns runs(tasks, std::max(1, threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
-  for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
-    // Phase-minor: the phases of one tile read the same input rows (from L1/L2, not L3).
-    const int64_t cb = task % col_blocks, phase = task / col_blocks % phases, tile = task / col_blocks / phases;
-    const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
-    const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
-    const PhaseGrid g = grid_of(ph, pw);
-    const int64_t p0 = tile * kTilePixels, p1 = std::min(g.pixels(s.batch), p0 + kTilePixels);
-    if (p0 >= p1) continue;
-    const int64_t j0 = cb * col_block, width = std::min(col_block, cout - j0);
-    const Tile t = load_tile(s, ph, pw, g, p0, p1, y, j0);
-    // The tile's output lines, asked for now to arrive while it computes (output_prefetch.h).
-    if (prefetch_output)
-      for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) prefetch_output_row(t.out[i], width);
-    // The tile accumulates in a contiguous block (L1), then goes out once with bias and
-    // activation (fused with its last tap where it can): no bias pass and activation
-    // pass over the strided output rows.
-    alignas(64) float acc[kTilePixels * kMaxColBlock];
-    std::fill(acc, acc + t.count * width, 0.f);
-    std::array<float*, kTilePixels> acc_rows;
-    for (size_t i = 0; i < static_cast<size_t>(t.count); ++i) acc_rows[i] = acc + static_cast<int64_t>(i) * width;
-    const int64_t last = last_taps[static_cast<size_t>(phase)];
-    const bool stored = wts.fp16() ? tile_gemm(s, layout, ph, pw, wts.sub_kernels_f16[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store)
-                                   : tile_gemm(s, layout, ph, pw, wts.sub_kernels[static_cast<size_t>(phase)], x, t, acc_rows.data(), j0, width, last, fused_store);
-    if (!stored) store_with_epilogue(acc, t.count, width, t.out.data(), ep.bias ? ep.bias + j0 : nullptr, ep.activation, ep.alpha, ep.beta,
-                                    ep.slope ? ep.slope + j0 : nullptr);
-  }
+bool conv_transpose2d_split_halves_applies(const ConvShape& s, const ConvTranspose2DWeights& wts) {
+  return winograd_layer(s, wts) || (!thin_path(s, wts).taken && !narrow_layer(s));
+}
+
+int64_t conv_transpose2d_split_halves_workspace(const ConvShape& s, const ConvTranspose2DWeights& wts, int threads) {
+  if (winograd_layer(s, wts)) return conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts), true);
+  return saturating_product({std::max(1, threads), kTilePixels, s.in_channels});
+}
+
+bool conv_transpose2d_split_halves(const ConvShape& s, const ConvTranspose2DWeights& wts, const uint16_t* x, uint16_t* y,
+                                   const Epilogue& ep, int threads, float* workspace, int64_t workspace_floats) {
+  std::vector<float> own;
+  workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_split_halves_workspace(s, wts, threads), own);
+  if (winograd_layer(s, wts)) return conv_transpose2d_winograd_halves(s, wts, wts.winograd, x, y, ep, threads, workspace);
+  return gemm_path(s, wts, x, y, ep, threads, workspace);
 }
 
 }  // namespace edgegan::cpu

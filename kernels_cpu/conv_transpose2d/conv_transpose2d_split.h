@@ -31,4 +31,15 @@ void conv_transpose2d_split(const ConvShape& shape, const ConvTranspose2DWeights
                             const float* x, float* y, const Epilogue& epilogue, int threads,
                             float* workspace = nullptr, int64_t workspace_floats = 0);
 
+// An fp16 session's route, x and y halves: the GEMM path (each tap's input rows widened
+// as they are gathered, the tile summed in floats, its epilogue applied and narrowed)
+// and the Winograd form (conv_transpose2d_winograd_halves); the heads and thin layers
+// are left to the adapter. The floats are the fp32 call's, rounded once. Returns whether
+// a finite output became infinite. Workspace: conv_transpose2d_split_halves_workspace
+// floats (without it the call allocates its own).
+bool conv_transpose2d_split_halves_applies(const ConvShape& shape, const ConvTranspose2DWeights& weights);
+int64_t conv_transpose2d_split_halves_workspace(const ConvShape& shape, const ConvTranspose2DWeights& weights, int threads);
+bool conv_transpose2d_split_halves(const ConvShape& shape, const ConvTranspose2DWeights& weights, const uint16_t* x, uint16_t* y,
+                                   const Epilogue& epilogue, int threads, float* workspace = nullptr, int64_t workspace_floats = 0);
+
 }  // namespace edgegan::cpu

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <array>
+#include <type_traits>
 
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/common/half.h"
+#include "kernels_cpu/common/half_convert.h"
 #include "kernels_cpu/conv_transpose2d/output_prefetch.h"
 #include "kernels_cpu/common/tap_gather.h"
 #include "kernels_cpu/common/task_runs.h"
@@ -54,6 +56,14 @@ int64_t sliced_thread_floats(const ConvShape& s) {
   return kElements * kSlicePanels * s.in_channels * kSlicePanel + kElements * kSliceChunk * kColBlock + round_up16(std::max(s.in_channels, kColBlock));
 }
 
+// An fp16 session's extra scratch per thread, after the above: a window's 9 input
+// pixels widened, then one window's 4 outputs in floats before they are narrowed.
+constexpr int64_t kOutputStage = 4 * kColBlock;
+int64_t halves_thread_floats(const ConvShape& s) { return round_up16(9 * s.in_channels) + kOutputStage; }
+
+template <typename YT>
+using WindowOutputs = std::array<std::array<YT*, 4>, kWindows>;
+
 // Phase `phase`'s transformed filters for columns [j0, j0 + width) into `slice`
 // ([e][panel][Cin][kSlicePanel]), from the sub-kernels (float or fp16).
 void make_filter_slice(const ConvShape& s, const ConvTranspose2DWeights& wts, int64_t phase, int64_t j0, int64_t width, float* slice) {
@@ -90,8 +100,9 @@ void make_filter_slice(const ConvShape& s, const ConvTranspose2DWeights& wts, in
 
 // Each window's four outputs in phase (ph, pw) for columns from j0 (nullptr: outside
 // the phase), their lines asked for now to arrive while the products run.
+template <typename YT>
 void phase_outputs(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw, const WindowAxis& ah, const WindowAxis& aw, int64_t w0,
-                   int64_t count, int64_t j0, int64_t width, float* y, bool prefetch_output, std::array<std::array<float*, 4>, kWindows>& out) {
+                   int64_t count, int64_t j0, int64_t width, YT* y, bool prefetch_output, WindowOutputs<YT>& out) {
   const int64_t per_image = ah.count * aw.count;
   out = {};
   for (int64_t i = 0; i < count; ++i) {
@@ -100,62 +111,91 @@ void phase_outputs(const ConvShape& s, const AxisPhase& ph, const AxisPhase& pw,
       for (int b = 0; b < 2; ++b) {
         const int64_t qh = ah.q0 + 2 * jh + a, qw = aw.q0 + 2 * jw + b;
         if (qh < ph.q_begin || qh >= ph.q_end || qw < pw.q_begin || qw >= pw.q_end) continue;
-        float* o = y + ((img * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(qw, s.w)) * s.out_channels + j0;
+        YT* o = y + ((img * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(qw, s.w)) * s.out_channels + j0;
         out[static_cast<size_t>(i)][static_cast<size_t>(2 * a + b)] = o;
-        if (prefetch_output) prefetch_output_row(o, width);
+        if constexpr (std::is_same_v<YT, float>)
+          if (prefetch_output) prefetch_output_row(o, width);
       }
   }
 }
 
 // The input transform of window w (all channels) into v[e][...] (e_stride apart).
-void transform_window(const ConvShape& s, const WindowAxis& ah, const WindowAxis& aw, int64_t w, const float* x, const float* zeros, float* v,
-                      int64_t e_stride) {
+// Halves are widened first, the window's 9 pixels into `wide` (9 x Cin floats).
+template <typename XT>
+void transform_window(const ConvShape& s, const WindowAxis& ah, const WindowAxis& aw, int64_t w, const XT* x, const float* zeros, float* v,
+                      int64_t e_stride, float* wide) {
   const int64_t per_image = ah.count * aw.count, img = w / per_image, jh = w % per_image / aw.count, jw = w % aw.count;
   std::array<const float*, 9> d;
   for (int r = 0; r < 3; ++r)
     for (int col = 0; col < 3; ++col) {
       const int64_t ih = ah.q0 + 2 * jh - 1 + r, iw = aw.q0 + 2 * jw - 1 + col;
       const bool inside = ih >= 0 && ih < s.h.in && iw >= 0 && iw < s.w.in;
-      d[static_cast<size_t>(3 * r + col)] = inside ? x + ((img * s.h.in + ih) * s.w.in + iw) * s.in_channels : zeros;
+      const int64_t at = ((img * s.h.in + ih) * s.w.in + iw) * s.in_channels;
+      if constexpr (std::is_same_v<XT, float>) {
+        d[static_cast<size_t>(3 * r + col)] = inside ? x + at : zeros;
+      } else {
+        float* pixel = wide + (3 * r + col) * s.in_channels;
+        if (inside) widen_halves(x + at, pixel, s.in_channels);
+        d[static_cast<size_t>(3 * r + col)] = inside ? pixel : zeros;
+      }
     }
   f2x2_input_transform(d.data(), s.in_channels, v, e_stride);
 }
 
 // Output transform of a group's products (window i's element e at m + (e * e_rows + i)
-// * width) into its windows' outputs.
-void finish_windows(const float* m, int64_t e_rows, int64_t count, int64_t width, const std::array<std::array<float*, 4>, kWindows>& out,
-                    const Epilogue& ep, int64_t j0) {
+// * width) into its windows' outputs. Halves: each window's outputs into `stage`
+// (kOutputStage floats) with the epilogue, then narrowed; returns whether one overflowed.
+template <typename YT>
+bool finish_windows(const float* m, int64_t e_rows, int64_t count, int64_t width, const WindowOutputs<YT>& out, const Epilogue& ep,
+                    int64_t j0, float* stage) {
+  bool overflow = false;
   for (int64_t i = 0; i < count; ++i) {
     std::array<const float*, 9> mr;
     for (int64_t e = 0; e < kElements; ++e) mr[static_cast<size_t>(e)] = m + (e * e_rows + i) * width;
-    f2x2_output_transform(mr.data(), width, out[static_cast<size_t>(i)].data(), nullptr, ep, j0);
+    const std::array<YT*, 4>& o = out[static_cast<size_t>(i)];
+    if constexpr (std::is_same_v<YT, float>) {
+      f2x2_output_transform(mr.data(), width, o.data(), nullptr, ep, j0);
+    } else {
+      std::array<float*, 4> staged;
+      for (size_t k = 0; k < 4; ++k) staged[k] = o[k] ? stage + static_cast<int64_t>(k) * width : nullptr;
+      f2x2_output_transform(mr.data(), width, staged.data(), nullptr, ep, j0);
+      for (size_t k = 0; k < 4; ++k)
+        if (o[k]) overflow = narrow_to_halves(staged[k], o[k], width) || overflow;
+    }
   }
+  return overflow;
 }
 
 WindowAxis window_axis_of(const ConvAxis& a) { return window_axis(split_conv_transpose_axis(a)); }
 
 // The sliced form: every window's input transform into the workspace, then one task per
 // (phase, 64-column block) that makes its filter slice and multiplies every window by it.
-void winograd_sliced(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* x, float* y, const Epilogue& ep, int threads,
+// Floats (XT, YT) or halves; returns whether a narrowing overflowed.
+template <typename XT, typename YT>
+bool winograd_sliced(const ConvShape& s, const ConvTranspose2DWeights& wts, const XT* x, YT* y, const Epilogue& ep, int threads,
                      float* workspace) {
+  constexpr bool halves = !std::is_same_v<YT, float>;
   const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
   const WindowAxis ah = window_axis(wts.phases_h), aw = window_axis(wts.phases_w);
   const int64_t windows = s.batch * ah.count * aw.count, e_stride = windows * cin;
   const int64_t blocks = (cout + kColBlock - 1) / kColBlock;
   float* v = workspace;
   float* scratch = workspace + round_up16(kElements * e_stride);
-  const int64_t per_thread = sliced_thread_floats(s);
+  const int64_t per_thread = sliced_thread_floats(s) + (halves ? halves_thread_floats(s) : 0);
   const bool prefetch_output = output_misses_caches(s);
   TaskRuns runs(phases * blocks, std::max(1, threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
+  bool overflow = false;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(|| : overflow)
   {
     float* slice = scratch + thread_index() * per_thread;
     float* m = slice + kElements * kSlicePanels * cin * kSlicePanel;
     float* zeros = m + kElements * kSliceChunk * kColBlock;
+    float* wide = slice + sliced_thread_floats(s);  // halves only
+    float* stage = wide + round_up16(9 * cin);
     std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
 #pragma omp for schedule(static)
-    for (int64_t w = 0; w < windows; ++w) transform_window(s, ah, aw, w, x, zeros, v + w * cin, e_stride);
-    std::array<std::array<float*, 4>, kWindows> out;
+    for (int64_t w = 0; w < windows; ++w) transform_window(s, ah, aw, w, x, zeros, v + w * cin, e_stride, wide);
+    WindowOutputs<YT> out;
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t phase = task / blocks, j0 = task % blocks * kColBlock, width = std::min(kColBlock, cout - j0);
       const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
@@ -168,11 +208,12 @@ void winograd_sliced(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
         for (int64_t g0 = 0; g0 < chunk; g0 += kWindows) {
           const int64_t count = std::min(kWindows, chunk - g0);
           phase_outputs(s, ph, pw, ah, aw, c0 + g0, count, j0, width, y, prefetch_output, out);
-          finish_windows(m + g0 * width, chunk, count, width, out, ep, j0);
+          overflow = finish_windows(m + g0 * width, chunk, count, width, out, ep, j0, stage) || overflow;
         }
       }
     }
   }
+  return overflow;
 }
 
 }  // namespace
@@ -271,38 +312,39 @@ void pack_conv_transpose2d_winograd_weights(const ConvShape& s, const ConvTransp
   }
 }
 
-int64_t conv_transpose2d_winograd_workspace(const ConvShape& s, int threads, bool sliced) {
-  if (sliced)
-    return saturating_sum({round_up16(saturating_product({kElements, window_count(s), s.in_channels})),
-                           saturating_product({std::max(1, threads), sliced_thread_floats(s)})});
-  return saturating_product({std::max(1, threads), thread_floats(s)});
-}
+namespace {
 
-void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* transformed, const float* x,
-                               float* y, const Epilogue& ep, int threads, float* workspace) {
-  if (!transformed) return winograd_sliced(s, wts, x, y, ep, threads, workspace);
+// Whole filters: one task per kWindows windows, every phase and column block of them.
+// Floats (XT, YT) or halves; returns whether a narrowing overflowed.
+template <typename XT, typename YT>
+bool winograd_whole(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* transformed, const XT* x, YT* y,
+                    const Epilogue& ep, int threads, float* workspace) {
+  constexpr bool halves = !std::is_same_v<YT, float>;
   const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
   const WindowAxis ah = window_axis(wts.phases_h), aw = window_axis(wts.phases_w);
   const int64_t windows = s.batch * ah.count * aw.count;
   const int64_t tasks = (windows + kWindows - 1) / kWindows, matrix = cin * cout;
   const PanelLayout layout = wts.tap_layout(s);
-  const int64_t per_thread = thread_floats(s);
+  const int64_t per_thread = thread_floats(s) + (halves ? halves_thread_floats(s) : 0);
   const bool prefetch_output = output_misses_caches(s);
   TaskRuns runs(tasks, std::max(1, threads));
-#pragma omp parallel num_threads(threads) if (threads > 1)
+  bool overflow = false;
+#pragma omp parallel num_threads(threads) if (threads > 1) reduction(|| : overflow)
   {
     float* v = workspace + thread_index() * per_thread;
     float* m = v + round_up16(kElements * kWindows * cin);
     float* zeros = m + kElements * kWindows * kColBlock;
+    float* wide = v + thread_floats(s);  // halves only
+    float* stage = wide + round_up16(9 * cin);
     std::fill(zeros, zeros + std::max(cin, kColBlock), 0.f);
     const int64_t e_stride = kWindows * cin;
     std::array<const float*, kWindows> a_rows, zero_rows;
     std::array<float*, kWindows> c_rows;
-    std::array<std::array<float*, 4>, kWindows> out;
+    WindowOutputs<YT> out;
     zero_rows.fill(zeros);
     for (int64_t task; (task = runs.next(thread_index())) >= 0;) {
       const int64_t w0 = task * kWindows, count = std::min(kWindows, windows - w0);
-      for (int64_t i = 0; i < count; ++i) transform_window(s, ah, aw, w0 + i, x, zeros, v + i * cin, e_stride);
+      for (int64_t i = 0; i < count; ++i) transform_window(s, ah, aw, w0 + i, x, zeros, v + i * cin, e_stride, wide);
       for (int64_t phase = 0; phase < phases; ++phase) {
         const AxisPhase& ph = wts.phases_h[static_cast<size_t>(phase / sw)];
         const AxisPhase& pw = wts.phases_w[static_cast<size_t>(phase % sw)];
@@ -325,11 +367,34 @@ void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights&
             }
           }
           // Output transform, straight to the phase's strided output pixels.
-          finish_windows(m, count, count, width, out, ep, j0);
+          overflow = finish_windows(m, count, count, width, out, ep, j0, stage) || overflow;
         }
       }
     }
   }
+  return overflow;
+}
+
+}  // namespace
+
+int64_t conv_transpose2d_winograd_workspace(const ConvShape& s, int threads, bool sliced, bool halves) {
+  const int64_t extra = halves ? halves_thread_floats(s) : 0;
+  if (sliced)
+    return saturating_sum({round_up16(saturating_product({kElements, window_count(s), s.in_channels})),
+                           saturating_product({std::max(1, threads), saturating_sum({sliced_thread_floats(s), extra})})});
+  return saturating_product({std::max(1, threads), saturating_sum({thread_floats(s), extra})});
+}
+
+void conv_transpose2d_winograd(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* transformed, const float* x,
+                               float* y, const Epilogue& ep, int threads, float* workspace) {
+  if (!transformed) winograd_sliced(s, wts, x, y, ep, threads, workspace);
+  else winograd_whole(s, wts, transformed, x, y, ep, threads, workspace);
+}
+
+bool conv_transpose2d_winograd_halves(const ConvShape& s, const ConvTranspose2DWeights& wts, const float* transformed, const uint16_t* x,
+                                      uint16_t* y, const Epilogue& ep, int threads, float* workspace) {
+  if (!transformed) return winograd_sliced(s, wts, x, y, ep, threads, workspace);
+  return winograd_whole(s, wts, transformed, x, y, ep, threads, workspace);
 }
 
 }  // namespace edgegan::cpu

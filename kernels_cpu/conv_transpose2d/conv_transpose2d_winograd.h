@@ -52,8 +52,10 @@ int64_t conv_transpose2d_winograd_weight_floats(const ConvShape& shape);
 // weights.tap_layout(shape). Requires conv_transpose2d_winograd_applies.
 void pack_conv_transpose2d_winograd_weights(const ConvShape& shape, const ConvTranspose2DWeights& weights, float* out, int threads = 1);
 
-// Scratch at `threads` threads, in floats, for whole filters or the sliced form.
-int64_t conv_transpose2d_winograd_workspace(const ConvShape& shape, int threads, bool sliced = false);
+// Scratch at `threads` threads, in floats, for whole filters or the sliced form; with
+// `halves`, conv_transpose2d_winograd_halves' (each thread's widened window and its
+// blocks of outputs before they are narrowed, 29 KiB at 64 input channels).
+int64_t conv_transpose2d_winograd_workspace(const ConvShape& shape, int threads, bool sliced = false, bool halves = false);
 // y = convT(x) with the epilogue, NHWC, the same contract as conv_transpose2d_split.
 // `transformed` is pack_conv_transpose2d_winograd_weights' output, or nullptr: the
 // sliced form, on the sub-kernels; `workspace` holds at least
@@ -61,5 +63,10 @@ int64_t conv_transpose2d_winograd_workspace(const ConvShape& shape, int threads,
 // Both give the same floats.
 void conv_transpose2d_winograd(const ConvShape& shape, const ConvTranspose2DWeights& weights, const float* transformed,
                                const float* x, float* y, const Epilogue& epilogue, int threads, float* workspace);
+// The same on an fp16 session's halves: each window's 9 input pixels widened before its
+// input transform, each block's outputs transformed into floats and narrowed. The fp32
+// call's floats, rounded once; returns whether a finite output became infinite.
+bool conv_transpose2d_winograd_halves(const ConvShape& shape, const ConvTranspose2DWeights& weights, const float* transformed,
+                                      const uint16_t* x, uint16_t* y, const Epilogue& epilogue, int threads, float* workspace);
 
 }  // namespace edgegan::cpu

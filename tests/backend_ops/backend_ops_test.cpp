@@ -689,6 +689,59 @@ std::string trimmed_conv_case(Rng& r, int v) {
   return b.bytes();
 }
 
+// Layers conv2d_winograd takes (3x3 stride 1, 16-40 channels, 64 or more 4x4 windows),
+// every activation, a reflect pad fused as its input map on every third, a residual
+// (left to the adapter) on every fourth.
+std::string winograd_conv_case(Rng& r, int v) {
+  const int cin = r.pick(16, 40), cout = r.pick(16, 40), h = r.pick(29, 36), w = r.pick(29, 36);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  const bool residual = v % 4 == 3, reflect = v % 3 == 1;
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cout, cin, 3, 3}, r.values(static_cast<size_t>(cout * cin * 9), 0.3f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  std::string in = "x";
+  std::vector<int64_t> pads = {1, 1, 1, 1};
+  if (reflect) {  // a reflect Pad the converter fuses into the convolution
+    b.ints("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+    auto& p = b.node("Pad", "pad", {"x", "pads"}, {"p"});
+    OnnxBuilder::attr(p, "mode", std::string("reflect"));
+    in = "p";
+    pads = {0, 0, 0, 0};
+  }
+  const bool last = act.empty() && !residual;
+  OnnxBuilder::attr(b.node("Conv", "conv", {in, "W", "B"}, {last ? "y" : "c"}), "pads", pads);
+  if (!act.empty()) activation(b, r, act, cout, "c", residual ? "a" : "y");
+  if (residual) {
+    b.input("skip", {-1, cout, h, w});
+    b.node("Add", "add", {act.empty() ? "c" : "a", "skip"}, {"y"});
+  }
+  return b.bytes();
+}
+
+// Layers the split ConvTranspose2D's GEMM path takes (fewer than 9 outputs are heads
+// and thin layers, left to the adapter): kernels 1-5 at strides 1-3 with pads, every
+// activation; and (winograd) k4 s2 layers on maps large enough for the Winograd form,
+// whole filters at 16-32 channels and, every third, sliced at 128.
+std::string transposed_conv_layer(Rng& r, int v, bool winograd) {
+  const bool sliced = winograd && v % 3 == 2;
+  const int stride = winograd ? 2 : r.pick(1, 3), k = winograd ? 4 : r.pick(1, 5), pad = winograd ? 1 : r.pick(0, (k - 1) / 2);
+  const int cin = sliced ? 128 : winograd ? r.pick(16, 32) : r.pick(3, 40), cout = sliced ? 128 : winograd ? r.pick(16, 32) : r.pick(9, 40);
+  const int h = sliced ? 16 : winograd ? r.pick(32, 34) : r.pick(1, 8), w = sliced ? 16 : winograd ? r.pick(32, 34) : r.pick(1, 8);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cin, cout, k, k}, r.values(static_cast<size_t>(cin * cout * k * k), 0.3f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("ConvTranspose", "deconv", {"x", "W", "B"}, {act.empty() ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  return b.bytes();
+}
+std::string transposed_conv_case(Rng& r, int v) { return transposed_conv_layer(r, v, false); }
+std::string winograd_transposed_conv_case(Rng& r, int v) { return transposed_conv_layer(r, v, true); }
+
 // `cases` layers from `make`, each at fp16 with native routes and through the adapter
 // alone: the same bits; at least `min_native` of them ran `kernel`.
 void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed, int cases, const std::string& kernel, int min_native) {
@@ -721,6 +774,15 @@ void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed
 TEST(HalfRoutes, ThinConvolutionsMatchTheAdapterBitForBit) { expect_native_matches_adapter(thin_conv_case, 700000, 14, "conv2d_thin_f16", 10); }
 
 TEST(HalfRoutes, TrimmedConvolutionsMatchTheAdapterBitForBit) { expect_native_matches_adapter(trimmed_conv_case, 710000, 20, "conv2d_trimmed_f16", 10); }
+
+TEST(HalfRoutes, WinogradConvolutionsMatchTheAdapterBitForBit) {
+  expect_native_matches_adapter(winograd_conv_case, 740000, 8, "conv2d_winograd_f16", 6);
+}
+
+TEST(HalfRoutes, TransposedConvolutionsMatchTheAdapterBitForBit) {
+  expect_native_matches_adapter(transposed_conv_case, 720000, 14, "conv_transpose2d_split_f16", 14);
+  expect_native_matches_adapter(winograd_transposed_conv_case, 730000, 6, "conv_transpose2d_split_winograd_f16", 6);
+}
 
 // A native route's output past the half range fails the run in the adapter's one line,
 // naming the layer; the next run is clean.
