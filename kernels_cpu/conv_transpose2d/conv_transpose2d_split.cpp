@@ -195,13 +195,14 @@ bool tile_gemm(const ConvShape& s, const PanelLayout& layout, const AxisPhase& p
 // Narrow path, one phase row of one image per call: every tap of a pixel in one
 // dot-kernel call, reduced once. Columns whose every tap lies inside the image go
 // in one call (their inputs are consecutive pixels); the border columns one by
-// one with only their valid taps. Adds the products to the output (which holds the bias).
+// one with only their valid taps. Adds the products to the output row `out_row` (pixel
+// 0 of the row; it holds the bias). `x` holds the image's input rows from `row_lo` on.
 void row_dot(const ConvShape& s, const DotUkernel& dot, const AxisPhase& ph, const AxisPhase& pw,
-             const float* transposed, const float* x, float* y, int64_t img, int64_t qh) {
+             const float* transposed, const float* x, int64_t row_lo, float* out_row, int64_t qh) {
   const int64_t cin = s.in_channels, cout = s.out_channels, taps_w = static_cast<int64_t>(pw.taps.size());
   const int nr = static_cast<int>(cout);
   const int64_t q_lo = pw.q_begin, q_hi = pw.q_end, ldc = s.w.stride * cout;
-  float* row = y + ((img * s.h.out + ph.output_of(qh, s.h)) * s.w.out + pw.output_of(q_lo, s.w)) * cout;
+  float* row = out_row + pw.output_of(q_lo, s.w) * cout;
 
   // Taps of this row: valid along h, then every w tap; a[] is the input offset (in
   // floats) that column q = 0 would read, so column q reads x + a[t] + q * cin.
@@ -214,7 +215,7 @@ void row_dot(const ConvShape& s, const DotUkernel& dot, const AxisPhase& ph, con
     if (ih < 0 || ih >= s.h.in) continue;
     for (int64_t tw = 0; tw < taps_w; ++tw) {
       off_w[static_cast<size_t>(ntaps)] = pw.offsets[static_cast<size_t>(tw)];
-      a[static_cast<size_t>(ntaps)] = ((img * s.h.in + ih) * s.w.in - pw.offsets[static_cast<size_t>(tw)]) * cin;
+      a[static_cast<size_t>(ntaps)] = ((ih - row_lo) * s.w.in - pw.offsets[static_cast<size_t>(tw)]) * cin;
       bt[static_cast<size_t>(ntaps++)] = transposed + (static_cast<int64_t>(th) * taps_w + tw) * cout * cin;
     }
   }
@@ -284,6 +285,24 @@ void pixel_lanes_head(const ConvShape& s, const ConvTranspose2DWeights& wts, con
   conv_transpose2d_pixel_lanes(s, wts, lanes, packed.data(), x, y, ep, threads, workspace);
 }
 
+// The h offsets of every phase's taps, lowest and highest: a task of input-row position
+// qh reads rows qh - hi .. qh - lo.
+struct OffsetSpan {
+  int64_t lo = 0, hi = 0;
+};
+OffsetSpan offset_span(const std::vector<AxisPhase>& phases) {
+  OffsetSpan span{INT64_MAX, INT64_MIN};
+  for (const AxisPhase& p : phases)
+    for (int64_t off : p.offsets) span.lo = std::min(span.lo, off), span.hi = std::max(span.hi, off);
+  return span.lo > span.hi ? OffsetSpan{} : span;
+}
+int64_t round_up16(int64_t n) { return (n + 15) / 16 * 16; }
+// An fp16 session's scratch per thread on the dot path: an output row in floats, then
+// the input rows a task reads, widened.
+int64_t dot_halves_thread_floats(const ConvShape& s, const OffsetSpan& span) {
+  return round_up16(s.w.out * s.out_channels) + (span.hi - span.lo + 1) * s.w.in * s.in_channels;
+}
+
 // Narrow path (the dot kernel): each phase's sub-kernel [tap][Cin][Cout] transposed
 // to [tap][Cout][Cin] in the workspace, then one task per input-row position qh of
 // one image: the output rows it makes, one per h-phase, each filled with the bias,
@@ -291,8 +310,13 @@ void pixel_lanes_head(const ConvShape& s, const ConvTranspose2DWeights& wts, con
 // whole output rows (a few channels per pixel and a phase's pixels two apart leave
 // per-phase passes nothing to vectorise). Rows belong to exactly one task: no
 // barrier, no reduction.
-void narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, const DotUkernel& dot, const float* x, float* y,
-                     const Epilogue& ep, int threads, float* transposed_storage) {
+// Halves (an fp16 session's x and y): each task's input rows widened into its thread's
+// block of `scratch` (dot_halves_thread_floats), each output row made there in floats
+// and narrowed; returns whether one overflowed.
+template <typename XT, typename YT>
+bool narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, const DotUkernel& dot, const XT* x, YT* y,
+                     const Epilogue& ep, int threads, float* transposed_storage, float* scratch) {
+  constexpr bool halves = !std::is_same_v<YT, float>;
   const int64_t cin = s.in_channels, cout = s.out_channels, sw = s.w.stride, phases = s.h.stride * sw;
   std::array<const float*, 64> transposed{};
   const PanelLayout layout = wts.tap_layout(s);
@@ -316,22 +340,42 @@ void narrow_dot_rows(const ConvShape& s, const ConvTranspose2DWeights& wts, cons
   int64_t q_lo = INT64_MAX, q_hi = INT64_MIN;
   for (const AxisPhase& ph : wts.phases_h)
     if (ph.q_end > ph.q_begin) q_lo = std::min(q_lo, ph.q_begin), q_hi = std::max(q_hi, ph.q_end);
-  if (q_hi <= q_lo) return;
-  const int64_t rows = q_hi - q_lo, tasks = s.batch * rows, row_floats = s.w.out * cout;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  if (q_hi <= q_lo) return false;
+  const int64_t rows = q_hi - q_lo, tasks = s.batch * rows, row_floats = s.w.out * cout, image_floats = s.h.in * s.w.in * cin;
+  const OffsetSpan span = offset_span(wts.phases_h);
+  bool overflow = false;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) reduction(|| : overflow)
   for (int64_t task = 0; task < tasks; ++task) {
     const int64_t img = task / rows, qh = q_lo + task % rows;
+    const float* in = nullptr;  // the image's input rows from row_lo on
+    int64_t row_lo = 0;
+    float* stage = nullptr;     // halves: the output row in floats
+    if constexpr (halves) {
+      stage = scratch + thread_index() * dot_halves_thread_floats(s, span);
+      float* wide = stage + round_up16(row_floats);
+      row_lo = std::max<int64_t>(0, qh - span.hi);
+      const int64_t row_hi = std::min(s.h.in, qh - span.lo + 1);
+      if (row_hi > row_lo) widen_halves(x + img * image_floats + row_lo * s.w.in * cin, wide, (row_hi - row_lo) * s.w.in * cin);
+      in = wide;
+    } else {
+      in = x + img * image_floats;
+    }
     for (size_t a = 0; a < wts.phases_h.size(); ++a) {
       const AxisPhase& ph = wts.phases_h[a];
       if (qh < ph.q_begin || qh >= ph.q_end) continue;
-      float* row = y + (img * s.h.out + ph.output_of(qh, s.h)) * row_floats;
+      YT* out = y + (img * s.h.out + ph.output_of(qh, s.h)) * row_floats;
+      float* row = nullptr;
+      if constexpr (halves) row = stage;
+      else row = out;
       fill_bias(row, s.w.out, cout, cout, ep.bias);
       for (size_t b = 0; b < wts.phases_w.size(); ++b)
         if (wts.phases_w[b].q_end > wts.phases_w[b].q_begin)
-          row_dot(s, dot, ph, wts.phases_w[b], transposed[a * static_cast<size_t>(sw) + b], x, y, img, qh);
+          row_dot(s, dot, ph, wts.phases_w[b], transposed[a * static_cast<size_t>(sw) + b], in, row_lo, row, qh);
       apply_activation(row, s.w.out, cout, cout, ep.activation, ep.alpha, ep.beta, ep.slope);
+      if constexpr (halves) overflow = narrow_to_halves(row, out, row_floats) || overflow;
     }
   }
+  return overflow;
 }
 
 // Thin layers (a few output channels, conv_transpose2d_phase_lanes.h) where that path
@@ -490,7 +534,7 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
     std::vector<float> own;
     workspace = workspace_or_own(workspace, workspace_floats, path.workspace_floats, own);
     if (path.pixel_lanes) pixel_lanes_head(s, wts, path.lanes, x, y, ep, threads, workspace);
-    else narrow_dot_rows(s, wts, dot_ukernel(), x, y, ep, threads, workspace);
+    else narrow_dot_rows(s, wts, dot_ukernel(), x, y, ep, threads, workspace, nullptr);
     return;
   }
 
@@ -498,11 +542,16 @@ void conv_transpose2d_split(const ConvShape& s, const ConvTranspose2DWeights& wt
 }
 
 bool conv_transpose2d_split_halves_applies(const ConvShape& s, const ConvTranspose2DWeights& wts) {
-  return winograd_layer(s, wts) || (!thin_path(s, wts).taken && !narrow_layer(s));
+  if (winograd_layer(s, wts)) return true;
+  if (thin_path(s, wts).taken) return false;
+  return !narrow_layer(s) || !narrow_path(s, wts, 1).pixel_lanes;
 }
 
 int64_t conv_transpose2d_split_halves_workspace(const ConvShape& s, const ConvTranspose2DWeights& wts, int threads) {
   if (winograd_layer(s, wts)) return conv_transpose2d_winograd_workspace(s, threads, winograd_sliced_layer(wts), true);
+  if (narrow_layer(s))  // the dot path: its transposed sub-kernels, then each thread's rows
+    return saturating_sum({narrow_path(s, wts, threads).workspace_floats,
+                           saturating_product({std::max(1, threads), dot_halves_thread_floats(s, offset_span(wts.phases_h))})});
   return saturating_product({std::max(1, threads), kTilePixels, s.in_channels});
 }
 
@@ -511,6 +560,8 @@ bool conv_transpose2d_split_halves(const ConvShape& s, const ConvTranspose2DWeig
   std::vector<float> own;
   workspace = workspace_or_own(workspace, workspace_floats, conv_transpose2d_split_halves_workspace(s, wts, threads), own);
   if (winograd_layer(s, wts)) return conv_transpose2d_winograd_halves(s, wts, wts.winograd, x, y, ep, threads, workspace);
+  if (narrow_layer(s))
+    return narrow_dot_rows(s, wts, dot_ukernel(), x, y, ep, threads, workspace, workspace + narrow_path(s, wts, threads).workspace_floats);
   return gemm_path(s, wts, x, y, ep, threads, workspace);
 }
 

@@ -22,6 +22,7 @@
 #include "edgegan/edgegan.h"
 #include "engine/backend/backend.h"
 #include "engine/backend/cpu_half_storage.h"
+#include "kernels_cpu/common/cpu_isa.h"
 #include "tests/converter/onnx_builder.h"
 #include "tests/test_util.h"
 #include "tests/vulkan_test_env.h"
@@ -742,6 +743,23 @@ std::string transposed_conv_layer(Rng& r, int v, bool winograd) {
 std::string transposed_conv_case(Rng& r, int v) { return transposed_conv_layer(r, v, false); }
 std::string winograd_transposed_conv_case(Rng& r, int v) { return transposed_conv_layer(r, v, true); }
 
+// Heads (1-4 outputs) on the split kernel's dot path: kernels 2-5, strides 1-3, pads,
+// every activation.
+std::string transposed_conv_head_case(Rng& r, int v) {
+  const int stride = r.pick(1, 3), k = r.pick(2, 5), pad = r.pick(0, (k - 1) / 2), cin = r.pick(3, 64), cout = r.pick(1, 4);
+  const int h = r.pick(1, 10), w = r.pick(1, 10);
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cin, cout, k, k}, r.values(static_cast<size_t>(cin * cout * k * k), 0.3f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("ConvTranspose", "head", {"x", "W", "B"}, {act.empty() ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  return b.bytes();
+}
+
 // `cases` layers from `make`, each at fp16 with native routes and through the adapter
 // alone: the same bits; at least `min_native` of them ran `kernel`.
 void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed, int cases, const std::string& kernel, int min_native) {
@@ -782,6 +800,11 @@ TEST(HalfRoutes, WinogradConvolutionsMatchTheAdapterBitForBit) {
 TEST(HalfRoutes, TransposedConvolutionsMatchTheAdapterBitForBit) {
   expect_native_matches_adapter(transposed_conv_case, 720000, 14, "conv_transpose2d_split_f16", 14);
   expect_native_matches_adapter(winograd_transposed_conv_case, 730000, 6, "conv_transpose2d_split_winograd_f16", 6);
+  // Heads take the dot path on the families with a dot kernel and no pixel lanes (AVX2,
+  // NEON); AVX-512's pixel lanes and the scalar family's phase lanes stay adapted.
+  const cpu::Isa isa = cpu::active_isa();
+  const bool dot_path = isa == cpu::Isa::kAvx2 || isa == cpu::Isa::kNeon || isa == cpu::Isa::kNeonFp16Arith;
+  expect_native_matches_adapter(transposed_conv_head_case, 750000, 10, "conv_transpose2d_split_f16", dot_path ? 10 : 0);
 }
 
 // A native route's output past the half range fails the run in the adapter's one line,
