@@ -1,4 +1,5 @@
 // Dense: y[N, out] = x[N, in] · W[in][out] + bias, then activation.
+#include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -10,16 +11,29 @@ namespace {
 
 class DenseKernel final : public OpKernel {
  public:
-  DenseKernel(const KernelArgs& a, const schema::Dense& op)
-      : input_(op.input()), output_(op.output()), batch_(a.batch), in_(op.in_features()), out_(op.out_features()),
+  DenseKernel(const OpDef& def, const KernelArgs& a, const schema::Dense& op)
+      : overflow_(def, a.op), halves_(half_storage(a) && !a.training), input_(op.input()), output_(op.output()), batch_(a.batch), in_(op.in_features()), out_(op.out_features()),
         weights_(a.weights.f32(op.weights())), epilogue_(a.epilogue(op.epilogue())) {
     scratch_.take(in_ * out_);  // dW
     scratch_.take(out_);        // db
     if (a.accumulates(0)) scratch_.take(batch_ * in_);
+    // fp16: the input widened once, each column block narrowed.
+    if (halves_) workspace_floats_ = cpu::dense_halves_workspace(batch_, in_, a.threads);
   }
-  const char* kernel_name() const override { return "dense"; }
+  const char* kernel_name() const override { return halves_ ? "dense_f16" : "dense"; }
+  uint64_t workspace_bytes() const override { return static_cast<uint64_t>(workspace_floats_) * 4; }
+  bool stores_halves() const override { return halves_; }
+  void check_run() override { overflow_.check(); }
   uint64_t macs() const override { return static_cast<uint64_t>(cpu::saturating_product({batch_, in_, out_})); }
-  void run(const RunContext& ctx) override { cpu::dense(batch_, in_, out_, ctx.f32(input_), weights_, ctx.f32(output_), epilogue_, ctx.threads); }
+  void run(const RunContext& ctx) override {
+    if (halves_) {
+      overflow_.clear();
+      const auto* x = reinterpret_cast<const uint16_t*>((*ctx.tensors)[static_cast<size_t>(input_)]);
+      auto* y = reinterpret_cast<uint16_t*>((*ctx.tensors)[static_cast<size_t>(output_)]);
+      return overflow_.add(cpu::dense_halves(batch_, in_, out_, x, weights_, y, epilogue_, ctx.threads, reinterpret_cast<float*>(ctx.workspace)));
+    }
+    cpu::dense(batch_, in_, out_, ctx.f32(input_), weights_, ctx.f32(output_), epilogue_, ctx.threads);
+  }
   uint64_t backward_workspace_bytes() const override { return scratch_.bytes(); }
   void backward(const BackwardContext& b) override {
     float* g = b.grad(output_);
@@ -36,6 +50,9 @@ class DenseKernel final : public OpKernel {
   }
 
  private:
+  HalfOverflow overflow_;  // the fp16 route's output past the half range
+  bool halves_;            // an fp16 session's native route (dense_halves)
+  int64_t workspace_floats_ = 0;
   int input_, output_;
   int64_t batch_, in_, out_;
   const float* weights_;
@@ -71,7 +88,7 @@ class DenseDef final : public OpDef {
     return {{"weights", d.weights()}, {"bias", d.epilogue() ? d.epilogue()->bias() : 0u}};
   }
   std::unique_ptr<OpKernel> create_cpu_kernel(const KernelArgs& a) const override {
-    return std::make_unique<DenseKernel>(a, *a.op.kind_as_Dense());
+    return std::make_unique<DenseKernel>(*this, a, *a.op.kind_as_Dense());
   }
 };
 

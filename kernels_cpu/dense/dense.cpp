@@ -1,10 +1,14 @@
 #include "kernels_cpu/dense/dense.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "kernels_cpu/gemm/gemm.h"
 #include "kernels_cpu/common/epilogue.h"
 #include "kernels_cpu/activation/activation.h"
+#include "kernels_cpu/common/half_convert.h"
+#include "kernels_cpu/common/thread_index.h"
+#include "kernels_common/conv_geometry.h"
 
 namespace edgegan::cpu {
 
@@ -18,23 +22,54 @@ void dense_reference(int64_t rows, int64_t in, int64_t out, const float* x, cons
     }
 }
 
-void dense(int64_t rows, int64_t in, int64_t out, const float* x, const float* w, float* y,
-           const Epilogue& ep, int threads) {
-  const int64_t block = 64;
-  const int64_t blocks = (out + block - 1) / block;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+namespace {
+
+constexpr int64_t kBlock = 64;  // output features per task
+
+// The column blocks over threads: each filled with the bias, given x · W, activated.
+// Halves out (YT): each block made in its thread's rows x kBlock floats of `stage`,
+// then narrowed; returns whether a narrowing overflowed.
+template <typename YT>
+bool dense_blocks(int64_t rows, int64_t in, int64_t out, const float* x, const float* w, YT* y, const Epilogue& ep, int threads, float* stage) {
+  constexpr bool halves = !std::is_same_v<YT, float>;
+  const int64_t blocks = (out + kBlock - 1) / kBlock;
+  bool overflow = false;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1) reduction(|| : overflow)
   for (int64_t b = 0; b < blocks; ++b) {
-    const int64_t o0 = b * block, width = std::min(block, out - o0);
+    const int64_t o0 = b * kBlock, width = std::min(kBlock, out - o0);
+    float* block = nullptr;
+    int64_t ldc = out;
+    if constexpr (halves) block = stage + thread_index() * rows * kBlock, ldc = width;
+    else block = y + o0;
     for (int64_t r = 0; r < rows; ++r) {
-      float* dst = y + r * out + o0;
+      float* dst = block + r * ldc;
       if (ep.bias) std::copy(ep.bias + o0, ep.bias + o0 + width, dst);
       else std::fill(dst, dst + width, 0.f);
     }
-    gemm_accumulate(rows, width, in, x, in, w + o0, out, y + o0, out);
-    apply_activation(y + o0, rows, width, out, ep.activation, ep.alpha, ep.beta);
+    gemm_accumulate(rows, width, in, x, in, w + o0, out, block, ldc);
+    apply_activation(block, rows, width, ldc, ep.activation, ep.alpha, ep.beta);
+    if constexpr (halves)
+      for (int64_t r = 0; r < rows; ++r) overflow = narrow_to_halves(block + r * width, y + r * out + o0, width) || overflow;
   }
+  return overflow;
 }
 
+}  // namespace
+
+void dense(int64_t rows, int64_t in, int64_t out, const float* x, const float* w, float* y,
+           const Epilogue& ep, int threads) {
+  dense_blocks(rows, in, out, x, w, y, ep, threads, nullptr);
+}
+
+int64_t dense_halves_workspace(int64_t rows, int64_t in, int threads) {
+  return saturating_sum({saturating_product({rows, in}), saturating_product({std::max(1, threads), rows, kBlock})});
+}
+
+bool dense_halves(int64_t rows, int64_t in, int64_t out, const uint16_t* x, const float* w, uint16_t* y, const Epilogue& ep, int threads,
+                  float* workspace) {
+  widen_halves(x, workspace, rows * in);
+  return dense_blocks(rows, in, out, workspace, w, y, ep, threads, workspace + rows * in);
+}
 
 void dense_backward(int64_t rows, int64_t in, int64_t out, const float* x, const float* w, const float* dy, float* dx, float* dw,
                     float* db) {

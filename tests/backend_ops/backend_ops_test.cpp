@@ -760,6 +760,18 @@ std::string transposed_conv_head_case(Rng& r, int v) {
   return b.bytes();
 }
 
+// Dense layers of 1-300 outputs (several column blocks), every fused activation.
+std::string dense_case(Rng& r, int v) {
+  const int in = r.pick(1, 100), out = r.pick(1, 300);
+  const std::string act = kActivations[static_cast<size_t>(v) % (std::size(kActivations) - 2)];  // no PRelu, or none
+  OnnxBuilder b;
+  b.input("x", {-1, in}).output("y");
+  b.floats("W", {in, out}, r.values(static_cast<size_t>(in * out), 0.5f)).floats("B", {out}, r.values(static_cast<size_t>(out), 0.3f));
+  b.node("Gemm", "gemm", {"x", "W", "B"}, {"g"});
+  activation(b, r, act, out, "g", "y");
+  return b.bytes();
+}
+
 // `cases` layers from `make`, each at fp16 with native routes and through the adapter
 // alone: the same bits; at least `min_native` of them ran `kernel`.
 void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed, int cases, const std::string& kernel, int min_native) {
@@ -796,6 +808,8 @@ TEST(HalfRoutes, TrimmedConvolutionsMatchTheAdapterBitForBit) { expect_native_ma
 TEST(HalfRoutes, WinogradConvolutionsMatchTheAdapterBitForBit) {
   expect_native_matches_adapter(winograd_conv_case, 740000, 8, "conv2d_winograd_f16", 6);
 }
+
+TEST(HalfRoutes, DenseLayersMatchTheAdapterBitForBit) { expect_native_matches_adapter(dense_case, 760000, 10, "dense_f16", 10); }
 
 TEST(HalfRoutes, TransposedConvolutionsMatchTheAdapterBitForBit) {
   expect_native_matches_adapter(transposed_conv_case, 720000, 14, "conv_transpose2d_split_f16", 14);
