@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "engine/ops/half_route.h"
 #include "kernels_cpu/common/half_convert.h"
 
 namespace edgegan {
@@ -30,11 +31,11 @@ Executor::Executor(const Model::Impl& model, const ComputeBackend& backend, Sess
   for (size_t i = 0; i < plan_.kernels.size(); ++i) want_input_[i].assign(plan_.op_inputs[i].size(), 1);
 }
 
-uint64_t Executor::tensor_bytes(int t) const { return edgegan::tensor_bytes(m_.tensors[static_cast<size_t>(t)], batch_, plan_.precision); }
+uint64_t Executor::tensor_bytes(int t) const { return edgegan::tensor_bytes(m_, plan_, t); }
 
 uint64_t Executor::elements(int t) const { return static_cast<uint64_t>(batch_) * static_cast<uint64_t>(m_.tensors[static_cast<size_t>(t)].per_sample); }
 
-bool Executor::stored_as_halves(int t) const { return plan_.precision == Precision::kFp16 && m_.tensors[static_cast<size_t>(t)].dtype == DType::kFloat32; }
+bool Executor::stored_as_halves(int t) const { return edgegan::stored_as_halves(m_, plan_, t); }
 
 void Executor::write_inputs(const std::vector<const Tensor*>& bound) {
   for (size_t i = 0; i < m_.inputs.size(); ++i) {
@@ -81,7 +82,14 @@ void Executor::forward(std::vector<OpTiming>* timings) {
     }
   }
   stream_->synchronize();
-  for (const auto& k : plan_.kernels) k->check_run();
+  for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+    try {
+      plan_.kernels[i]->check_run();
+    } catch (HalfOverflowError& e) {
+      e.tensor = plan_.op_output[i];  // the first layer past the half range, in graph order
+      throw;
+    }
+  }
 }
 
 uint64_t Executor::output_floats(size_t i) const { return elements(m_.output_tensors[i]); }

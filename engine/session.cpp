@@ -1,11 +1,13 @@
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <sstream>
 
 #include "engine/executor.h"
 #include "engine/input_binding.h"
+#include "engine/ops/half_route.h"
 #include "engine/session_plan.h"
 #include "engine/text_stream.h"
 
@@ -19,6 +21,7 @@ struct Session::Impl {
   int threads = 1;
   const ComputeBackend* backend = nullptr;
   std::string weight_placement;  // as it was when the kernels were built
+  PlanOptions plan_options;  // fp16 on the CPU: with the tensors kept as fp32 so far
   MemoryTracker tracker;  // declared before everything it accounts for
   std::unique_ptr<Executor> executor;
 
@@ -79,7 +82,7 @@ Session::Session(std::shared_ptr<const Model> model, const SessionOptions& optio
 
   s.backend = &compute_backend(options.backend, "session", options.device);
   check_precision(*s.backend, options.precision, /*planning=*/false, "session");
-  PlanOptions plan_options;
+  PlanOptions& plan_options = s.plan_options;
   plan_options.batch = options.batch;
   plan_options.threads = s.threads;
   plan_options.conv_transpose2d_algo = options.conv_transpose2d_algo;
@@ -131,8 +134,42 @@ std::vector<Tensor> Session::run_profiled(const std::vector<Tensor>& inputs, std
 std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs, std::vector<OpTiming>* timings) {
   Impl& s = *impl_;
   const Model::Impl& m = s.m();
-  s.executor->write_inputs(bind_inputs(m, s.options.batch, inputs, "run"));
-  s.executor->forward(timings);
+  const auto bound = bind_inputs(m, s.options.batch, inputs, "run");
+  // fp16 on the CPU: a layer whose output overflowed the half range has that tensor kept
+  // as fp32 from now on. The plan is made again with it marked (over the memory limit:
+  // the overflow stands, the session unchanged), and replaces the old one once it is
+  // made (a failure leaves the session as it was); false where the error is not one to
+  // recover from.
+  auto keep_output_fp32 = [&](const HalfOverflowError& e) {
+    const size_t t = static_cast<size_t>(e.tensor);
+    std::vector<char>& fp32 = s.plan_options.fp32_tensors;
+    if (e.tensor < 0 || s.options.backend != Backend::kCpu || (t < fp32.size() && fp32[t])) return false;
+    fp32.resize(m.tensors.size(), 0);
+    fp32[t] = 1;
+    try {
+      check_limits(m, build_session_plan(m, *s.backend, s.plan_options, m, nullptr), s.options, s.model->weight_bytes());
+    } catch (const Error&) {
+      fp32[t] = 0;
+      return false;
+    }
+    try {
+      s.executor = std::make_unique<Executor>(m, *s.backend, build_session_plan(m, *s.backend, s.plan_options, m, &s.tracker), s.tracker, s.threads);
+    } catch (...) {
+      fp32[t] = 0;
+      throw;
+    }
+    std::fprintf(stderr, "edgegan: %s: its output is past the half range at fp16; kept as fp32 from now on\n", e.layer.c_str());
+    return true;
+  };
+  for (;;) {  // again after each layer newly kept as fp32 (at most one per float tensor)
+    s.executor->write_inputs(bound);
+    try {
+      s.executor->forward(timings);
+      break;
+    } catch (const HalfOverflowError& e) {
+      if (!keep_output_fp32(e)) throw;
+    }
+  }
   std::vector<Tensor> outputs;
   for (size_t i = 0; i < m.outputs.size(); ++i) {
     const OutputInfo& info = m.outputs[i];

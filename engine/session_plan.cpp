@@ -21,6 +21,17 @@ uint64_t tensor_bytes(const TensorDesc& d, int64_t batch, Precision precision) {
   return static_cast<uint64_t>(batch) * static_cast<uint64_t>(d.per_sample) * element;
 }
 
+bool stored_as_halves(const Model::Impl& m, const SessionPlan& plan, int t) {
+  const size_t i = static_cast<size_t>(t);
+  return plan.precision == Precision::kFp16 && m.tensors[i].dtype == DType::kFloat32 && !(i < plan.fp32_tensors.size() && plan.fp32_tensors[i]);
+}
+
+uint64_t tensor_bytes(const Model::Impl& m, const SessionPlan& plan, int t) {
+  const size_t i = static_cast<size_t>(t);
+  const bool fp32 = i < plan.fp32_tensors.size() && plan.fp32_tensors[i];
+  return tensor_bytes(m.tensors[i], plan.batch, fp32 ? Precision::kFp32 : plan.precision);
+}
+
 void check_precision(const ComputeBackend& backend, Precision precision, bool planning, const char* caller) {
   const std::string why = backend.precision_refusal(precision, planning);
   if (!why.empty()) throw Error(std::string(caller) + ": " + why);
@@ -55,6 +66,8 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
   SessionPlan plan;
   plan.batch = options.batch;
   plan.precision = options.precision;
+  if (!options.fp32_tensors.empty()) plan.fp32_tensors = options.fp32_tensors;
+  plan.fp32_tensors.resize(m.tensors.size(), 0);
   const auto& ops = *m.root->ops();
   const int n_ops = static_cast<int>(ops.size());
   const size_t n_tensors = m.tensors.size();
@@ -83,14 +96,19 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
                           .filter_copy_budget = &filter_copy_budget,
                           .training = options.training,
                           .accumulate_input = options.training ? plan.accumulate[static_cast<size_t>(i)] : std::vector<char>{},
-                          .zero_insert_backward = options.zero_insert_backward};
+                          .zero_insert_backward = options.zero_insert_backward,
+                          .fp32_tensors = &plan.fp32_tensors};
     std::string why;
     if (!backend.supports(args, &why))
       throw Error("session: the " + std::string(backend.name()) + " backend cannot run " + op_label(op, i) + " (" + def.name() + "): " + why);
     plan.kernels.push_back(backend.create_kernel(def, args));
+    // A view of an fp32 tensor (a Reshape that keeps the order) is fp32 too.
+    const auto& inputs = plan.op_inputs[static_cast<size_t>(i)];
+    if (plan.kernels.back()->output_aliases_input() && !inputs.empty() && plan.fp32_tensors[static_cast<size_t>(inputs[0])])
+      plan.fp32_tensors[static_cast<size_t>(plan.op_output[static_cast<size_t>(i)])] = 1;
     plan.session_weight_bytes += plan.kernels.back()->repacked_weight_bytes();
   }
-  auto tensor_bytes = [&](int t) { return edgegan::tensor_bytes(m.tensors[static_cast<size_t>(t)], options.batch, options.precision); };
+  auto tensor_bytes = [&](int t) { return edgegan::tensor_bytes(m, plan, t); };
   // Steps: op i runs forward at step i; in a training plan its backward runs at step
   // 2n-1-i, and step 2n is the caller reading the input gradients.
   auto backward_step = [&](int op) { return 2 * n_ops - 1 - op; };
@@ -126,8 +144,10 @@ SessionPlan build_session_plan(const Model::Impl& m, const ComputeBackend& backe
     int shared = -1;
     if (k.output_aliases_input()) {
       shared = plan.tensor_buffer[static_cast<size_t>(plan.op_inputs[static_cast<size_t>(i)][0])];
-    } else if (k.works_in_place() && !options.training) {
-      // Overwrite the input only if nothing reads it after this op (training keeps every value).
+    } else if (k.works_in_place() && !options.training &&
+               plan.fp32_tensors[static_cast<size_t>(k.in_place_input())] == plan.fp32_tensors[static_cast<size_t>(out)]) {
+      // Overwrite the input only if nothing reads it after this op (training keeps every
+      // value), and only where both are stored alike (not halves into an fp32 tensor).
       const int b = plan.tensor_buffer[static_cast<size_t>(k.in_place_input())];
       if (buffers[static_cast<size_t>(b)].last_step <= i) shared = b;
     }

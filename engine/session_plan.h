@@ -24,11 +24,15 @@ struct PlanOptions {
   Precision precision = Precision::kFp32;  // SessionOptions::precision
   bool training = false;
   bool zero_insert_backward = false;  // training: the transposed convolutions' backward baseline
+  // fp16: per tensor, kept as fp32 (a layer whose output overflowed the half range; the
+  // session marks it and plans again). Empty: none.
+  std::vector<char> fp32_tensors;
 };
 
 struct SessionPlan {
   int64_t batch = 1;
   Precision precision = Precision::kFp32;  // fp16: the arena's float tensors are halves
+  std::vector<char> fp32_tensors;          // ... except these (PlanOptions::fp32_tensors, with the aliases of them)
   std::vector<std::unique_ptr<OpKernel>> kernels;
   std::vector<std::vector<int>> op_inputs;  // per op, the tensors it reads (OpDef::inputs)
   std::vector<int> op_output;               // per op, the tensor it writes
@@ -55,6 +59,10 @@ SessionPlan build_session_plan(const Model::Impl& model, const ComputeBackend& b
 // Bytes of tensor `d` at `batch` in a session of `precision`: an fp16 session keeps its
 // float activations as halves; int64 tensors keep their 8 bytes.
 uint64_t tensor_bytes(const TensorDesc& d, int64_t batch, Precision precision);
+// The same for tensor t of a plan (its fp32 tensors at 4 bytes).
+uint64_t tensor_bytes(const Model::Impl& model, const SessionPlan& plan, int t);
+// Whether tensor t of a plan is stored as halves.
+bool stored_as_halves(const Model::Impl& model, const SessionPlan& plan, int t);
 
 // Throws Error ("<caller>: <why>") when `backend` cannot run `precision`.
 void check_precision(const ComputeBackend& backend, Precision precision, bool planning, const char* caller);

@@ -38,12 +38,13 @@ class HalfStorageKernel final : public OpKernel {
     uint64_t offset = aligned(fp32_->workspace_bytes());
     auto elements = [&](int t) { return args.batch * args.tensor(t).per_sample; };
     for (int t : def.inputs(args.op)) {
-      if (args.tensor(t).dtype != DType::kFloat32) continue;
+      if (args.tensor(t).dtype != DType::kFloat32 || args.kept_fp32(t)) continue;  // an fp32 tensor is read where it is
       if (std::any_of(widened_.begin(), widened_.end(), [&](const Copy& c) { return c.tensor == t; })) continue;  // read twice, widened once
       widened_.push_back({t, elements(t), offset});
       offset += aligned(static_cast<uint64_t>(elements(t)) * sizeof(float));
     }
-    output_floats_ = args.tensor(output_).dtype == DType::kFloat32 ? elements(output_) : 0;
+    // An output kept as fp32 is written in place by the fp32 kernel.
+    output_floats_ = args.tensor(output_).dtype == DType::kFloat32 && !args.kept_fp32(output_) ? elements(output_) : 0;
     output_offset_ = offset;
     offset += aligned(static_cast<uint64_t>(output_floats_) * sizeof(float));
     workspace_bytes_ = offset;
@@ -108,10 +109,19 @@ std::unique_ptr<OpKernel> wrap(std::unique_ptr<OpKernel> fp32, const OpDef& def,
 
 std::atomic<bool> native_routes{true};
 
+// Whether the op reads or writes a float tensor the plan keeps as fp32: its native route
+// (which takes halves only) is not built, the adapter converts only the halves.
+bool touches_fp32(const OpDef& def, const KernelArgs& args) {
+  if (args.kept_fp32(def.output(args.op))) return true;
+  for (int t : def.inputs(args.op))
+    if (args.kept_fp32(t)) return true;
+  return false;
+}
+
 }  // namespace
 
 std::unique_ptr<OpKernel> half_storage_kernel(const OpDef& def, const KernelArgs& args) {
-  if (native_routes.load()) {
+  if (native_routes.load() && !touches_fp32(def, args)) {
     std::unique_ptr<OpKernel> kernel = def.create_cpu_kernel(args);
     if (kernel->stores_halves()) return kernel;  // a native route
     return wrap(std::move(kernel), def, args);

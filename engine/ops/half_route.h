@@ -15,6 +15,15 @@ namespace edgegan {
 // Whether a kernel being built runs on halves (an fp16 plan on the CPU).
 inline bool half_storage(const KernelArgs& args) { return args.precision == Precision::kFp16; }
 
+// What HalfOverflow::check throws: the session catches it to store that layer's output
+// as fp32 (the executor sets `tensor`, the op's output) and run the call again.
+class HalfOverflowError : public Error {
+ public:
+  HalfOverflowError(const std::string& what, std::string layer) : Error(what), layer(std::move(layer)) {}
+  std::string layer;  // "op 'name' (Kind)"
+  int tensor = -1;
+};
+
 // One layer's overflow flag: set by a run whose narrowing made a finite float infinite,
 // reported by check() in one line naming the layer.
 class HalfOverflow {
@@ -26,7 +35,8 @@ class HalfOverflow {
   void clear() { overflowed_ = false; }
   void add(bool overflowed) { overflowed_ = overflowed_ || overflowed; }
   void check() const {
-    if (overflowed_) throw Error(label_ + ": its output has values past the half range (|x| > 65504) at precision fp16; run this model at fp32");
+    if (overflowed_)
+      throw HalfOverflowError(label_ + ": its output has values past the half range (|x| > 65504) at precision fp16; run this model at fp32", label_);
   }
 
  private:

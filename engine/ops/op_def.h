@@ -49,7 +49,11 @@ struct KernelArgs {
   // a scratch for it; and the transposed convolutions' backward baseline.
   std::vector<char> accumulate_input;
   bool zero_insert_backward = false;
+  // An fp16 plan's float tensors kept as fp32 (a layer that overflowed the half range;
+  // nullptr or empty: none). Their readers and writer run through the half adapter.
+  const std::vector<char>* fp32_tensors = nullptr;
   bool accumulates(size_t k) const { return k < accumulate_input.size() && accumulate_input[k] != 0; }
+  bool kept_fp32(int t) const { return fp32_tensors && static_cast<size_t>(t) < fp32_tensors->size() && (*fp32_tensors)[static_cast<size_t>(t)]; }
 
   const TensorDesc& tensor(int index) const { return model.tensors[static_cast<size_t>(index)]; }
   cpu::Epilogue epilogue(const schema::Epilogue* ep) const;
