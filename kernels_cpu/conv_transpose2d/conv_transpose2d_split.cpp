@@ -447,7 +447,8 @@ bool gemm_path(const ConvShape& s, const ConvTranspose2DWeights& wts, const XT* 
   for (const AxisPhase& ph : wts.phases_h)
     for (const AxisPhase& pw : wts.phases_w) max_pixels = std::max(max_pixels, grid_of(ph, pw).pixels(s.batch));
   const int64_t tiles = (max_pixels + kTilePixels - 1) / kTilePixels;
-  const int64_t col_block = std::min<int64_t>(2 * uk.nr, kMaxColBlock), col_blocks = (cout + col_block - 1) / col_block;
+  // Halves: the widest block, since each block widens its tile's input rows again.
+  const int64_t col_block = halves ? kMaxColBlock : std::min<int64_t>(2 * uk.nr, kMaxColBlock), col_blocks = (cout + col_block - 1) / col_block;
   const int64_t tasks = phases * tiles * col_blocks;
   const PanelLayout layout = wts.tap_layout(s);
   const bool prefetch_output = output_misses_caches(s);
