@@ -158,7 +158,12 @@ std::vector<Tensor> Session::run_checked(const std::vector<Tensor>& inputs, std:
       fp32[t] = 0;
       throw;
     }
-    std::fprintf(stderr, "edgegan: %s: its output is past the half range at fp16; kept as fp32 from now on\n", e.layer.c_str());
+    const std::string notice = e.layer + ": its output is past the half range at fp16; kept as fp32 from now on";
+    if (s.options.on_notice) {
+      s.options.on_notice(notice);
+    } else {
+      std::fprintf(stderr, "edgegan: %s\n", notice.c_str());
+    }
     return true;
   };
   for (;;) {  // again after each layer newly kept as fp32 (at most one per float tensor)

@@ -125,12 +125,19 @@ TEST(Precision, AnFp16OverflowKeepsThoseLayersFp32NamingThem) {
   const auto model = testing::test_model("golden/dcgan_digits_generator");
   SessionOptions o;
   o.precision = Precision::kFp16;
+  std::vector<std::string> notices;  // through the option, not stderr
+  o.on_notice = [&](const std::string& line) { notices.push_back(line); };
   Session session(model, o);
   const auto inputs = filled_inputs(*model, 1, 60000.f);  // halves as inputs; the first layer's sums pass the range
   ::testing::internal::CaptureStderr();
   const auto got = session.run(inputs);
-  const std::string notices = ::testing::internal::GetCapturedStderr();
-  EXPECT_NE(notices.find("(ConvTranspose2D): its output is past the half range at fp16; kept as fp32 from now on\n"), std::string::npos) << notices;
+  EXPECT_EQ(::testing::internal::GetCapturedStderr(), "") << "with on_notice set, nothing goes to stderr";
+  ASSERT_FALSE(notices.empty());
+  for (const std::string& line : notices) {
+    EXPECT_NE(line.find("(ConvTranspose2D): its output is past the half range at fp16; kept as fp32 from now on"), std::string::npos) << line;
+    EXPECT_EQ(line.find('\n'), std::string::npos) << line;
+  }
+  o.on_notice = nullptr;
   const uint64_t allocated = session.measured_allocation_bytes();
   EXPECT_NO_THROW(session.run(filled_inputs(*model, 1, 1.f)));
   EXPECT_EQ(session.measured_allocation_bytes(), allocated) << "a later run allocated";

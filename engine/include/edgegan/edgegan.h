@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <stdexcept>
@@ -220,6 +221,10 @@ struct SessionOptions {
   // A session whose run would execute more multiply-accumulates than this is refused:
   // a model file cannot stall the device for hours. 10^12 is ~70 000 DCGAN-64 images.
   uint64_t compute_limit_macs = 1'000'000'000'000;
+  // Told, in one line, what the session changed on its own while running (today: an
+  // fp16 layer whose output passed the half range, kept as fp32 from then on). Empty:
+  // the line goes to stderr, prefixed "edgegan: ".
+  std::function<void(const std::string&)> on_notice = nullptr;
 };
 
 class Session {
