@@ -37,7 +37,7 @@ printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad
 # under the fuzzers' 64 KiB, hostile pickles, a truncated zip, deflated entries (one a bomb).
 for f in compact_x2_legacy/model.pth compact_x4_fp16_zip/model.pth compact_x4_bf16_safetensors/model.safetensors \
     rrdb_x2_fp16_safetensors/model.safetensors span_x2_fp16_safetensors/model.safetensors realcugan_x3_fp16_zip/model.pth \
-    realplksr_x2_no_attention_safetensors/model.safetensors cyclegan_unet_instance_fp16_legacy/model.pth; do
+    realplksr_x2_no_attention_safetensors/model.safetensors realplksr_dysample_x3_no_scope_safetensors/model.safetensors cyclegan_unet_instance_fp16_legacy/model.pth; do
   cp "tests/checkpoint/cases/$f" "$c/checkpoint/$(dirname "$f").${f##*.}"
 done
 for f in os_system.pth eval_legacy.pth offset_past_end.pth overlap.safetensors whole_module.pth deflate_bomb.pth; do
