@@ -62,6 +62,8 @@ class GridSampleLowering final : public OpLowering {
     if (x.shape.size() != 4) throw ConvertError(where(n) + ": input 'X' has rank " + std::to_string(x.shape.size()) + "; only rank-4 NCHW maps are supported");
     if (grid.shape.size() != 4) throw ConvertError(where(n) + ": input 'grid' has rank " + std::to_string(grid.shape.size()) + ", not 4");
     if (x.is_int || grid.is_int) throw ConvertError(where(n) + ": inputs must be float tensors");
+    for (size_t k = 1; k < 4; ++k)
+      if (x.shape[k] < 1 || grid.shape[k] < 1) throw ConvertError(where(n) + ": inputs 'X' and 'grid' must not have empty dimensions");
     if (grid.shape[0] != x.shape[0]) throw ConvertError(where(n) + ": input 'grid' has batch " + std::to_string(grid.shape[0]) + ", 'X' " + std::to_string(x.shape[0]));
     if (p.grid_map) {
       if (grid.shape[1] != 2 * p.groups) throw ConvertError(where(n) + ": input 'grid' has " + std::to_string(grid.shape[1]) + " channels, not 2 x edgegan_groups");
