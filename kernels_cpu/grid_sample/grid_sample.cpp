@@ -60,13 +60,28 @@ void sample_row(const GridSampleShape& s, const float* x, const float* grid, flo
       AxisTaps tx, ty;
       point_taps(s, grid, n, oh, ow, g, tx, ty);
       float* o = out + g * per_group;
+      const int64_t at = g * per_group;
+      if (tx.count == 2 && ty.count == 2 && tx.index[0] >= 0 && tx.index[1] >= 0 && ty.index[0] >= 0 && ty.index[1] >= 0) {
+        // Bilinear inside the map (the common case): the four taps in one pass, summed in
+        // the order of the general loop below.
+        const float* r0 = xn + ty.index[0] * s.in_w * s.channels + at;
+        const float* r1 = xn + ty.index[1] * s.in_w * s.channels + at;
+        const float* a = r0 + tx.index[0] * s.channels;
+        const float* b = r0 + tx.index[1] * s.channels;
+        const float* c = r1 + tx.index[0] * s.channels;
+        const float* d = r1 + tx.index[1] * s.channels;
+        const float wa = ty.weight[0] * tx.weight[0], wb = ty.weight[0] * tx.weight[1];
+        const float wc = ty.weight[1] * tx.weight[0], wd = ty.weight[1] * tx.weight[1];
+        for (int64_t k = 0; k < per_group; ++k) o[k] = ((wa * a[k] + wb * b[k]) + wc * c[k]) + wd * d[k];
+        continue;
+      }
       for (int64_t c = 0; c < per_group; ++c) o[c] = 0.f;
       for (int i = 0; i < ty.count; ++i) {
         if (ty.index[i] < 0) continue;
         for (int j = 0; j < tx.count; ++j) {
           if (tx.index[j] < 0) continue;
           const float w = ty.weight[i] * tx.weight[j];
-          const float* src = xn + (ty.index[i] * s.in_w + tx.index[j]) * s.channels + g * per_group;
+          const float* src = xn + (ty.index[i] * s.in_w + tx.index[j]) * s.channels + at;
           for (int64_t c = 0; c < per_group; ++c) o[c] += w * src[c];
         }
       }
