@@ -1,5 +1,5 @@
 // GridSample: an NHWC map sampled at the points of a run-time grid (ONNX GridSample,
-// DySample's up-sampling); no weights. No backward: the Trainer refuses a model with it.
+// DySample's up-sampling); no weights. Backward: the input's and the grid's gradients.
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
@@ -17,12 +17,15 @@ static_assert(static_cast<int>(schema::GridSampleMode_Bicubic) == static_cast<in
 
 class GridSampleKernel final : public OpKernel {
  public:
-  GridSampleKernel(const KernelArgs& a, const schema::GridSample& op) : input_(op.input()), grid_(op.grid()), output_(op.output()), shape_(grid_sample_shape(a, op)) {
-    if (a.training) throw Error("GridSample has no backward: a model with it cannot be trained");
-  }
+  GridSampleKernel(const KernelArgs& a, const schema::GridSample& op) : input_(op.input()), grid_(op.grid()), output_(op.output()), shape_(grid_sample_shape(a, op)) {}
   const char* kernel_name() const override { return "grid_sample"; }
   void run(const RunContext& ctx) override { cpu::grid_sample(shape_, ctx.f32(input_), ctx.f32(grid_), ctx.f32(output_), ctx.threads); }
-  void backward(const BackwardContext&) override { throw Error("GridSample has no backward"); }
+  void backward(const BackwardContext& b) override {
+    float* dx = b.wants(0) ? b.grad(input_) : nullptr;
+    float* dgrid = b.wants(1) ? b.grad(grid_) : nullptr;
+    if (!dx && !dgrid) return;
+    cpu::grid_sample_backward(shape_, b.ctx.f32(input_), b.ctx.f32(grid_), b.grad(output_), dx, b.accumulates(0), dgrid, b.accumulates(1), b.ctx.threads);
+  }
 
  private:
   int input_, grid_, output_;

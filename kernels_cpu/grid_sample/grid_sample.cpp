@@ -1,5 +1,6 @@
 #include "kernels_cpu/grid_sample/grid_sample.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace edgegan::cpu {
@@ -89,7 +90,121 @@ void sample_row(const GridSampleShape& s, const float* x, const float* grid, flo
   }
 }
 
+// A coordinate through the padding, with its derivative (torch's *_set_grad forms).
+float pad_with_grad(const GridSampleShape& s, float c, int64_t size, float& grad) {
+  grad = 1.f;
+  if (s.padding == GridSamplePadding::kZeros) return c;
+  if (s.padding == GridSamplePadding::kReflection) {
+    const float l = static_cast<float>(size);
+    const float twice_low = s.align_corners ? 0.f : -1.f, twice_high = s.align_corners ? 2.f * (l - 1.f) : 2.f * l - 1.f;
+    if (twice_low == twice_high) {
+      grad = 0.f;
+      return 0.f;
+    }
+    const float low = twice_low * 0.5f, span = (twice_high - twice_low) * 0.5f;
+    float d = c - low, sign = 1.f;
+    if (d < 0.f) d = -d, sign = -1.f;
+    const float extra = std::fmod(d, span), flips = std::floor(d / span);
+    if (std::fmod(flips, 2.f) == 0.f) {
+      c = extra + low;
+      grad = sign;
+    } else {
+      c = span - extra + low;
+      grad = -sign;
+    }
+  }
+  // Border, and reflection's final clamp: no slope where the coordinate is clamped.
+  if (!(c > 0.f)) {
+    grad = 0.f;
+    return 0.f;
+  }
+  if (c >= static_cast<float>(size - 1)) {
+    grad = 0.f;
+    return static_cast<float>(size - 1);
+  }
+  return c;
+}
+
+// One axis for the backward: the taps (as axis_taps), the weights' derivatives along the
+// coordinate, and the coordinate's derivative by the grid value.
+struct AxisGrad {
+  AxisTaps taps;
+  float dweight[4] = {0.f, 0.f, 0.f, 0.f};
+  float dcoord = 0.f;
+};
+
+AxisGrad axis_grad(const GridSampleShape& s, float v, int64_t o, int64_t size, int64_t out_size) {
+  AxisGrad a;
+  const float c = grid_sample_source(v, o, size, out_size, s.align_corners, s.offsets);
+  a.dcoord = s.offsets ? 1.f : (s.align_corners ? 0.5f * static_cast<float>(size - 1) : 0.5f * static_cast<float>(size));
+  a.taps = axis_taps(s, c, size);
+  if (s.mode == GridSampleMode::kNearest) return a;
+  if (s.mode == GridSampleMode::kBicubic) {
+    // d/dt of the cubic weights at t = c - floor(c) (A = -0.75); the taps' indices are padded, the coordinate is not.
+    const float t = c - std::floor(c), A = -0.75f;
+    const float x0 = t + 1.f, x1 = t, x2 = 1.f - t, x3 = 2.f - t;
+    a.dweight[0] = (3.f * A * x0 - 10.f * A) * x0 + 8.f * A;
+    a.dweight[1] = (3.f * (A + 2.f) * x1 - 2.f * (A + 3.f)) * x1;
+    a.dweight[2] = -((3.f * (A + 2.f) * x2 - 2.f * (A + 3.f)) * x2);
+    a.dweight[3] = -((3.f * A * x3 - 10.f * A) * x3 + 8.f * A);
+    return a;
+  }
+  float dpad = 1.f;
+  pad_with_grad(s, c, size, dpad);
+  a.dcoord *= dpad;
+  a.dweight[0] = -1.f;
+  a.dweight[1] = 1.f;
+  return a;
+}
+
+void backward_sample(const GridSampleShape& s, const float* x, const float* grid, const float* dy, float* dx, float* dgrid, bool accumulate_dgrid, int64_t n) {
+  const int64_t per_group = s.channels / s.groups;
+  const float* xn = x + n * s.in_h * s.in_w * s.channels;
+  float* dxn = dx ? dx + n * s.in_h * s.in_w * s.channels : nullptr;
+  for (int64_t oh = 0; oh < s.out_h; ++oh)
+    for (int64_t ow = 0; ow < s.out_w; ++ow) {
+      const int64_t pixel = (n * s.out_h + oh) * s.out_w + ow;
+      const float* p = grid + pixel * 2 * s.groups;
+      const float* g_out = dy + pixel * s.channels;
+      for (int64_t g = 0; g < s.groups; ++g) {
+        const AxisGrad ax = axis_grad(s, p[g], ow, s.in_w, s.out_w), ay = axis_grad(s, p[s.groups + g], oh, s.in_h, s.out_h);
+        double slope_x = 0.0, slope_y = 0.0;
+        for (int i = 0; i < ay.taps.count; ++i) {
+          if (ay.taps.index[i] < 0) continue;
+          for (int j = 0; j < ax.taps.count; ++j) {
+            if (ax.taps.index[j] < 0) continue;
+            const int64_t at = (ay.taps.index[i] * s.in_w + ax.taps.index[j]) * s.channels + g * per_group;
+            const float w = ay.taps.weight[i] * ax.taps.weight[j];
+            double dot = 0.0;  // sum over the group's channels of dy * x at this tap
+            for (int64_t c = 0; c < per_group; ++c) {
+              const float d = g_out[g * per_group + c];
+              if (dxn) dxn[at + c] += w * d;
+              dot += static_cast<double>(d) * xn[at + c];
+            }
+            slope_x += dot * ay.taps.weight[i] * ax.dweight[j];
+            slope_y += dot * ay.dweight[i] * ax.taps.weight[j];
+          }
+        }
+        if (!dgrid) continue;
+        float* dg = dgrid + pixel * 2 * s.groups;
+        const float gx = static_cast<float>(slope_x) * ax.dcoord, gy = static_cast<float>(slope_y) * ay.dcoord;
+        dg[g] = accumulate_dgrid ? dg[g] + gx : gx;
+        dg[s.groups + g] = accumulate_dgrid ? dg[s.groups + g] + gy : gy;
+      }
+    }
+}
+
 }  // namespace
+
+void grid_sample_backward(const GridSampleShape& s, const float* x, const float* grid, const float* dy, float* dx, bool accumulate_dx, float* dgrid,
+                          bool accumulate_dgrid, int threads) {
+  (void)threads;
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && s.batch > 1)
+  for (int64_t n = 0; n < s.batch; ++n) {
+    if (dx && !accumulate_dx) std::fill(dx + n * s.in_h * s.in_w * s.channels, dx + (n + 1) * s.in_h * s.in_w * s.channels, 0.f);
+    backward_sample(s, x, grid, dy, dx, dgrid, accumulate_dgrid, n);
+  }
+}
 
 void grid_sample_reference(const GridSampleShape& s, const float* x, const float* grid, float* y) {
   const int64_t per_group = s.channels / s.groups;

@@ -14,4 +14,14 @@ void grid_sample_reference(const GridSampleShape& s, const float* x, const float
 // value is written once: deterministic for any thread count.
 void grid_sample(const GridSampleShape& s, const float* x, const float* grid, float* y, int threads);
 
+// The gradients from dy [N][Ho][Wo][C]: dx [N][H][W][C] (nullptr: not wanted), each
+// output value's weights scattered back to the pixels it read; dgrid (nullptr: not
+// wanted), the sampled value's slope along each coordinate times the coordinate's
+// derivative through the padding (0 where border or reflection clamps, the sign of each
+// reflection) and the normalisation, as torch's grid_sampler backward. Nearest has no
+// slope (dgrid 0). accumulate_*: add to what is there instead of overwriting. Parallel
+// over batch samples, each writing only its own: deterministic for any thread count.
+void grid_sample_backward(const GridSampleShape& s, const float* x, const float* grid, const float* dy, float* dx, bool accumulate_dx, float* dgrid,
+                          bool accumulate_dgrid, int threads);
+
 }  // namespace edgegan::cpu

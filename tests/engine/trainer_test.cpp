@@ -157,22 +157,10 @@ std::vector<std::string> trainable_golden_cases() {
     const bool kink_dense = name == "zoo_animeganv2" || name == "zoo_cyclegan_resnet" || name == "zoo_esrgan_rrdb" || name == "zoo_fast_style" ||
                             name == "family_progan" || name == "family_realcugan_2x" || name.rfind("family_stylegan2_fused", 0) == 0 ||
                             name == "family_stylegan2_nonfused";
-    // GridSample has no backward: the Trainer refuses its goldens (TrainerRefusesGridSample).
-    const bool untrainable = name.rfind("grid_sample_", 0) == 0;
-    if (e.is_directory() && !opset_variant && !kink_dense && !untrainable && !std::filesystem::exists(e.path() / "model_path.txt")) names.push_back(name);
+    if (e.is_directory() && !opset_variant && !kink_dense && !std::filesystem::exists(e.path() / "model_path.txt")) names.push_back(name);
   }
   std::sort(names.begin(), names.end());
   return names;
-}
-
-// An op without a backward stops the Trainer when it is built, in one line naming the op.
-TEST(Trainer, RefusesGridSample) {
-  try {
-    Trainer trainer(golden_model("grid_sample_bilinear"), {.batch = 2});
-    FAIL() << "a Trainer was built on a model with GridSample";
-  } catch (const Error& e) {
-    EXPECT_NE(std::string(e.what()).find("GridSample has no backward"), std::string::npos) << e.what();
-  }
 }
 
 class GoldenTraining : public ::testing::TestWithParam<std::string> {};

@@ -3,6 +3,7 @@
 // threads, with points far outside the map and non-finite ones.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -96,8 +97,62 @@ TEST(GridSample, FastMatchesReference) {
       ASSERT_NEAR(got1[i], want[i], 1e-5f) << "case " << t << " value " << i;
     }
     for (size_t i = 0; i < n; ++i)
-      if (!std::isnan(got1[i])) ASSERT_EQ(got1[i], got2[i]) << "case " << t << ": threads change the result";
+      if (!std::isnan(got1[i])) {
+        ASSERT_EQ(got1[i], got2[i]) << "case " << t << ": threads change the result";
+      }
   }
+}
+
+// The backward against central differences of the reference's sum(y * r): dx, and dgrid
+// where the value has one slope (a coordinate within the step of a pixel centre, the
+// border's clamp or a reflection has two one-sided slopes and is skipped).
+TEST(GridSample, BackwardMatchesFiniteDifferences) {
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  int checked = 0;
+  for (int t = 0; t < 18; ++t) {
+    GridSampleShape s;
+    s.batch = 2, s.groups = 1 + t % 2, s.channels = s.groups * 2, s.in_h = 3, s.in_w = 4;
+    s.mode = static_cast<GridSampleMode>(t % 3);
+    s.padding = static_cast<GridSamplePadding>((t / 3) % 3);
+    s.align_corners = t % 2 == 1;
+    s.offsets = t % 4 == 3;
+    s.out_h = s.offsets ? 6 : 2, s.out_w = s.offsets ? 8 : 3;
+    std::vector<float> x(static_cast<size_t>(s.batch * s.in_h * s.in_w * s.channels)), grid(static_cast<size_t>(s.batch * s.out_h * s.out_w * 2 * s.groups));
+    for (float& v : x) v = value(rng);
+    for (float& v : grid) v = 1.4f * value(rng);
+    const size_t ny = static_cast<size_t>(s.batch * s.out_h * s.out_w * s.channels);
+    std::vector<float> r(ny), y(ny);
+    for (float& v : r) v = value(rng);
+    const auto loss = [&](const std::vector<float>& xs, const std::vector<float>& gs) {
+      grid_sample_reference(s, xs.data(), gs.data(), y.data());
+      double l = 0.0;
+      for (size_t i = 0; i < ny; ++i) l += static_cast<double>(y[i]) * r[i];
+      return l;
+    };
+    std::vector<float> dx(x.size(), 5.f), dgrid(grid.size(), 5.f);
+    grid_sample_backward(s, x.data(), grid.data(), r.data(), dx.data(), false, dgrid.data(), false, 2);
+    const double h = 1e-3;
+    for (size_t i = 0; i < x.size(); ++i) {  // y is linear in x: one slope everywhere
+      std::vector<float> a = x, b = x;
+      a[i] += static_cast<float>(h), b[i] -= static_cast<float>(h);
+      ASSERT_NEAR(dx[i], (loss(a, grid) - loss(b, grid)) / (2 * h), 2e-3) << "case " << t << " dx " << i;
+    }
+    for (size_t i = 0; i < grid.size(); ++i) {
+      std::vector<float> a = grid, b = grid;
+      a[i] += static_cast<float>(h), b[i] -= static_cast<float>(h);
+      const double mid = loss(x, grid), right = (loss(x, a) - mid) / h, left = (mid - loss(x, b)) / h;
+      if (std::fabs(right - left) > 1e-2 * std::max(1.0, std::fabs(right))) continue;  // a kink
+      ASSERT_NEAR(dgrid[i], (right + left) / 2, 1e-2 * std::max(1.0, std::fabs(right))) << "case " << t << " dgrid " << i;
+      ++checked;
+    }
+    // Accumulating adds to what is there.
+    std::vector<float> dx2(x.size(), 1.f), dgrid2(grid.size(), 1.f);
+    grid_sample_backward(s, x.data(), grid.data(), r.data(), dx2.data(), true, dgrid2.data(), true, 1);
+    for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(dx2[i], dx[i] + 1.f, 1e-5f);
+    for (size_t i = 0; i < grid.size(); ++i) ASSERT_NEAR(dgrid2[i], dgrid[i] + 1.f, 1e-5f);
+  }
+  EXPECT_GT(checked, 200);
 }
 
 }  // namespace
