@@ -68,6 +68,11 @@ struct IrOp {
   float cubic_coeff_a = -0.75f;
   bool exclude_outside = false;
   float scale_h = 0.f, scale_w = 0.f;
+  // GridSample: schema::GridSampleMode / GridSamplePadding, align_corners, channel groups,
+  // offsets (the grid in input pixels from each output pixel's source pixel).
+  int grid_mode = 0, grid_padding = 0;
+  bool align_corners = false, grid_offsets = false;
+  int64_t grid_groups = 1;
   // Conv2D: a fused input map (converter/conv_input_maps.h): nearest upsampling factors
   // (H, W), then pads [top, left, bottom, right] in schema::PadMode input_pad_mode.
   int64_t input_upsample[2] = {1, 1};

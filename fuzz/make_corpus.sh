@@ -13,7 +13,7 @@ find "$c" -path "$c/tactics" -prune -o -type f ! -name 'regression_*' -print0 | 
 for case in cgan_embed_concat_small g_k3s2_outpad_nonsquare d_conv_dilated_flatten conv_transpose2d_asym_pads conv_transpose2d_output_shape d_examples_squeeze_opset17 cgan_mlp_label_first inverted_residual_depthwise conv_grouped_depthwise_mult2 conv_transpose2d_grouped hifigan_1d_chain melgan_block_conv_transpose1d_s4 melgan_d_pool1d patchgan_pool patchgan_gap_head avgpool_ceil_count_include_pad split_slice_crop \
     norm_instance_transformer norm_group_norm_torch norm_opset18_group_normalization norm_opset21_group_normalization \
     binary_residual_block binary_esrgan_head prelu_block activations_after_conv \
-    pad_reflect_zero_edge pad1d_reflect_conv1d srgan_pixel_shuffle pixel_unshuffle_dcr resize_nearest_upsample_conv resize_bilinear resize_bicubic \
+    pad_reflect_zero_edge pad1d_reflect_conv1d srgan_pixel_shuffle pixel_unshuffle_dcr resize_nearest_upsample_conv resize_bilinear resize_bicubic grid_sample_bilinear \
     scc_gather scc_slices scc_gather_not_sliding scc_dw_generator zoo_srgan \
     family_progan family_realcugan_2x family_sagan family_stylegan2_fused family_stylegan2_upfirdn2d; do
   onnx=tests/golden/cases/$case/model.onnx
@@ -37,7 +37,7 @@ printf '\x93NUMPY\x01\x00\x20\x00{"descr": "<f8", "shape": (-1,)}' > "$c/npy/bad
 # under the fuzzers' 64 KiB, hostile pickles, a truncated zip, deflated entries (one a bomb).
 for f in compact_x2_legacy/model.pth compact_x4_fp16_zip/model.pth compact_x4_bf16_safetensors/model.safetensors \
     rrdb_x2_fp16_safetensors/model.safetensors span_x2_fp16_safetensors/model.safetensors realcugan_x3_fp16_zip/model.pth \
-    realplksr_x2_no_attention_safetensors/model.safetensors cyclegan_unet_instance_fp16_legacy/model.pth; do
+    realplksr_x2_no_attention_safetensors/model.safetensors realplksr_dysample_x3_no_scope_safetensors/model.safetensors cyclegan_unet_instance_fp16_legacy/model.pth; do
   cp "tests/checkpoint/cases/$f" "$c/checkpoint/$(dirname "$f").${f##*.}"
 done
 for f in os_system.pth eval_legacy.pth offset_past_end.pth overlap.safetensors whole_module.pth deflate_bomb.pth; do

@@ -251,6 +251,23 @@ std::string GraphBuilder::pixel_shuffle(const std::string& x, int64_t f) {
   return n.output(0);
 }
 
+std::string GraphBuilder::repeat_channels(const std::string& x, int64_t f) {
+  auto& n = node("SpaceToDepth", {upsample_nearest(x, f)});
+  attr_int(n, "blocksize", f);
+  attr_string(n, "mode", "CRD");
+  return n.output(0);
+}
+
+std::string GraphBuilder::grid_sample_offsets(const std::string& x, const std::string& offsets, int64_t groups) {
+  auto& n = node("GridSample", {x, offsets});
+  attr_string(n, "mode", "bilinear");
+  attr_string(n, "padding_mode", "border");
+  attr_int(n, "align_corners", 0);
+  attr_int(n, "edgegan_groups", groups);
+  attr_int(n, "edgegan_offsets", 1);
+  return n.output(0);
+}
+
 std::string GraphBuilder::pixel_unshuffle(const std::string& x, int64_t c, int64_t h, int64_t w, int64_t b) {
   const std::string r6 = node("Reshape", {x, ints({-1, c, h / b, b, w / b, b})}).output(0);
   auto& t = node("Transpose", {r6});

@@ -66,6 +66,16 @@ class GraphBuilder {
   // torch's pixel_unshuffle: Reshape [N, C, H/b, b, W/b, b], Transpose, Reshape [N, C*b*b, H/b, W/b].
   std::string pixel_unshuffle(const std::string& x, int64_t channels, int64_t height, int64_t width, int64_t factor);
 
+  // torch.repeat_interleave(x, factor^2, dim=1): each channel factor^2 times in a row, as
+  // nearest up-sampling by factor then a pixel unshuffle (SpaceToDepth, CRD) make it.
+  std::string repeat_channels(const std::string& x, int64_t factor);
+  // DySample's sampling: F.grid_sample(x as groups of channels, bilinear, border,
+  // align_corners False) at the points of `offsets` [N, 2*groups, Ho, Wo] (channel
+  // k*groups + g: coordinate k of group g), given in input pixels from each output
+  // pixel's source pixel (a GridSample with the converter's edgegan_groups and
+  // edgegan_offsets attributes).
+  std::string grid_sample_offsets(const std::string& x, const std::string& offsets, int64_t groups);
+
   const onnx::ModelProto& model() const { return model_; }
 
  private:

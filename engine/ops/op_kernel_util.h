@@ -13,6 +13,7 @@
 #include "kernels_cpu/resize/resize.h"
 #include "kernels_cpu/slice/slice.h"
 #include "kernels_common/matmul_shape.h"
+#include "kernels_common/grid_sample_shape.h"
 #include "kernels_common/reduce_shape.h"
 #include "kernels_common/softmax_shape.h"
 #include "kernels_common/transpose_shape.h"
@@ -219,6 +220,24 @@ inline cpu::DepthToSpaceShape depth_to_space_shape(const KernelArgs& a, const sc
   return s;
 }
 
+
+inline kernels::GridSampleShape grid_sample_shape(const KernelArgs& a, const schema::GridSample& op) {
+  const TensorDesc& x = a.tensor(op.input());
+  const TensorDesc& y = a.tensor(op.output());
+  kernels::GridSampleShape s;
+  s.batch = a.batch;
+  s.in_h = x.dims[1];
+  s.in_w = x.dims[2];
+  s.channels = x.dims[3];
+  s.out_h = y.dims[1];
+  s.out_w = y.dims[2];
+  s.groups = op.groups();
+  s.mode = static_cast<kernels::GridSampleMode>(op.mode());
+  s.padding = static_cast<kernels::GridSamplePadding>(op.padding());
+  s.align_corners = op.align_corners();
+  s.offsets = op.offsets();
+  return s;
+}
 
 // A tensor's storage dims with the session's batch in front.
 inline std::vector<int64_t> batch_dims(const KernelArgs& a, int tensor) {

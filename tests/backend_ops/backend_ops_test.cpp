@@ -457,6 +457,34 @@ std::string transpose_case(Rng& r, int v) {
   return b.bytes();
 }
 
+// GridSample over every mode x padding x align_corners, the grid a run-time input
+// (ONNX's [N, Ho, Wo, 2], or the importer's grouped map [N, 2*groups, Ho, Wo], with
+// offsets in input pixels); some grids times 4, reaching far outside the map.
+std::string grid_sample_case(Rng& r, int v) {
+  const char* modes[] = {"bilinear", "nearest", "bicubic"};
+  const char* paddings[] = {"zeros", "border", "reflection"};
+  const bool grouped = v % 4 == 3, offsets = grouped && v % 8 == 7;
+  const int groups = grouped ? r.pick(1, 3) : 1, c = groups * r.pick(1, 3);
+  const int h = r.pick(1, 7), w = r.pick(1, 7), scale = r.pick(1, 3);
+  const int ho = offsets ? h * scale : r.pick(1, 7), wo = offsets ? w * scale : r.pick(1, 7);
+  OnnxBuilder b;
+  b.input("x", {-1, c, h, w}).output("y");
+  b.input("grid", grouped ? std::vector<int64_t>{-1, 2 * groups, ho, wo} : std::vector<int64_t>{-1, ho, wo, 2});
+  std::string grid = "grid";
+  if (v % 5 >= 3) {
+    b.floats("far", {}, {4.f});
+    b.node("Mul", "far", {"grid", "far"}, {"g4"});
+    grid = "g4";
+  }
+  auto& n = b.node("GridSample", "sample", {"x", grid}, {"y"});
+  OnnxBuilder::attr(n, "mode", std::string(modes[v % 3]));
+  OnnxBuilder::attr(n, "padding_mode", std::string(paddings[(v / 3) % 3]));
+  OnnxBuilder::attr(n, "align_corners", int64_t{(v / 9) % 2});
+  if (grouped) OnnxBuilder::attr(n, "edgegan_groups", int64_t{groups});
+  if (offsets) OnnxBuilder::attr(n, "edgegan_offsets", int64_t{1});
+  return b.bytes();
+}
+
 struct Family {
   const char* name;
   CaseMaker make;
@@ -488,6 +516,7 @@ const Family kFamilies[] = {
     {"transpose", transpose_case, 5, "Transpose"},
     {"gelu_silu", gelu_silu_case, 4, "Elementwise"},
     {"layer_norm", layer_norm_case, 4, "Reduce"},
+    {"grid_sample", grid_sample_case, 18, "GridSample"},
 };
 
 std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {
@@ -499,6 +528,10 @@ std::vector<Tensor> random_inputs(const Model& model, int batch, Rng& r) {
     int64_t count = 1;
     for (int64_t d : t.shape) count *= d;
     t.f32 = r.values(static_cast<size_t>(count), 1.5f);
+    // Nearest sampling jumps with the coordinate: a grid exact in half precision picks the
+    // same pixels in an fp16 session as in fp32.
+    if (t.name == "grid")
+      for (float& x : t.f32) x = std::round(x * 256.f) / 256.f;
     inputs.push_back(std::move(t));
   }
   return inputs;

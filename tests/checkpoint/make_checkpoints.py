@@ -476,6 +476,54 @@ class RealPLKSR(nn.Module):
         return F.pixel_shuffle(self.feats(x) + torch.repeat_interleave(x, self.scale ** 2, dim=1), self.scale)
 
 
+class DySample(nn.Module):
+    """DySample up-sampling ("Learning to Upsample by Learning to Sample") as RealPLKSR's
+    releases use it: offsets from a 1x1 conv (times sigmoid of a bias-free 1x1 `scope`
+    conv x 0.5, or x 0.25 without one) plus each sub-pixel's initial position, pixel-
+    shuffled into a sampling grid per channel group around each source pixel's centre,
+    F.grid_sample (bilinear, border, align_corners False), then a 1x1 `end_conv`."""
+
+    def __init__(self, channels, out_ch, scale, groups, scope=True, end_kernel=1):
+        super().__init__()
+        self.scale, self.groups = scale, groups
+        self.offset = nn.Conv2d(channels, 2 * groups * scale * scale, 1)
+        self.scope = nn.Conv2d(channels, 2 * groups * scale * scale, 1, bias=False) if scope else None
+        self.end_conv = nn.Conv2d(channels, out_ch, end_kernel, 1, end_kernel // 2)
+        pos = (torch.arange(scale, dtype=torch.float32) - (scale - 1) / 2) / scale
+        py, px = torch.meshgrid(pos, pos, indexing="ij")  # [i][j]: row i, column j of the s x s sub-pixels
+        init = torch.stack([px.reshape(1, -1).repeat(groups, 1), py.reshape(1, -1).repeat(groups, 1)])  # [2, groups, s*s]
+        self.register_buffer("init_pos", init.reshape(1, -1, 1, 1))
+
+    def forward(self, x):
+        if self.scope is not None:
+            offset = self.offset(x) * self.scope(x).sigmoid() * 0.5 + self.init_pos
+        else:
+            offset = self.offset(x) * 0.25 + self.init_pos
+        b, _, h, w = offset.shape
+        offset = offset.view(b, 2, -1, h, w)
+        ys, xs = torch.meshgrid(torch.arange(h, dtype=x.dtype) + 0.5, torch.arange(w, dtype=x.dtype) + 0.5, indexing="ij")
+        centres = torch.stack([xs, ys]).view(1, 2, 1, h, w)
+        size = torch.tensor([w, h], dtype=x.dtype).view(1, 2, 1, 1, 1)
+        coords = 2 * (centres + offset) / size - 1
+        coords = F.pixel_shuffle(coords.reshape(b, -1, h, w), self.scale)
+        coords = coords.view(b, 2, -1, self.scale * h, self.scale * w).permute(0, 2, 3, 4, 1).flatten(0, 1)
+        out = F.grid_sample(x.reshape(b * self.groups, -1, h, w), coords, mode="bilinear", padding_mode="border", align_corners=False)
+        return self.end_conv(out.view(b, -1, self.scale * h, self.scale * w))
+
+
+class RealPLKSRDySample(RealPLKSR):
+    """RealPLKSR whose features plus the repeated input go to DySample (`to_img`) instead
+    of the pixel shuffle; DySample's groups are 4 at even scales, the output channels at
+    odd ones, as the releases build it."""
+
+    def __init__(self, scale=2, scope=True, end_kernel=1, **kw):
+        super().__init__(scale=scale, **kw)
+        self.to_img = DySample(3 * scale * scale, 3, scale, 4 if scale % 2 == 0 else 3, scope, end_kernel)
+
+    def forward(self, x):
+        return self.to_img(self.feats(x) + torch.repeat_interleave(x, self.scale ** 2, dim=1))
+
+
 class PLKSRBlock(nn.Module):
     """PLKSR's block (the paper's code; `channe_mixer` as it spells it): a channel mixer
     with exact GELU (CCM: 3x3 then 1x1; ICCM: 1x1 then 3x3; DCCM: 3x3 and 3x3), the
@@ -682,6 +730,19 @@ def make_cases():
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params_ema")
     save(randomize(RealPLKSR(scale=2, kernel=5, split=0.5, use_ea=False), 92), "realplksr_x2_no_attention_safetensors",
          "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 5, large-kernel channels 4, scale 2, attention no", fmt="safetensors")
+    # RealPLKSR with DySample: the offsets scaled up (randomize's 1/sqrt(fan_in) keeps them
+    # far below a pixel) so the samples move visibly, some past the border.
+    dy2 = randomize(RealPLKSRDySample(scale=2), 95)
+    dy3 = randomize(RealPLKSRDySample(scale=3, scope=False, end_kernel=3, use_ea=False), 96)
+    with torch.no_grad():
+        for m in (dy2, dy3):
+            m.to_img.offset.weight.mul_(8.0)
+    save(dy2, "realplksr_dysample_x2_params_ema_zip",
+         "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 2, dysample groups 4, "
+         "dysample end kernel 1, attention yes, dysample with scope", wrapper="params_ema")
+    save(dy3, "realplksr_dysample_x3_no_scope_safetensors",
+         "RealPLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 3, dysample groups 3, "
+         "dysample end kernel 3, attention no, dysample without scope", fmt="safetensors")
     save(randomize(PLKSR(), 93), "plksr_x4_ccm_params_zip",
          "PLKSR: in 3, out 3, features 8, blocks 2, kernel 7, large-kernel channels 2, scale 4, attention yes", wrapper="params")
     save(randomize(PLKSR(scale=2, kernel=9, use_ea=False, mixer="ICCM"), 94), "plksr_x2_iccm_safetensors",

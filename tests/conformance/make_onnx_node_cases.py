@@ -46,6 +46,7 @@ OPS = {
     "Identity": set(), "Dropout": {1, 2},
     "Pow": {1}, "Sqrt": set(), "Exp": set(), "Log": set(), "Erf": set(), "Abs": set(), "Neg": set(),
     "ReduceSum": {1}, "ReduceMean": {1}, "ReduceMax": {1}, "ReduceL2": {1}, "Softmax": set(),
+    "GridSample": set(),
 }
 
 

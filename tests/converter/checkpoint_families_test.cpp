@@ -241,5 +241,52 @@ TEST(CheckpointRealPlksr, ScaleOneFromShapesAndAMissingNorm) {
   EXPECT_NE(m.find("feats.2.norm.weight"), std::string::npos) << m;
 }
 
+// RealPLKSR (features 4, blocks 2) with DySample at `scale` (12 channels at x2), from
+// shapes: the parameters read from `to_img.*`; a scope conv with a bias, groups that do
+// not divide the channels and DySample at scale 1 each refused naming RealPLKSR and why.
+Shapes realplksr_dysample(int64_t scale, int64_t groups) {
+  Shapes t = {{"feats.0.weight", {4, 3, 3, 3}}, {"feats.0.bias", {4}}};
+  for (const std::string b : {"feats.1.", "feats.2."}) {
+    t.push_back({b + "channel_mixer.0.weight", {8, 4, 3, 3}});
+    t.push_back({b + "channel_mixer.2.weight", {4, 8, 3, 3}});
+    t.push_back({b + "lk.conv.weight", {1, 1, 5, 5}});
+    t.push_back({b + "refine.weight", {4, 4, 1, 1}});
+    t.push_back({b + "norm.weight", {4}});
+    t.push_back({b + "norm.bias", {4}});
+  }
+  const int64_t c = 3 * scale * scale, offsets = 2 * groups * scale * scale;
+  t.push_back({"feats.4.weight", {c, 4, 3, 3}});
+  t.push_back({"to_img.init_pos", {1, offsets, 1, 1}});
+  t.push_back({"to_img.end_conv.weight", {3, c, 1, 1}});
+  t.push_back({"to_img.end_conv.bias", {3}});
+  t.push_back({"to_img.offset.weight", {offsets, c, 1, 1}});
+  t.push_back({"to_img.offset.bias", {offsets}});
+  t.push_back({"to_img.scope.weight", {offsets, c, 1, 1}});
+  return t;
+}
+
+TEST(CheckpointRealPlksr, DySampleFromShapesAndItsVariantsRefused) {
+  const auto egan = converter::convert_checkpoint(safetensors(realplksr_dysample(2, 4)), "plksr.safetensors").egan;
+  EXPECT_EQ(architecture(egan),
+            "RealPLKSR: in 3, out 3, features 4, blocks 2, kernel 5, large-kernel channels 1, scale 2, dysample groups 4, dysample end kernel 1, "
+            "attention no, dysample with scope");
+  const auto model = Model::from_bytes(egan);
+  EXPECT_EQ(ImageToImage(model, {.threads = 1}).scale(), 2);
+  bool sampled = false;
+  for (const OpInfo& op : model->ops()) sampled = sampled || (op.kind == "GridSample" && op.attributes.find("groups 4 offsets") != std::string::npos);
+  EXPECT_TRUE(sampled) << "no GridSample op with 4 groups in offset form";
+
+  Shapes bias = realplksr_dysample(2, 4);
+  bias.push_back({"to_img.scope.bias", {32}});
+  std::string m = refusal(safetensors(bias));
+  EXPECT_NE(m.find("closest known architecture is RealPLKSR"), std::string::npos) << m;
+  EXPECT_NE(m.find("to_img.scope.bias"), std::string::npos) << m;
+  m = refusal(safetensors(realplksr_dysample(2, 5)));  // 5 groups of 12 channels
+  EXPECT_NE(m.find("closest known architecture is RealPLKSR"), std::string::npos) << m;
+  EXPECT_NE(m.find("do not divide 12 channels"), std::string::npos) << m;
+  m = refusal(safetensors(realplksr_dysample(1, 4)));
+  EXPECT_NE(m.find("the scale is 1"), std::string::npos) << m;
+}
+
 }  // namespace
 }  // namespace edgegan

@@ -728,6 +728,49 @@ def make_spatial_cases():
                "bicubic x2 align_corners=True (-> 14x18). opset 17.", seed=30)
 
 
+# ----------------------------------------------------------------------------- GridSample
+class GridSampleAll(nn.Module):
+    """x sampled by F.grid_sample at a grid computed from x, in one mode with each padding x
+    align_corners, the six results concatenated along the channels. The grid is the tanh of
+    a stride-(1,2) conv, x1.6 (some points outside the map); for nearest, whose pick jumps
+    at half pixels, it is instead random pixel centres (some outside the map) plus at most
+    0.1 pixel of that tanh, so rounding anywhere (fp16 storage too) picks the same pixels."""
+
+    def __init__(self, mode, h, w, ho, wo):
+        super().__init__()
+        self.mode = mode
+        self.conv = nn.Conv2d(3, 3, 3, padding=1)
+        self.offset = nn.Conv2d(3, 2, 3, stride=(1, 2), padding=1)  # [N, 2, ho, wo]
+        g = torch.Generator().manual_seed(44)
+        cx = torch.randint(-2, w + 2, (ho, wo), generator=g).float()
+        cy = torch.randint(-2, h + 2, (ho, wo), generator=g).float()
+        for align in (0, 1):
+            nx = 2 * cx / (w - 1) - 1 if align else (2 * cx + 1) / w - 1
+            ny = 2 * cy / (h - 1) - 1 if align else (2 * cy + 1) / h - 1
+            self.register_buffer("centres%d" % align, torch.stack([nx, ny])[None])
+        self.reach = 0.1 * 2 / w if mode == "nearest" else 1.6
+
+    def forward(self, x):
+        h = self.conv(x)
+        t = torch.tanh(self.offset(x)) * self.reach
+        ys = []
+        for p in ("zeros", "border", "reflection"):
+            for a in (False, True):
+                g = t + getattr(self, "centres%d" % a) if self.mode == "nearest" else t
+                ys.append(F.grid_sample(h, g.permute(0, 2, 3, 1), mode=self.mode, padding_mode=p, align_corners=a))
+        return torch.cat(ys, 1)
+
+
+def make_grid_sample_cases():
+    for k, mode in enumerate(("bilinear", "nearest", "bicubic")):
+        torch.manual_seed(40 + k)
+        torch_case("grid_sample_" + mode, GridSampleAll(mode, 6, 7, 6, 4), {"x": torch.randn(2, 3, 6, 7)}, "y", 16,
+                   "F.grid_sample %s of a 3x3 conv's map at a run-time grid (tanh of a stride-(1,2) conv, x1.6; nearest: "
+                   "random pixel centres, some outside, plus at most 0.1 pixel of it), permuted to [N, 6, 4, 2], with "
+                   "padding zeros/border/reflection x align_corners False/True, the six concatenated (channels 0-2, "
+                   "3-5, ... in that order). opset 16." % mode, seed=40 + k)
+
+
 # ----------------------------------------------------------------------------- hand-built ONNX
 def make_onnx_cases():
     # conv_transpose2d_asym_pads: pads [top,left,bottom,right] = [0,1,2,0].
@@ -1086,7 +1129,7 @@ def main():
         i = args.index("--pending")
         pending = args[i + 1]
         del args[i:i + 2]
-    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math", "spatial", "scc"}
+    groups = set(args) or {"torch", "onnx", "groups", "audio_pool", "norm", "math", "spatial", "scc", "grid_sample"}
     if "torch" in groups:
         make_torch_cases()
     if "onnx" in groups:
@@ -1103,6 +1146,8 @@ def main():
         make_spatial_cases()
     if "scc" in groups or "make_scc_cases" in groups:
         make_scc_cases()
+    if "grid_sample" in groups:
+        make_grid_sample_cases()
     print("\n%-28s %-42s %s" % ("case", "inputs", "outputs"))
     print("-" * 96)
     for name, ins, outs in SUMMARY:
