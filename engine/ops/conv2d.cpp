@@ -55,6 +55,8 @@ class Conv2DKernel final : public OpKernel {
         // fp16: the GEMM path of 16+ input channels widens its blocks' rows itself.
         halves_ = path_ == Path::kTrimmed && half_storage(a) && residual_ < 0 && !a.training && cpu::conv2d_trimmed_halves_applies(shape_, has_input_map(op));
         if (halves_) workspace_floats_ = cpu::conv2d_trimmed_halves_workspace(shape_, a.threads);
+        // At neonfp16arith its 16+ channel GEMMs compute in halves on weights narrowed once here.
+        if (halves_) half_weights_ = cpu::conv2d_trimmed_half_weights(shape_, weights_);
         break;
       case Dense::kWinograd:
         winograd_filters_.plan(a, cpu::conv2d_winograd_weight_floats(shape_), cpu::conv2d_winograd_keeps_filters(shape_), a.filter_copy_budget);
@@ -112,7 +114,7 @@ class Conv2DKernel final : public OpKernel {
     return halves_ ? "conv2d_trimmed_f16" : "conv2d_trimmed";
   }
   uint64_t repacked_weight_bytes() const override {
-    return dense_ == Dense::kWinograd ? winograd_filters_.kept_bytes() : 0;
+    return dense_ == Dense::kWinograd ? winograd_filters_.kept_bytes() : half_weights_.size() * sizeof(uint16_t);
   }
   // The transformed filters follow the weights (a trainer's step changes them).
   void weights_changed() override {
@@ -135,7 +137,8 @@ class Conv2DKernel final : public OpKernel {
         if (winograd_filters_.made_per_run()) cpu::pack_conv2d_winograd_weights(shape_, weights_, ws, ctx.threads), filters = ws;
         return overflow_.add(cpu::conv2d_winograd_halves(shape_, filters, x, y, epilogue_, ctx.threads, ws + winograd_filters_.run_floats(), map));
       }
-      return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map));
+      return overflow_.add(cpu::conv2d_trimmed_halves(shape_, weights_, x, y, epilogue_, ctx.threads, ws, map,
+                                                      half_weights_.empty() ? nullptr : half_weights_.data()));
     }
     cpu::Epilogue ep = epilogue_;
     if (residual_ >= 0) ep.residual = ctx.f32(residual_);
@@ -242,6 +245,7 @@ class Conv2DKernel final : public OpKernel {
   int64_t workspace_floats_;  // forward: the few-channel path's gathered rows, the grouped path's group copies, Winograd's windows, the narrow path's rows
   Dense dense_ = Dense::kTrimmed;  // the groups = 1 forward kernel
   bool halves_ = false;  // an fp16 session's native route (conv2d_thin_halves, conv2d_trimmed_halves)
+  std::vector<uint16_t> half_weights_;  // conv2d_trimmed_halves' weights for half arithmetic (neonfp16arith), else empty
   TransformedFilters winograd_filters_;  // 36 x Cin x Cout
   // Training.
   cpu::ConvInputGradient input_gradient_;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "kernels_cpu/common/cpu_isa.h"
 #include "kernels_cpu/common/half_convert.h"
 
 namespace edgegan::cpu {
@@ -158,12 +159,34 @@ const float* operand_block(const BinaryOperand& o, int64_t offset, int64_t n, fl
   return block;
 }
 
+// Half arithmetic for a row of two half operands of the output's shape, or nullptr.
+using HalfRowFn = bool (*)(BinaryOp op, const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n);
+HalfRowFn half_row(BinaryOp op, const BinaryOperand& a, const BinaryOperand& b, bool af, bool bf) {
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+  if (active_isa() == Isa::kNeonFp16Arith && op != BinaryOp::kDiv && a.half && b.half && af && bf) return binary_row_halves__neonfp16arith;
+#endif
+  (void)op, (void)a, (void)b, (void)af, (void)bf;
+  return nullptr;
+}
+
 template <BinaryOp Op>
 bool forward_halves(const Collapsed& c, const BinaryOperand& a, const BinaryOperand& b, uint16_t* y, int threads) {
   const ForwardTasks k(c, threads);
   const int64_t inner = k.inner, tasks = k.tasks;
   const bool af = c.a_inner(), bf = c.b_inner();
   bool overflow = false;
+  if (const HalfRowFn fn = half_row(Op, a, b, af, bf)) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (k.parallel) reduction(|| : overflow)
+    for (int64_t t = 0; t < tasks; ++t) {
+      const int64_t row = k.row(t), begin = k.begin(t), end = k.end(t);
+      int64_t oa, ob;
+      c.row_offsets(row, oa, ob);
+      overflow = fn(Op, static_cast<const uint16_t*>(a.data) + oa + begin, static_cast<const uint16_t*>(b.data) + ob + begin, y + row * inner + begin,
+                    end - begin) ||
+                 overflow;
+    }
+    return overflow;
+  }
 #pragma omp parallel for schedule(static) num_threads(threads) if (k.parallel) reduction(|| : overflow)
   for (int64_t t = 0; t < tasks; ++t) {
     const int64_t row = k.row(t), begin = k.begin(t), end = k.end(t);

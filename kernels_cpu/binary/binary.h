@@ -31,7 +31,14 @@ struct BinaryOperand {
   const void* data = nullptr;
   bool half = false;
 };
+// At neonfp16arith, Add, Sub and Mul of two half operands of the output's shape compute
+// in half arithmetic (binary_row_halves__neonfp16arith): the same bits, no conversions.
 bool binary_halves(const BinaryShape& s, BinaryOp op, const BinaryOperand& a, const BinaryOperand& b, uint16_t* y, int threads);
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+// y[i] = a[i] op b[i] in halves (op Add, Sub or Mul; y may be a or b); returns whether a
+// finite pair gave a result past the half range.
+bool binary_row_halves__neonfp16arith(BinaryOp op, const uint16_t* a, const uint16_t* b, uint16_t* y, int64_t n);
+#endif
 
 // The gradient of operand `which` (0: a, 1: b) from dy: d = sum over the operand's
 // broadcast dimensions of dy * dy/d(operand). a and b are the forward's operands (Mul

@@ -1,5 +1,7 @@
 #include <algorithm>
 #include <array>
+#include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "kernels_cpu/conv2d/conv2d_trimmed.h"
@@ -28,15 +30,19 @@ constexpr int64_t kDepthBlock = 256;
 // arrive in order (pix2pix's 8x8x512 -> 4x4 layer: 3.3 -> 2.9 ms at 1 thread, 1.9 -> 1.6
 // at 2).
 constexpr int64_t kStreamedRows = 32;
-void prefetch_rows(const float* b, int64_t rows, int64_t n, int64_t ldb) {
+template <typename BT>
+void prefetch_rows(const BT* b, int64_t rows, int64_t n, int64_t ldb) {
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < n; j += 16) __builtin_prefetch(b + r * ldb + j, 0, 2);
+    for (int64_t j = 0; j < n; j += 64 / static_cast<int64_t>(sizeof(BT))) __builtin_prefetch(b + r * ldb + j, 0, 2);
 }
 
 // Output pixels [p0, p0 + m), channels [n0, n0 + n) into `out` (pixel i at out + i * cout),
 // each tap's rows found by pixel(img, ih, iw): the block of conv2d_trimmed's GEMM path.
-template <typename PixelFn>
-void trimmed_block(const ConvShape& s, const TapList& taps, const float* packed, const Epilogue& ep, int64_t p0, int64_t m, int64_t n0,
+// AT, BT: floats, or (half arithmetic) the input's and the weights' halves; then it
+// returns whether a sum is not finite (an fp16 block past the half range), checked
+// before the activation could hide it.
+template <typename AT = float, typename BT = float, typename PixelFn>
+bool trimmed_block(const ConvShape& s, const TapList& taps, const BT* packed, const Epilogue& ep, int64_t p0, int64_t m, int64_t n0,
                    int64_t n, float* out, PixelFn pixel) {
   const int64_t cin = s.in_channels, cout = s.out_channels;
   fill_bias(out, m, n, cout, ep.bias ? ep.bias + n0 : nullptr);
@@ -48,7 +54,7 @@ void trimmed_block(const ConvShape& s, const TapList& taps, const float* packed,
     ih0[static_cast<size_t>(i)] = (p / s.w.out) % s.h.out * s.h.stride;
     iw0[static_cast<size_t>(i)] = p % s.w.out * s.w.stride;
   }
-  std::array<const float*, kMaxBlockRows> a_rows;
+  std::array<const AT*, kMaxBlockRows> a_rows;
   std::array<float*, kMaxBlockRows> c_rows;
   for (size_t t = 0; t < taps.size(); ++t) {
     int64_t valid = 0;
@@ -58,16 +64,22 @@ void trimmed_block(const ConvShape& s, const TapList& taps, const float* packed,
       a_rows[static_cast<size_t>(valid)] = pixel(img[i], ih, iw);
       c_rows[static_cast<size_t>(valid++)] = out + static_cast<int64_t>(i) * cout;
     }
-    const float* w = packed + static_cast<int64_t>(t) * cin * cout + n0;
+    const BT* w = packed + static_cast<int64_t>(t) * cin * cout + n0;
     for (int64_t k0 = 0; k0 < cin; k0 += kDepthBlock) {
       if (k0 > 0)
         for (int64_t i = 0; i < valid; ++i) a_rows[static_cast<size_t>(i)] += kDepthBlock;
       const int64_t depth = std::min(kDepthBlock, cin - k0);
       if (valid > 0 && valid <= kStreamedRows) prefetch_rows(w + k0 * cout, depth, n, cout);
-      gemm_accumulate_rows(valid, n, depth, a_rows.data(), w + k0 * cout, cout, c_rows.data());
+      if constexpr (std::is_same_v<AT, uint16_t>) gemm_accumulate_rows_f16(valid, n, depth, a_rows.data(), w + k0 * cout, cout, c_rows.data());
+      else gemm_accumulate_rows(valid, n, depth, a_rows.data(), w + k0 * cout, cout, c_rows.data());
     }
   }
+  bool overflow = false;
+  if constexpr (std::is_same_v<AT, uint16_t>)
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) overflow = overflow || !std::isfinite(out[i * cout + j]);
   finish_epilogue(out, p0, m, cout, n0, n, ep);  // activation, then the residual (if any)
+  return overflow;
 }
 
 // The pixel blocks of the path below (any thread count gives each output row's sums in
@@ -172,8 +184,18 @@ int64_t conv2d_trimmed_halves_workspace(const ConvShape& s, int threads) {
   return std::max(1, threads) * halves_thread_floats(s, conv_tap_offsets(s), pixel_block_rows(s, std::max(1, threads)));
 }
 
+std::vector<uint16_t> conv2d_trimmed_half_weights(const ConvShape& s, const float* packed) {
+  if (s.in_channels < 16 || !gemm_f16_available()) return {};
+  const int64_t n = s.h.kernel * s.w.kernel * s.in_channels * s.out_channels;
+  for (int64_t i = 0; i < n; ++i)
+    if (!(std::fabs(packed[i]) < 65504.f)) return {};
+  std::vector<uint16_t> halves(static_cast<size_t>(n));
+  narrow_to_halves(packed, halves.data(), n);
+  return halves;
+}
+
 bool conv2d_trimmed_halves(const ConvShape& s, const float* packed, const uint16_t* x, uint16_t* y, const Epilogue& ep, int threads,
-                           float* workspace, const ConvInputMap* map) {
+                           float* workspace, const ConvInputMap* map, const uint16_t* half_weights) {
   const int64_t cin = s.in_channels, cout = s.out_channels, row_values = s.w.in * cin;
   const TapList taps = conv_tap_offsets(s);
   if (cin < 16) {
@@ -184,6 +206,20 @@ bool conv2d_trimmed_halves(const ConvShape& s, const float* packed, const uint16
   const int64_t pixels = s.batch * s.h.out * s.w.out, rows = pixel_block_rows(s, threads), blocks = (pixels + rows - 1) / rows;
   const int64_t per_thread = halves_thread_floats(s, taps, rows);
   bool overflow = false;
+  if (half_weights && gemm_f16_available()) {
+    // Half arithmetic: the GEMMs read the input's halves in place (no widening) into a
+    // float block per thread.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) reduction(|| : overflow)
+    for (int64_t blk = 0; blk < blocks; ++blk) {
+      const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;
+      float* out = workspace + thread_index() * per_thread + (per_thread - (rows * cout + 15) / 16 * 16);
+      overflow = trimmed_block<uint16_t>(s, taps, half_weights, ep, p0, m, 0, cout, out,
+                                         [&](int64_t img, int64_t ih, int64_t iw) { return x + ((img * s.h.in + ih) * s.w.in + iw) * cin; }) ||
+                 overflow;
+      overflow = narrow_to_halves(out, y + p0 * cout, m * cout) || overflow;
+    }
+    return overflow;
+  }
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1) reduction(|| : overflow)
   for (int64_t blk = 0; blk < blocks; ++blk) {
     const int64_t p0 = blk * rows, m = std::min(pixels, p0 + rows) - p0;

@@ -6,6 +6,9 @@
 // Weights [kh][kw][Cin][Cout] (pack_conv2d_weights, conv2d_reference.h).
 #pragma once
 
+#include <cstdint>
+#include <vector>
+
 #include "kernels_common/conv_geometry.h"
 #include "kernels_cpu/common/conv_input_map.h"
 #include "kernels_cpu/common/epilogue.h"
@@ -26,9 +29,18 @@ void conv2d_trimmed(const ConvShape& shape, const float* packed_weights, const f
 // finished (bias, activation; no residual) and narrowed, ties to even: the bits
 // conv2d_trimmed gives on the widened x, rounded. Returns whether a finite output became
 // infinite. workspace: conv2d_trimmed_halves_workspace floats.
+// With half_weights (conv2d_trimmed_half_weights) at an ISA with half arithmetic
+// (neonfp16arith), the 16+ channel GEMMs read x's halves in place and multiply them by
+// the halves of the weights, summing in fp16 over 8 input channels and then in fp32
+// (gemm_ukernel_8x8__neonfp16arith); an fp16 sum past the half range is reported as an
+// overflow. Elsewhere half_weights is ignored.
 bool conv2d_trimmed_halves_applies(const ConvShape& shape, bool mapped);
 int64_t conv2d_trimmed_halves_workspace(const ConvShape& shape, int threads);
 bool conv2d_trimmed_halves(const ConvShape& shape, const float* packed_weights, const uint16_t* x, uint16_t* y, const Epilogue& epilogue,
-                           int threads, float* workspace, const ConvInputMap* map = nullptr);
+                           int threads, float* workspace, const ConvInputMap* map = nullptr, const uint16_t* half_weights = nullptr);
+// The weights as halves for the half-arithmetic GEMMs, once per layer: empty where the
+// active ISA has none, under 16 input channels (the gathered taps stay fp32 arithmetic)
+// or where a weight is past the half range.
+std::vector<uint16_t> conv2d_trimmed_half_weights(const ConvShape& shape, const float* packed_weights);
 
 }  // namespace edgegan::cpu

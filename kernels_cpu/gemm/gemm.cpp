@@ -17,17 +17,18 @@ constexpr int kMaxMr = 8, kMaxNr = 32;  // the widest family's tile
 
 // One register tile of an indirect product: columns [n0, n0 + nr) of the C rows.
 // B is float, or IEEE halves (fp16 weights).
-template <typename BT>
-void run_tile(const GemmUkernel& uk, int mr, int nr, int64_t k, const float* const* a_rows, const BT* b,
+template <typename BT, typename AT>
+void run_tile(const GemmUkernel& uk, int mr, int nr, int64_t k, const AT* const* a_rows, const BT* b,
               int64_t ldb, float* const* c_rows, int64_t n0) {
   std::array<float*, kMaxMr> c;
   for (int i = 0; i < mr; ++i) c[static_cast<size_t>(i)] = c_rows[i] + n0;
-  if constexpr (std::is_same_v<BT, uint16_t>) uk.run_f16w(k, mr, nr, a_rows, b + n0, ldb, c.data());
+  if constexpr (std::is_same_v<AT, uint16_t>) uk.run_f16(k, mr, nr, a_rows, b + n0, ldb, c.data());
+  else if constexpr (std::is_same_v<BT, uint16_t>) uk.run_f16w(k, mr, nr, a_rows, b + n0, ldb, c.data());
   else uk.run(k, mr, nr, a_rows, b + n0, ldb, c.data());
 }
 
-template <typename BT>
-void rows_product(const GemmUkernel& uk, int64_t m, int64_t n, int64_t k, const float* const* a_rows,
+template <typename BT, typename AT = float>
+void rows_product(const GemmUkernel& uk, int64_t m, int64_t n, int64_t k, const AT* const* a_rows,
                   const BT* b, int64_t ldb, float* const* c_rows) {
   for (int64_t n0 = 0; n0 < n; n0 += uk.nr) {
     const int nr = static_cast<int>(std::min<int64_t>(uk.nr, n - n0));
@@ -106,6 +107,14 @@ void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a
 
 void gemm_accumulate_rows_f16w(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const uint16_t* b, int64_t ldb,
                                float* const* c_rows) {
+  if (m <= 0 || n <= 0 || k <= 0) return;
+  rows_product(gemm_ukernel(), m, n, k, a_rows, b, ldb, c_rows);
+}
+
+bool gemm_f16_available() { return gemm_ukernel().run_f16 != nullptr; }
+
+void gemm_accumulate_rows_f16(int64_t m, int64_t n, int64_t k, const uint16_t* const* a_rows, const uint16_t* b, int64_t ldb,
+                              float* const* c_rows) {
   if (m <= 0 || n <= 0 || k <= 0) return;
   rows_product(gemm_ukernel(), m, n, k, a_rows, b, ldb, c_rows);
 }

@@ -31,6 +31,11 @@ void gemm_accumulate_rows(int64_t m, int64_t n, int64_t k, const float* const* a
 // The same with B in IEEE half precision (fp16 weights; widened in registers).
 void gemm_accumulate_rows_f16w(int64_t m, int64_t n, int64_t k, const float* const* a_rows, const uint16_t* b, int64_t ldb,
                                float* const* c_rows);
+// The same with A and B in half precision, in half arithmetic (GemmUkernel::run_f16):
+// only where gemm_f16_available() (neonfp16arith).
+bool gemm_f16_available();
+void gemm_accumulate_rows_f16(int64_t m, int64_t n, int64_t k, const uint16_t* const* a_rows, const uint16_t* b, int64_t ldb,
+                              float* const* c_rows);
 
 // The last product of an output tile with its store:
 //   out_rows[i][j] = activation(c_rows[i][j] + (A · B)[i][j] + bias[j]).

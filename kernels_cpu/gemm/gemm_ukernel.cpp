@@ -13,9 +13,9 @@ constexpr GemmUkernel kAvx512{gemm_ukernel_8x32__avx512, gemm_ukernel_8x32__avx5
 constexpr GemmUkernel kNeon{gemm_ukernel_8x8__neon, gemm_ukernel_8x8__neon_f16w, 8, 8, Isa::kNeon, "gemm_ukernel_8x8__neon"};
 #endif
 #if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
-// fp32 products on the NEON kernel; fp16 weights in half precision.
-constexpr GemmUkernel kNeonFp16Arith{gemm_ukernel_8x8__neon,      gemm_ukernel_8x8__neonfp16arith_f16w, 8, 8, Isa::kNeonFp16Arith,
-                                         "gemm_ukernel_8x8__neonfp16arith", true};
+// fp32 products on the NEON kernel; fp16 weights, and an fp16 session's halves, in half precision.
+constexpr GemmUkernel kNeonFp16Arith{gemm_ukernel_8x8__neon, gemm_ukernel_8x8__neonfp16arith_f16w, 8, 8, Isa::kNeonFp16Arith,
+                                     "gemm_ukernel_8x8__neonfp16arith", true, nullptr, gemm_ukernel_8x8__neonfp16arith_f16};
 #endif
 
 }  // namespace

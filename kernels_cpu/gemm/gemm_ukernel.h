@@ -47,6 +47,11 @@ using GemmUkernelF16wFn = void (*)(int64_t k, int mr, int nr, const float* const
 using GemmStoreFn = void (*)(int64_t k, int mr, int nr, const float* const* a, const float* b, int64_t ldb,
                              const float* const* c, float* const* out, const Epilogue& ep);
 
+// An fp16 session's product in half arithmetic: A and B halves, c floats as above
+// (neonfp16arith only; the sums' rounding is the f16w kernel's).
+using GemmUkernelF16Fn = void (*)(int64_t k, int mr, int nr, const uint16_t* const* a, const uint16_t* b, int64_t ldb,
+                                  float* const* c);
+
 struct GemmUkernel {
   GemmUkernelFn run;
   GemmUkernelF16wFn run_f16w;  // B in fp16
@@ -59,6 +64,8 @@ struct GemmUkernel {
   bool f16w_half_arithmetic = false;
   // The fused store, where the family has one (nullptr: callers accumulate, then store).
   GemmStoreFn run_store = nullptr;
+  // A and B in fp16, half arithmetic, where the family has it (nullptr: none).
+  GemmUkernelF16Fn run_f16 = nullptr;
 };
 
 // The kernel of the active family (active_isa()).
@@ -91,6 +98,8 @@ void gemm_ukernel_8x8__neon_f16w(int64_t k, int mr, int nr, const float* const* 
 #if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
 void gemm_ukernel_8x8__neonfp16arith_f16w(int64_t k, int mr, int nr, const float* const* a, const uint16_t* b, int64_t ldb,
                                           float* const* c);
+void gemm_ukernel_8x8__neonfp16arith_f16(int64_t k, int mr, int nr, const uint16_t* const* a, const uint16_t* b, int64_t ldb,
+                                         float* const* c);
 #endif
 
 }  // namespace edgegan::cpu

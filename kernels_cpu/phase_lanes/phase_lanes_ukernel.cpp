@@ -43,4 +43,11 @@ const PhaseLanesUkernel& phase_lanes_ukernel(Isa isa) {
 
 const PhaseLanesUkernel& phase_lanes_ukernel() { return phase_lanes_ukernel(active_isa()); }
 
+const PhaseLanesHalfUkernel* phase_lanes_half_ukernel() {
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+  if (active_isa() == Isa::kNeonFp16Arith) return &phase_lanes_ukernel__neonfp16arith();
+#endif
+  return nullptr;
+}
+
 }  // namespace edgegan::cpu

@@ -54,4 +54,37 @@ const PhaseLanesUkernel& phase_lanes_ukernel__avx512();
 const PhaseLanesUkernel& phase_lanes_ukernel__neon();
 #endif
 
+// The same sums in half-precision arithmetic (ARMv8.2-A FP16, FMLA on 8 halves), for an
+// fp16 session's stride-1 thin convolutions: planes and weights are halves, acc floats.
+// Products are summed in fp16 over blocks of `flush_channels` input channels (every tap
+// of each), then widened and added into fp32 sums, so the rounding does not grow with
+// cin: the caller keeps a block at most kPhaseLanesHalfBlockTerms taps.
+constexpr int kPhaseLanesHalfBlockTerms = 18;
+
+struct PhaseLanesHalfArgs {
+  int64_t cin = 0, plane_stride = 0;
+  int span_h = 0, span_w = 0;
+  int64_t flush_channels = 1;
+  const uint16_t* rows[kPhaseLanesMaxSpan] = {};  // at plane column of lane 0, channel 0
+  const uint16_t* weights = nullptr;              // [cin][span_h][span_w][outputs], readable 7 halves past the end
+  float* acc = nullptr;                           // [outputs][blocks * width], written whole
+};
+
+using PhaseLanesHalfFn = void (*)(const PhaseLanesHalfArgs& args);
+
+struct PhaseLanesHalfUkernel {
+  PhaseLanesHalfFn run[kPhaseLanesMaxOutputs];  // [outputs - 1]
+  int blocks[kPhaseLanesMaxOutputs];
+  int width;
+  int max_outputs;
+  const char* name;
+};
+
+// The active ISA's half-arithmetic family, or nullptr where it computes halves in fp32
+// (every ISA but neonfp16arith, and builds without EDGEGAN_NEON_FP16_ARITH).
+const PhaseLanesHalfUkernel* phase_lanes_half_ukernel();
+#if defined(EDGEGAN_HAVE_NEON_FP16_KERNELS)
+const PhaseLanesHalfUkernel& phase_lanes_ukernel__neonfp16arith();
+#endif
+
 }  // namespace edgegan::cpu

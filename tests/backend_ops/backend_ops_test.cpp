@@ -636,12 +636,18 @@ INSTANTIATE_TEST_SUITE_P(Fp16, BackendOps,
 // shapes (other seeds than above) at 1 and 3 threads: a route widens exactly, computes
 // in fp32 as the fp32 kernel and narrows as the adapter does, so the outputs are the
 // same bits. A family without a native route compares the adapter with itself.
+// The native routes' storage against the adapter's: at neonfp16arith the convolutions
+// compute in halves (kernels_test's Conv2DHalfArithmetic measures them), so these
+// comparisons run the routes' fp32 arithmetic there (plain NEON).
+cpu::Isa fp32_arithmetic_isa() { return cpu::active_isa() == cpu::Isa::kNeonFp16Arith ? cpu::Isa::kNeon : cpu::active_isa(); }
+
 class HalfRoutes : public ::testing::TestWithParam<int> {
  protected:
   void TearDown() override { set_half_storage_native_routes(true); }
 };
 
 TEST_P(HalfRoutes, MatchTheAdapterBitForBit) {
+  const cpu::ScopedIsa isa(fp32_arithmetic_isa());
   const Family& f = kFamilies[GetParam()];
   for (int v = 0; v < f.variants; ++v) {
     Rng r{std::mt19937(static_cast<unsigned>(500000 + 1000 * GetParam() + v))};
@@ -809,6 +815,7 @@ std::string dense_case(Rng& r, int v) {
 // `cases` layers from `make`, each at fp16 with native routes and through the adapter
 // alone: the same bits; at least `min_native` of them ran `kernel`.
 void expect_native_matches_adapter(std::string (*make)(Rng&, int), unsigned seed, int cases, const std::string& kernel, int min_native) {
+  const cpu::ScopedIsa isa(fp32_arithmetic_isa());
   int native = 0;
   for (int v = 0; v < cases; ++v) {
     Rng r{std::mt19937(seed + static_cast<unsigned>(v))};
