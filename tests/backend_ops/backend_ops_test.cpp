@@ -760,6 +760,21 @@ std::string winograd_conv_case(Rng& r, int v) {
   return b.bytes();
 }
 
+// One ConvTranspose layer with bias and variant v's activation, the model of both
+// transposed-convolution families below.
+std::string transposed_conv_model(Rng& r, int v, const char* name, int cin, int cout, int k, int stride, int pad, int h, int w) {
+  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
+  OnnxBuilder b;
+  b.input("x", {-1, cin, h, w}).output("y");
+  b.floats("W", {cin, cout, k, k}, r.values(static_cast<size_t>(cin * cout * k * k), 0.3f));
+  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
+  auto& n = b.node("ConvTranspose", name, {"x", "W", "B"}, {act.empty() ? "y" : "c"});
+  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
+  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
+  if (!act.empty()) activation(b, r, act, cout, "c", "y");
+  return b.bytes();
+}
+
 // Layers the split ConvTranspose2D's GEMM path takes (fewer than 9 outputs are heads
 // and thin layers, left to the adapter): kernels 1-5 at strides 1-3 with pads, every
 // activation; and (winograd) k4 s2 layers on maps large enough for the Winograd form,
@@ -769,16 +784,7 @@ std::string transposed_conv_layer(Rng& r, int v, bool winograd) {
   const int stride = winograd ? 2 : r.pick(1, 3), k = winograd ? 4 : r.pick(1, 5), pad = winograd ? 1 : r.pick(0, (k - 1) / 2);
   const int cin = sliced ? 128 : winograd ? r.pick(16, 32) : r.pick(3, 40), cout = sliced ? 128 : winograd ? r.pick(16, 32) : r.pick(9, 40);
   const int h = sliced ? 16 : winograd ? r.pick(32, 34) : r.pick(1, 8), w = sliced ? 16 : winograd ? r.pick(32, 34) : r.pick(1, 8);
-  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
-  OnnxBuilder b;
-  b.input("x", {-1, cin, h, w}).output("y");
-  b.floats("W", {cin, cout, k, k}, r.values(static_cast<size_t>(cin * cout * k * k), 0.3f));
-  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
-  auto& n = b.node("ConvTranspose", "deconv", {"x", "W", "B"}, {act.empty() ? "y" : "c"});
-  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
-  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
-  if (!act.empty()) activation(b, r, act, cout, "c", "y");
-  return b.bytes();
+  return transposed_conv_model(r, v, "deconv", cin, cout, k, stride, pad, h, w);
 }
 std::string transposed_conv_case(Rng& r, int v) { return transposed_conv_layer(r, v, false); }
 std::string winograd_transposed_conv_case(Rng& r, int v) { return transposed_conv_layer(r, v, true); }
@@ -788,16 +794,7 @@ std::string winograd_transposed_conv_case(Rng& r, int v) { return transposed_con
 std::string transposed_conv_head_case(Rng& r, int v) {
   const int stride = r.pick(1, 3), k = r.pick(2, 5), pad = r.pick(0, (k - 1) / 2), cin = r.pick(3, 64), cout = r.pick(1, 4);
   const int h = r.pick(1, 10), w = r.pick(1, 10);
-  const std::string act = kActivations[static_cast<size_t>(v) % std::size(kActivations)];
-  OnnxBuilder b;
-  b.input("x", {-1, cin, h, w}).output("y");
-  b.floats("W", {cin, cout, k, k}, r.values(static_cast<size_t>(cin * cout * k * k), 0.3f));
-  b.floats("B", {cout}, r.values(static_cast<size_t>(cout), 0.3f));
-  auto& n = b.node("ConvTranspose", "head", {"x", "W", "B"}, {act.empty() ? "y" : "c"});
-  OnnxBuilder::attr(n, "strides", std::vector<int64_t>{stride, stride});
-  OnnxBuilder::attr(n, "pads", std::vector<int64_t>{pad, pad, pad, pad});
-  if (!act.empty()) activation(b, r, act, cout, "c", "y");
-  return b.bytes();
+  return transposed_conv_model(r, v, "head", cin, cout, k, stride, pad, h, w);
 }
 
 // Dense layers of 1-300 outputs (several column blocks), every fused activation.
