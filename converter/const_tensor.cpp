@@ -147,7 +147,11 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
       else if (op == "Sub") overflow = __builtin_sub_overflow(x, y, &r);
       else if (op == "Mul") overflow = __builtin_mul_overflow(x, y, &r);
       else if (op == "Equal") r = x == y;
-      else {
+      else if (op == "Mod" || op == "FMod") {  // ONNX Mod: the divisor's sign (fmod = 0) or the dividend's (fmod = 1)
+        if (y == 0) throw ConvertError(what + ": integer modulo by zero");
+        r = y == -1 ? 0 : x % y;
+        if (op == "Mod" && r != 0 && ((r < 0) != (y < 0))) r += y;
+      } else {
         if (y == 0) throw ConvertError(what + ": integer division by zero");
         overflow = x == INT64_MIN && y == -1;
         if (!overflow) r = x / y;
@@ -162,6 +166,8 @@ ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const 
       if (op == "Add") r = x + y;
       else if (op == "Sub") r = x - y;
       else if (op == "Mul") r = x * y;
+      else if (op == "FMod") r = std::fmod(x, y);
+      else if (op == "Mod") throw ConvertError(what + ": Mod of floating-point values needs attribute 'fmod' = 1");
       else r = x / y;
       out.f.push_back(static_cast<float>(r));
     }

@@ -34,7 +34,9 @@ int64_t checked_numel(const std::vector<int64_t>& dims, int64_t limit, const std
 // Decodes an ONNX TensorProto (raw_data or typed fields). `what` names it in errors.
 ConstTensor decode_tensor(const onnx::TensorProto& t, const std::string& what);
 
-// NumPy-style broadcasting binary op: "Add", "Sub", "Mul", "Div", or "Equal" (int64 0/1 result).
+// NumPy-style broadcasting binary op: "Add", "Sub", "Mul", "Div", "Equal" (int64 0/1 result),
+// "Mod" (ONNX Mod with fmod = 0: the remainder takes the divisor's sign; integers only) or
+// "FMod" (fmod = 1: the dividend's sign, as C's fmod).
 ConstTensor broadcast_binary(const std::string& op, const ConstTensor& a, const ConstTensor& b, const std::string& what);
 
 // ONNX Gather along `axis` with constant data and indices.

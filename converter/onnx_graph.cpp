@@ -443,6 +443,11 @@ void OnnxGraph::evaluate(const Node& n, AnalysisPass& pass) const {
       set_const(cast(constant(0, "input"), to_int));
     } else if (all_const && (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal")) {
       set_const(broadcast_binary(op, constant(0, "A"), constant(1, "B"), where(n)));
+    } else if (all_const && op == "Mod") {  // the reference code's pad to a multiple: (ws - h % ws) % ws
+      check_attributes(n, {"fmod"});
+      const int64_t fmod = attr_int(n, "fmod", 0);
+      if (fmod != 0 && fmod != 1) throw ConvertError(where(n) + ": attribute 'fmod' = " + std::to_string(fmod) + " is not supported (0 or 1)");
+      set_const(broadcast_binary(fmod ? "FMod" : "Mod", constant(0, "A"), constant(1, "B"), where(n)));
     } else if (all_const && op == "Reshape") {
       ConstTensor c = constant(0, "data");
       c.dims = reshape_target(n, c.dims, as_ints(input(1), n, "shape"));

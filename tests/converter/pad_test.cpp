@@ -166,6 +166,49 @@ struct ErrorCase {
   std::vector<std::string> expected;
 };
 
+// SwinIR's check_image_size pads the picture to the window multiple with pads computed
+// from its shape, (ws - h % ws) % ws: ONNX Mod (fmod = 0, the divisor's sign) folds with
+// the rest of the shape arithmetic, and fmod = 1 takes the dividend's sign (C's fmod).
+TEST(ConverterPad, PadsComputedWithModFold) {
+  std::mt19937 rng(26);
+  const int c = 3, h = 6, w = 5;
+  OnnxBuilder b;
+  b.input("x", {-1, c, h, w}).output("y");
+  b.ints("i2", {1}, {2}).ints("i3", {1}, {3}).ints("ws", {1}, {4}).ints("zero", {1}, {0}).ints("zeros", {2}, {0, 0});
+  b.ints("minus7", {1}, {-7});
+  b.node("Shape", "shape", {"x"}, {"s"});
+  b.node("Gather", "h", {"s", "i2"}, {"h"});
+  b.node("Gather", "w", {"s", "i3"}, {"w"});
+  b.node("Mod", "h_mod", {"h", "ws"}, {"h_mod"});
+  b.node("Sub", "h_rest", {"ws", "h_mod"}, {"h_rest"});
+  b.node("Mod", "ph", {"h_rest", "ws"}, {"ph"});  // (4 - 6 % 4) % 4 = 2
+  b.node("Mod", "w_mod", {"w", "ws"}, {"w_mod"});
+  b.node("Sub", "w_rest", {"ws", "w_mod"}, {"w_rest"});
+  b.node("Mod", "pw0", {"w_rest", "ws"}, {"pw0"});  // (4 - 5 % 4) % 4 = 3
+  b.node("Mod", "m", {"minus7", "ws"}, {"m"});      // -7 mod 4 = 1 (fmod = 0)
+  OnnxBuilder::attr(b.node("Mod", "f", {"minus7", "ws"}, {"f"}), "fmod", int64_t{1});  // fmod(-7, 4) = -3
+  b.node("Add", "pw", {"pw0", "m"}, {"pw"});        // 3 + 1 = 4 at the right
+  b.node("Add", "top", {"f", "ws"}, {"top"});       // -3 + 4 = 1 at the top
+  // [n, c, top, left, n, c, bottom, right] = [0, 0, 1, 0, 0, 0, 2, 4]
+  OnnxBuilder::attr(b.node("Concat", "pads", {"zeros", "top", "zero", "zeros", "ph", "pw"}, {"pads"}), "axis", int64_t{0});
+  OnnxBuilder::attr(b.node("Pad", "pad", {"x", "pads"}, {"y"}), "mode", std::string("reflect"));
+  const auto model = Model::from_bytes(convert_onnx(b.bytes(), "p.onnx").egan);
+  ASSERT_EQ(model->ops().size(), 1u);
+  Session s(model, {.batch = 2});
+  const auto x = random_floats(rng, 2 * h * w * c);
+  const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kNHWC, {2, h, w, c}, x, {}}})[0];
+  EXPECT_EQ(y.shape, (std::vector<int64_t>{2, h + 3, w + 4, c}));
+  cpu::PadShape shape;
+  shape.batch = 2;
+  shape.channels = c;
+  shape.h = {h, 1, 2};
+  shape.w = {w, 0, 4};
+  shape.mode = cpu::PadMode::kReflect;
+  std::vector<float> ref(static_cast<size_t>(2 * shape.h.out() * shape.w.out() * c));
+  cpu::pad_reference(shape, x.data(), ref.data());
+  EXPECT_EQ(max_abs_diff(y.f32, ref), 0.f);
+}
+
 TEST(ConverterPad, RefusalsNameTheNodeAndAttribute) {
   const std::vector<ErrorCase> cases = {
       {"unknown mode", [](OnnxBuilder& b) {
