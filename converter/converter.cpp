@@ -17,6 +17,7 @@
 #include "converter/egan_ir.h"
 #include "converter/egan_writer.h"
 #include "converter/stylegan_patterns.h"
+#include "converter/window_patterns.h"
 #include "edgegan/edgegan.h"
 #include "edgegan/io.h"
 
@@ -110,6 +111,12 @@ ConvertResult convert_proto(const onnx::ModelProto& proto, const std::string& so
   if (may_hold_stylegan_patterns(proto)) {
     rewritten.emplace(proto);
     if (rewrite_stylegan_patterns(*rewritten) == 0) rewritten.reset();
+  }
+  // So is window attention's batch-moving Transpose read by Gathers (SwinIR's qkv).
+  if (may_hold_window_patterns(rewritten ? *rewritten : proto)) {
+    const bool copied = rewritten.has_value();
+    if (!copied) rewritten.emplace(proto);
+    if (rewrite_window_patterns(*rewritten) == 0 && !copied) rewritten.reset();
   }
   const OnnxGraph graph(rewritten ? *rewritten : proto);
   IrModel ir = lower_to_ir(graph);

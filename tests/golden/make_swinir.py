@@ -16,12 +16,10 @@ pixel-shuffle 2x upsampler (conv + LeakyReLU, conv to 4C, PixelShuffle, conv to 
 The input is reflect-padded to the window multiple and the output cropped back, as the
 reference implementation's check_image_size does (the golden's 14x10 input exercises it).
 
-The case is not committed yet: edgegan-convert refuses the export (docs/ops.md,
-"Transformer super-resolution"): window_partition's view(-1, ws, ws, C) folds the
-windows into the batch, which the converter's batch-independence check rejects, and the
-attention's qkv.permute(2, 0, 3, 1, 4) moves the batch. Its LayerNorms and GELUs convert
-(tests/converter/layer_norm_test.cpp, activation_patterns_test.cpp). Once the converter
-takes windows, run this script and commit tests/golden/cases/family_swinir_2x/ (170 KB).
+The case is not committed yet: edgegan-convert refuses the export. What it refuses, node
+by node, and the design being built (the windows folded into the batch unfolded by a
+converter pass, Linear on tokens, rank-5 MatMul): docs/ops.md, "Window attention". Once it
+converts, run this script and commit tests/golden/cases/family_swinir_2x/ (170 KB).
 """
 import os
 import sys

@@ -1,0 +1,131 @@
+// Window attention (SwinIR/HAT-class) in the converter: the rewrites of
+// converter/window_patterns.cpp, each on a small graph built here, against plain loops
+// over the ONNX layout; near misses left as exported and refused by name.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "converter/converter.h"
+#include "edgegan/edgegan.h"
+#include "tests/converter/convert_error.h"
+#include "tests/converter/converted_model.h"
+#include "tests/converter/converter_test_util.h"
+#include "tests/converter/onnx_builder.h"
+#include "tests/test_util.h"
+
+namespace edgegan {
+namespace {
+
+using testing::convert_error;
+using testing::converted_model;
+using testing::nhwc_to_nchw;
+using testing::op_kinds;
+using testing::OnnxBuilder;
+using testing::random_floats;
+
+constexpr int64_t kTokens = 5, kHeads = 2, kHeadDim = 3;
+
+// x [N, L, 3·heads·d] -> qkv = x.reshape(N, L, 3, heads, d).permute(2, 0, 3, 1, 4), then
+// q, k, v = qkv[0], qkv[1], qkv[2] as torch exports them (the indices a Constant node's
+// scalar, an initializer's, and -1 for v); `tail` adds the nodes that read q, k, v.
+OnnxBuilder qkv_graph(int opset) {
+  OnnxBuilder b(opset);
+  b.input("x", {-1, kTokens, 3 * kHeads * kHeadDim}).output("y");
+  b.ints("split", {5}, {0, kTokens, 3, kHeads, kHeadDim}).ints("one", {}, {1}).ints("minus_one", {}, {-1});
+  b.node("Reshape", "reshape", {"x", "split"}, {"qkv5"});
+  OnnxBuilder::attr(b.node("Transpose", "permute", {"qkv5"}, {"qkv"}), "perm", std::vector<int64_t>{2, 0, 3, 1, 4});
+  auto& zero = b.node("Constant", "zero", {}, {"zero"});
+  auto* value = zero.add_attribute();
+  value->set_name("value");
+  value->set_type(onnx::AttributeProto::TENSOR);
+  value->mutable_t()->set_data_type(onnx::TensorProto::INT64);
+  value->mutable_t()->add_int64_data(0);
+  b.node("Gather", "q", {"qkv", "zero"}, {"q"});
+  b.node("Gather", "k", {"qkv", "one"}, {"k"});
+  b.node("Gather", "v", {"qkv", "minus_one"}, {"v"});
+  return b;
+}
+
+// x[n][l][(part·heads + h)·d + j]: part 0 q, 1 k, 2 v.
+float qkv_at(const std::vector<float>& x, int64_t n, int64_t part, int64_t h, int64_t l, int64_t j) {
+  return x[static_cast<size_t>((n * kTokens + l) * 3 * kHeads * kHeadDim + (part * kHeads + h) * kHeadDim + j)];
+}
+
+// softmax(q·kᵀ)·v per sample and head, from the packed x: [N, heads, L, d].
+std::vector<double> attention_reference(const std::vector<float>& x, int64_t batch) {
+  std::vector<double> y(static_cast<size_t>(batch * kHeads * kTokens * kHeadDim));
+  for (int64_t n = 0; n < batch; ++n)
+    for (int64_t h = 0; h < kHeads; ++h)
+      for (int64_t i = 0; i < kTokens; ++i) {
+        std::vector<double> s(kTokens);
+        double top = -1e300, sum = 0;
+        for (int64_t j = 0; j < kTokens; ++j) {
+          for (int64_t d = 0; d < kHeadDim; ++d) s[static_cast<size_t>(j)] += static_cast<double>(qkv_at(x, n, 0, h, i, d)) * qkv_at(x, n, 1, h, j, d);
+          top = std::max(top, s[static_cast<size_t>(j)]);
+        }
+        for (auto& e : s) sum += (e = std::exp(e - top));
+        for (int64_t d = 0; d < kHeadDim; ++d) {
+          double acc = 0;
+          for (int64_t j = 0; j < kTokens; ++j) acc += s[static_cast<size_t>(j)] / sum * qkv_at(x, n, 2, h, j, d);
+          y[static_cast<size_t>(((n * kHeads + h) * kTokens + i) * kHeadDim + d)] = acc;
+        }
+      }
+  return y;
+}
+
+// The batch-moving permute read by qkv[0], qkv[1], qkv[2] converts (each Gather a Slice,
+// a Squeeze, which are free reshapes or copies, and a Transpose keeping the batch first),
+// and the attention on q, k, v computes what the loops compute, before and after opset 13
+// (Squeeze's axes an attribute, then an input).
+TEST(ConverterWindowAttention, BatchMovingPermuteReadByGathersConverts) {
+  for (int opset : {12, 17}) {
+    SCOPED_TRACE(opset);
+    OnnxBuilder b = qkv_graph(opset);
+    OnnxBuilder::attr(b.node("Transpose", "kt", {"k"}, {"kt"}), "perm", std::vector<int64_t>{0, 1, 3, 2});
+    b.node("MatMul", "scores", {"q", "kt"}, {"s"});
+    OnnxBuilder::attr(b.node("Softmax", "softmax", {"s"}, {"a"}), "axis", int64_t{-1});
+    b.node("MatMul", "mix", {"a", "v"}, {"y"});
+    const auto model = converted_model(b.bytes());
+    // The squeezed [N, L, heads, d] is a rank-4 tensor, stored NHWC as every one is: its
+    // Reshape is a copy, and so is the Transpose after it.
+    const std::vector<std::string> per_gather{"Slice", "Reshape", "Transpose"};
+    std::vector<std::string> kinds{"Reshape"};
+    for (int k = 0; k < 3; ++k) kinds.insert(kinds.end(), per_gather.begin(), per_gather.end());
+    kinds.insert(kinds.end(), {"Transpose", "MatMul", "Softmax", "MatMul"});
+    EXPECT_EQ(op_kinds(*model), kinds);
+    std::mt19937 rng(51);
+    for (int batch : {1, 3}) {
+      const auto x = random_floats(rng, static_cast<size_t>(batch * kTokens * 3 * kHeads * kHeadDim));
+      Session s(model, {.batch = batch});
+      const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kRowMajor, {batch, kTokens, 3 * kHeads * kHeadDim}, x, {}}})[0];
+      // y: [N, heads, L, d], stored NHWC [N, L, d, heads].
+      const auto got = nhwc_to_nchw(y.f32, batch, kHeads, kTokens * kHeadDim);
+      const auto want = attention_reference(x, batch);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-5) << k;
+    }
+  }
+}
+
+// A batch-moving Transpose also read whole, or by a Gather along another axis, stays as
+// exported: the conversion stops at the Gathers (a run-time Gather of its axis 0 is not an
+// op) instead of computing anything.
+TEST(ConverterWindowAttention, NearMissesAreLeftAndRefused) {
+  {
+    OnnxBuilder b = qkv_graph(17);
+    b.node("Identity", "whole", {"qkv"}, {"y"});
+    const std::string e = convert_error(b.bytes());
+    EXPECT_NE(e.find("node 'q' (Gather)"), std::string::npos) << e;
+  }
+  {
+    OnnxBuilder b = qkv_graph(17);
+    b.ints("i", {}, {0});
+    OnnxBuilder::attr(b.node("Gather", "other", {"qkv", "i"}, {"y"}), "axis", int64_t{1});
+    const std::string e = convert_error(b.bytes());
+    EXPECT_NE(e.find("node 'q' (Gather)"), std::string::npos) << e;
+  }
+}
+
+}  // namespace
+}  // namespace edgegan
