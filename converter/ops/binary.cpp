@@ -168,7 +168,10 @@ class BinaryLowering final : public OpLowering {
         scale[k] = static_cast<float>(s);
         shift[k] = static_cast<float>(t);
       }
-      if (IrOp* p = l.fusable_producer(n, Fusion::kScaleShift, xi)) {
+      // Not into a producer of row-major rank-3 tokens (a Dense over [N, L, C]): dim 1 is
+      // no channel of theirs.
+      IrOp* p = rank != 3 || l.is_nhwc(l.tensor(n, xi)) ? l.fusable_producer(n, Fusion::kScaleShift, xi) : nullptr;
+      if (p) {
         l.scale_and_shift(*p, scale, shift);
         l.absorb(n, *p);
         return;

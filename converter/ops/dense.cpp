@@ -1,6 +1,8 @@
 // Dense from ONNX Gemm and MatMul (x · W, with Gemm's alpha, beta and transB folded
 // into the weights and bias); weights written as [in][out]. A MatMul of two run-time
-// tensors is a MatMul op (matmul.cpp).
+// tensors is a MatMul op (matmul.cpp). A MatMul with constant weights over the last axis
+// of a row-major tensor of rank 3 or more (a Linear on tokens [N, L, C]) is a Dense over
+// its rows, the Add of its bias read only there taken as the Dense's bias.
 #include "converter/egan_writer.h"
 #include "converter/errors.h"
 #include "converter/lowering.h"
@@ -21,10 +23,12 @@ class DenseLowering final : public OpLowering {
     if (n.op == "MatMul") {
       if (rn.has_input(1) && !rn.input(1).is_const) return infer_matmul(rn);  // both computed: attention
       check_attributes(n, {});
-      if (x.shape.size() != 2) throw ConvertError(where(n) + ": only 2-D [batch, features] x [features, out] products are supported");
+      if (x.shape.size() < 2) throw ConvertError(where(n) + ": a product of a rank-1 input is not supported");
       const ConstTensor& w = rn.float_constant(1, "weights");
-      if (w.dims.size() != 2 || w.dims[0] != x.shape[1]) throw ConvertError(where(n) + ": weights do not match the input features");
-      rn.set_output({rn.batch(), w.dims[1]});
+      if (w.dims.size() != 2 || w.dims[0] != x.shape.back()) throw ConvertError(where(n) + ": weights do not match the input features");
+      std::vector<int64_t> out = x.shape;
+      out.back() = w.dims[1];
+      rn.set_output(out);
       return;
     }
     check_attributes(n, {"alpha", "beta", "transA", "transB"});
@@ -48,6 +52,8 @@ class DenseLowering final : public OpLowering {
     if (!l.value(n.inputs[1]).is_const) return lower_matmul(n, l);
     const ConstTensor& w = l.constant(n, 1);
     const bool gemm = n.op == "Gemm";
+    const size_t rank = l.value(n.inputs[0]).shape.size();
+    if (rank > 2) return lower_rows(n, l, w);
     const bool tb = gemm && attr_int(n, "transB", 0) != 0;
     const float alpha = gemm ? attr_float(n, "alpha", 1.f) : 1.f;
     const float beta = gemm ? attr_float(n, "beta", 1.f) : 1.f;
@@ -74,6 +80,44 @@ class DenseLowering final : public OpLowering {
 
   int64_t output_channels(const IrOp& op) const override { return op.out_features; }
   int64_t output_channel_of_weight(const IrOp& op, int64_t k) const override { return k % op.out_features; }  // [in][out]
+
+ private:
+  // x [N, ..., in] (row-major) · W [in][out]; the bias Add after it, when it is the
+  // MatMul's only reader and adds a constant of one value per output feature, is the
+  // Dense's bias (its output the Add's).
+  static void lower_rows(const Node& n, Lowering& l, const ConstTensor& w) {
+    const int x = l.tensor(n, 0);
+    const size_t rank = l.value(n.inputs[0]).shape.size();
+    if (l.is_nhwc(x))
+      throw ConvertError(where(n) + ": a product with constant weights over the last axis of a rank-" + std::to_string(rank) +
+                         " tensor stored as a map (NHWC) is not supported");
+    const int64_t in = w.dims[0], out = w.dims[1];
+    std::vector<float> bias;
+    const Node* add = l.sole_consumer(n);
+    if (add && add->op == "Add" && add->inputs.size() == 2) {
+      const std::string self = l.resolve(n.outputs[0]);
+      const size_t other = l.resolve(add->inputs[0]) == self ? 1 : 0;
+      const Value& c = l.value(add->inputs[other]);
+      bool per_feature = c.is_const && !c.c.is_int && c.c.numel() == out && c.c.dims.size() <= rank && l.resolve(add->inputs[1 - other]) == self;
+      for (size_t k = 0; per_feature && k + 1 < c.c.dims.size(); ++k) per_feature = c.c.dims[k] == 1;
+      if (per_feature) {
+        for (int64_t j = 0; j < out; ++j) bias.push_back(static_cast<float>(c.c.at(j)));
+      } else {
+        add = nullptr;
+      }
+    } else {
+      add = nullptr;
+    }
+    IrOp& o = l.add_op(schema::OpKind_Dense, add ? *add : n, {x});
+    if (add) {
+      o.name = n.name + "+" + add->name;
+      l.claim(*add);
+    }
+    o.in_features = in;
+    o.out_features = out;
+    o.weights = w.f;  // [in][out] as ONNX MatMul's
+    o.bias = std::move(bias);
+  }
 };
 
 }  // namespace

@@ -1,4 +1,6 @@
-// Dense: y[N, out] = x[N, in] · W[in][out] + bias, then activation.
+// Dense: y[N, out] = x[N, in] · W[in][out] + bias, then activation; over the last axis of
+// row-major [N, ..., in] (a Linear on tokens) each of the N·... rows alike.
+#include "engine/ops/dense_rows.h"
 #include "engine/ops/half_route.h"
 #include "engine/ops/op_def.h"
 #include "engine/ops/op_kernel_util.h"
@@ -12,7 +14,7 @@ namespace {
 class DenseKernel final : public OpKernel {
  public:
   DenseKernel(const OpDef& def, const KernelArgs& a, const schema::Dense& op)
-      : overflow_(def, a.op), halves_(half_storage(a) && !a.training), input_(op.input()), output_(op.output()), batch_(a.batch), in_(op.in_features()), out_(op.out_features()),
+      : overflow_(def, a.op), halves_(half_storage(a) && !a.training), input_(op.input()), output_(op.output()), batch_(dense_rows(a, op)), in_(op.in_features()), out_(op.out_features()),
         weights_(a.weights.f32(op.weights())), epilogue_(a.epilogue(op.epilogue())) {
     scratch_.take(in_ * out_);  // dW
     scratch_.take(out_);        // db
@@ -71,10 +73,15 @@ class DenseDef final : public OpDef {
     v.expect_float(x);
     v.check_range(op.in_features(), 1, kMaxDim, "in_features");
     v.check_range(op.out_features(), 1, kMaxDim, "out_features");
-    v.expect_dims(x, {-1, op.in_features()}, "input");
-    TensorDesc& y = v.define(op.output());
+    if (x.dims.size() < 2 || x.dims.back() != op.in_features())
+      v.fail("input " + dims_text(x.dims) + " does not end with in_features " + std::to_string(op.in_features()));
+    if (x.layout == Layout::kNHWC) v.fail("input is NHWC (a Dense reads row-major rows)");
+    std::vector<int64_t> out = x.dims;
+    out.front() = -1;
+    out.back() = op.out_features();
+    TensorDesc& y = v.define_output(op.output(), out);
     v.expect_float(y);
-    v.expect_dims(y, {-1, op.out_features()}, "output");
+    if (y.layout != Layout::kRowMajor) v.fail("output is not row-major");
     v.expect_buffer(op.weights(), static_cast<uint64_t>(op.in_features()) * op.out_features(), "weights", false);
     v.check_epilogue(op.epilogue(), op.out_features());
   }

@@ -108,6 +108,54 @@ TEST(ConverterWindowAttention, BatchMovingPermuteReadByGathersConverts) {
   }
 }
 
+// A Linear on tokens [N, L, C] (torch: MatMul with the constant weights, then the Add of
+// its bias) is a Dense over the N·L rows with that bias and a following Relu fused; an Add
+// of one constant per token does not fold into it (dim 1 is no channel of a Dense's) but is
+// the ChannelAffine of the tokens read as the map [N, L, out], a relayout each way; the
+// result is the loops' at batch 1 and 3. Over a rank-4 tensor, which the converter stores as a map, it is
+// refused by name.
+TEST(ConverterWindowAttention, LinearOnTokensIsADenseOverRows) {
+  const int64_t tokens = 5, c = 4, hidden = 6, out = 3;
+  std::mt19937 rng(52);
+  const auto w1 = random_floats(rng, c * hidden), b1 = random_floats(rng, hidden), w2 = random_floats(rng, hidden * out),
+             per_token = random_floats(rng, tokens);
+  OnnxBuilder b;
+  b.input("x", {-1, tokens, c}).output("y");
+  b.floats("w1", {c, hidden}, w1).floats("b1", {hidden}, b1).floats("w2", {hidden, out}, w2).floats("t", {tokens, 1}, per_token);
+  b.node("MatMul", "fc1", {"x", "w1"}, {"h"});
+  b.node("Add", "fc1_bias", {"b1", "h"}, {"hb"});
+  b.node("Relu", "relu", {"hb"}, {"r"});
+  b.node("MatMul", "fc2", {"r", "w2"}, {"o"});
+  b.node("Add", "per_token", {"o", "t"}, {"y"});
+  const auto model = converted_model(b.bytes());
+  EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"Dense", "Dense", "Reshape", "ChannelAffine", "Reshape"}));
+  for (int batch : {1, 3}) {
+    const auto x = random_floats(rng, static_cast<size_t>(batch * tokens * c));
+    Session s(model, {.batch = batch});
+    const auto y = s.run({Tensor{"x", DType::kFloat32, Layout::kRowMajor, {batch, tokens, c}, x, {}}})[0];
+    EXPECT_EQ(y.shape, (std::vector<int64_t>{batch, tokens, out}));
+    for (int64_t r = 0; r < batch * tokens; ++r) {
+      std::vector<double> hid(static_cast<size_t>(hidden));
+      for (int64_t j = 0; j < hidden; ++j) {
+        double acc = b1[static_cast<size_t>(j)];
+        for (int64_t i = 0; i < c; ++i) acc += static_cast<double>(x[static_cast<size_t>(r * c + i)]) * w1[static_cast<size_t>(i * hidden + j)];
+        hid[static_cast<size_t>(j)] = std::max(acc, 0.0);
+      }
+      for (int64_t j = 0; j < out; ++j) {
+        double acc = per_token[static_cast<size_t>(r % tokens)];
+        for (int64_t i = 0; i < hidden; ++i) acc += hid[static_cast<size_t>(i)] * w2[static_cast<size_t>(i * out + j)];
+        EXPECT_NEAR(y.f32[static_cast<size_t>(r * out + j)], acc, 1e-5) << r << " " << j;
+      }
+    }
+  }
+  OnnxBuilder map;
+  map.input("x", {-1, 2, tokens, c}).output("y").floats("w1", {c, hidden}, w1);
+  map.node("MatMul", "fc1", {"x", "w1"}, {"y"});
+  const std::string e = convert_error(map.bytes());
+  EXPECT_NE(e.find("node 'fc1' (MatMul)"), std::string::npos) << e;
+  EXPECT_NE(e.find("stored as a map"), std::string::npos) << e;
+}
+
 // A batch-moving Transpose also read whole, or by a Gather along another axis, stays as
 // exported: the conversion stops at the Gathers (a run-time Gather of its axis 0 is not an
 // op) instead of computing anything.

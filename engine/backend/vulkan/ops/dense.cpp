@@ -2,6 +2,7 @@
 // x[N][in] W[in][out] with the fused bias and activation; the file's [in][out] weights
 // are a 1x1 kernel's.
 #include "engine/backend/vulkan/vulkan_kernel.h"
+#include "engine/ops/dense_rows.h"
 #include "kernels_common/conv_geometry.h"
 
 namespace edgegan::vulkan {
@@ -10,9 +11,9 @@ namespace {
 class DenseVulkan final : public OpKernel {
  public:
   DenseVulkan(const KernelArgs& a, Context& c, const schema::Dense& op)
-      : upload_(a, c, 27), input_(op.input()), output_(op.output()), batch_(a.batch), in_(op.in_features()), out_(op.out_features()) {
+      : upload_(a, c, 27), input_(op.input()), output_(op.output()), batch_(dense_rows(a, op)), in_(op.in_features()), out_(op.out_features()) {
     // N, H, W, Cin, OH, OW, Cout, KH, KW, SH, SW, DH, DW, PT, PL, groups
-    const int64_t values[] = {a.batch, 1, 1, in_, 1, 1, out_, 1, 1, 1, 1, 1, 1, 0, 0, 1};
+    const int64_t values[] = {batch_, 1, 1, in_, 1, 1, out_, 1, 1, 1, 1, 1, 1, 0, 0, 1};
     for (int i = 0; i < 16; ++i) upload_.set(i, static_cast<int32_t>(values[i]));
     upload_.set(19, upload_.weights(op.weights()));
     set_epilogue(upload_, op.epilogue(), 16, 20, 21);
