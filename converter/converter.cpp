@@ -118,8 +118,9 @@ ConvertResult convert_proto(const onnx::ModelProto& proto, const std::string& so
     if (!copied) rewritten.emplace(proto);
     if (rewrite_window_patterns(*rewritten) == 0 && !copied) rewritten.reset();
   }
-  const OnnxGraph graph(rewritten ? *rewritten : proto);
-  IrModel ir = lower_to_ir(graph);
+  const onnx::ModelProto& source = rewritten ? *rewritten : proto;
+  const OnnxGraph graph(source);
+  IrModel ir = lower_to_ir(graph, source);
   ir.source_sha256 = source_sha256;
   if (metadata.size() > 1 && metadata[1].first == "onnx_producer") metadata.insert(metadata.begin() + 1, {"onnx_opset", std::to_string(graph.opset())});
   ir.metadata = std::move(metadata);

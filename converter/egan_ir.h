@@ -127,6 +127,6 @@ struct IrModel {
 // ONNX graph -> engine IR: checks batch independence, lowers each node through the
 // lowering of its kind (converter/ops/), which folds BatchNorm and bias Adds into their
 // producers and fuses activations; assigns NHWC layouts and roles.
-IrModel lower_to_ir(const OnnxGraph& graph);
+IrModel lower_to_ir(const OnnxGraph& graph, const onnx::ModelProto& model);  // `model`: graph's source
 
 }  // namespace edgegan::converter

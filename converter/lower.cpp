@@ -3,6 +3,7 @@
 #include <map>
 #include <set>
 
+#include "converter/batch_folds.h"
 #include "converter/conv_input_maps.h"
 #include "converter/egan_ir.h"
 #include "converter/errors.h"
@@ -330,9 +331,17 @@ void Lowering::assign_roles() {
 }
 
 
-IrModel lower_to_ir(const OnnxGraph& graph) {
+IrModel lower_to_ir(const OnnxGraph& graph, const onnx::ModelProto& model) {
   const AnalysisPass a = graph.analyse(kBatchA);
   const AnalysisPass b = graph.analyse(kBatchB);
+  // Groups folded into the batch (SwinIR's windows): the graph again with them after it.
+  if (const std::optional<onnx::ModelProto> unfolded = unfold_batch_folds(model, a, b)) {
+    const OnnxGraph g(*unfolded);
+    const AnalysisPass ua = g.analyse(kBatchA);
+    const AnalysisPass ub = g.analyse(kBatchB);
+    check_batch_independence(g, ua, ub);
+    return Lowering(g, ua).run();
+  }
   check_batch_independence(graph, a, b);
   return Lowering(graph, a).run();
 }
