@@ -15,7 +15,7 @@ for case in cgan_embed_concat_small g_k3s2_outpad_nonsquare d_conv_dilated_flatt
     binary_residual_block binary_esrgan_head prelu_block activations_after_conv \
     pad_reflect_zero_edge pad1d_reflect_conv1d srgan_pixel_shuffle pixel_unshuffle_dcr resize_nearest_upsample_conv resize_bilinear resize_bicubic grid_sample_bilinear \
     scc_gather scc_slices scc_gather_not_sliding scc_dw_generator zoo_srgan \
-    family_progan family_realcugan_2x family_sagan family_stylegan2_fused family_stylegan2_upfirdn2d; do
+    family_progan family_realcugan_2x family_sagan family_stylegan2_fused family_stylegan2_upfirdn2d family_swinir_2x; do
   onnx=tests/golden/cases/$case/model.onnx
   cp "$onnx" "$c/onnx/$case.onnx"
   "$build/converter/edgegan-convert" -q "$onnx" -o "$c/egan/$case.egan"

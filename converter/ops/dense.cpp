@@ -86,8 +86,12 @@ class DenseLowering final : public OpLowering {
   // MatMul's only reader and adds a constant of one value per output feature, is the
   // Dense's bias (its output the Add's).
   static void lower_rows(const Node& n, Lowering& l, const ConstTensor& w) {
-    const int x = l.tensor(n, 0);
+    int x = l.tensor(n, 0);
     const size_t rank = l.value(n.inputs[0]).shape.size();
+    // Tokens a per-channel op made a map ([N, L, C] stored [N, 1, C, L]: the LayerNorm's
+    // affine Binary) are copied back into rows.
+    if (rank == 3 && l.is_nhwc(x))
+      x = l.add_op_with_new_tensor(schema::OpKind_Reshape, n, {x}, n.outputs[0] + ":rows", l.value(n.inputs[0]).shape).output;
     if (l.is_nhwc(x))
       throw ConvertError(where(n) + ": a product with constant weights over the last axis of a rank-" + std::to_string(rank) +
                          " tensor stored as a map (NHWC) is not supported");

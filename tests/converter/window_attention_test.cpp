@@ -156,6 +156,47 @@ TEST(ConverterWindowAttention, LinearOnTokensIsADenseOverRows) {
   EXPECT_NE(e.find("stored as a map"), std::string::npos) << e;
 }
 
+// The attention's products once its windows are unfolded, [N, nW, heads, n, d] ·
+// [N, nW, heads, d, n]: rank-5 MatMul, the rank-4 product over the nW·heads matrices
+// between reshapes (an operand of [N, 1, 1, K, P] broadcasts), against the loops at batch
+// 1 and 2; dims 1 and 2 that do not broadcast together are refused by name.
+TEST(ConverterWindowAttention, RankFiveProductIsTheRankFourOneOverMergedDims) {
+  const int64_t g = 2, h = 3, m = 4, k = 5, p = 2;
+  for (bool broadcast : {false, true}) {
+    SCOPED_TRACE(broadcast);
+    const int64_t bg = broadcast ? 1 : g, bh = broadcast ? 1 : h;
+    OnnxBuilder b;
+    b.input("a", {-1, g, h, m, k}).input("b", {-1, bg, bh, k, p}).output("y");
+    b.node("MatMul", "mm", {"a", "b"}, {"y"});
+    const auto model = converted_model(b.bytes());
+    EXPECT_EQ(op_kinds(*model), (std::vector<std::string>{"Reshape", "Reshape", "MatMul", "Reshape"}));
+    std::mt19937 rng(54);
+    for (int batch : {1, 2}) {
+      const auto av = random_floats(rng, static_cast<size_t>(batch * g * h * m * k)), bv = random_floats(rng, static_cast<size_t>(batch * bg * bh * k * p));
+      Session s(model, {.batch = batch});
+      const auto y = s.run({Tensor{"a", DType::kFloat32, Layout::kRowMajor, {batch, g, h, m, k}, av, {}},
+                            Tensor{"b", DType::kFloat32, Layout::kRowMajor, {batch, bg, bh, k, p}, bv, {}}})[0];
+      ASSERT_EQ(y.shape, (std::vector<int64_t>{batch, g, h, m, p}));
+      for (int64_t n = 0; n < batch; ++n)
+        for (int64_t i = 0; i < g * h; ++i)
+          for (int64_t r = 0; r < m; ++r)
+            for (int64_t c = 0; c < p; ++c) {
+              const int64_t bi = broadcast ? 0 : i;
+              double acc = 0;
+              for (int64_t q = 0; q < k; ++q)
+                acc += static_cast<double>(av[static_cast<size_t>(((n * g * h + i) * m + r) * k + q)]) *
+                       bv[static_cast<size_t>(((n * bg * bh + bi) * k + q) * p + c)];
+              EXPECT_NEAR(y.f32[static_cast<size_t>(((n * g * h + i) * m + r) * p + c)], acc, 1e-5);
+            }
+    }
+  }
+  OnnxBuilder b;
+  b.input("a", {-1, g, h, m, k}).input("b", {-1, g, 1, k, p}).output("y");
+  b.node("MatMul", "mm", {"a", "b"}, {"y"});
+  const std::string e = convert_error(b.bytes());
+  EXPECT_NE(e.find("node 'mm' (MatMul): batch dimensions 1 and 2 do not broadcast together"), std::string::npos) << e;
+}
+
 // A batch-moving Transpose also read whole, or by a Gather along another axis, stays as
 // exported: the conversion stops at the Gathers (a run-time Gather of its axis 0 is not an
 // op) instead of computing anything.

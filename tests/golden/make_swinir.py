@@ -16,10 +16,11 @@ pixel-shuffle 2x upsampler (conv + LeakyReLU, conv to 4C, PixelShuffle, conv to 
 The input is reflect-padded to the window multiple and the output cropped back, as the
 reference implementation's check_image_size does (the golden's 14x10 input exercises it).
 
-The case is not committed yet: edgegan-convert refuses the export. What it refuses, node
-by node, and the design being built (the windows folded into the batch unfolded by a
-converter pass, Linear on tokens, rank-5 MatMul): docs/ops.md, "Window attention". Once it
-converts, run this script and commit tests/golden/cases/family_swinir_2x/ (170 KB).
+edgegan-convert takes the export through the converter's window-attention passes
+(docs/ops.md, "Window attention"): the qkv permute read by qkv[0..2] rewritten, the
+windows folded into the batch unfolded after the analysis, Linear layers on tokens as
+Dense over rows, the rank-5 attention products. backward/ holds PyTorch's input gradients
+(GoldenAutograd).
 """
 import os
 import sys
@@ -30,6 +31,7 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from make_goldens import torch_case  # noqa: E402
+from make_zoo import write_backward  # noqa: E402
 
 torch.set_num_threads(1)
 
@@ -175,8 +177,10 @@ def main():
     torch_case("family_swinir_2x", model, {"image": image}, "output", 17,
                "SwinIR-style 2x super-resolution (embed 16, one residual Swin group of 2 blocks, window 4, "
                "2 heads, shifted windows with mask, relative-position bias, LayerNorm, GELU, pixel-shuffle "
-               "upsampler), 14x10 in reflect-padded to 16x12.\nWritten by tests/golden/make_swinir.py.",
+               "upsampler), 14x10 in reflect-padded to 16x12.\nWritten by tests/golden/make_swinir.py; backward/ holds "
+               "PyTorch's input gradients of sum(output * backward/output_weights).",
                seed=520)
+    write_backward("family_swinir_2x", model, {"image": image}, 620)
     print("family_swinir_2x")
 
 
