@@ -54,6 +54,17 @@ class WindowPatterns {
  private:
   // A constant scalar integer (an initializer or a Constant node's value), or nullopt.
   std::optional<int64_t> scalar_int(const std::string& name) const {
+    const std::optional<ConstTensor> c = constant(name);
+    if (!c || !c->is_int || !c->dims.empty() || c->i.size() != 1) return std::nullopt;
+    return c->i[0];
+  }
+  // The integers of a constant 1-D tensor, or nullopt.
+  std::optional<std::vector<int64_t>> ints(const std::string& name) const {
+    const std::optional<ConstTensor> c = constant(name);
+    if (!c || !c->is_int || c->dims.size() != 1) return std::nullopt;
+    return c->i;
+  }
+  std::optional<ConstTensor> constant(const std::string& name) const {
     ConstTensor c;
     try {
       if (const auto it = inits_.find(name); it != inits_.end()) {
@@ -69,8 +80,7 @@ class WindowPatterns {
     } catch (const ConvertError&) {
       return std::nullopt;  // not a pattern; the analysis reports the bad constant
     }
-    if (!c.is_int || !c.dims.empty() || c.i.size() != 1) return std::nullopt;
-    return c.i[0];
+    return c;
   }
 
   // Transpose(x, perm) with perm[0] = a != 0, read only by Gather(·, i, axis 0) with a
@@ -93,6 +103,7 @@ class WindowPatterns {
       bool reads = false;
       for (const auto& i : n.input()) reads = reads || i == y;
       if (!reads) continue;
+      if (n.op_type() == "Split" && reads_[y] == 1) return split_transpose(k, r, perm);
       if (n.op_type() != "Gather" || n.input_size() != 2 || n.input(0) != y || n.input(1) == y || n.output_size() != 1) return 0;
       const auto* axis = attr(n, "axis");
       if (axis && axis->i() != 0) return 0;
@@ -107,6 +118,55 @@ class WindowPatterns {
     for (int64_t d = 1; d < rank; ++d) rest.push_back(perm[static_cast<size_t>(d)] - (perm[static_cast<size_t>(d)] > a ? 1 : 0));
     removed_.insert(k);
     for (const auto& [r, index] : gathers) replacement_[r] = {t.input(0), a, index, rest};
+    return 1;
+  }
+
+  // qkv.unbind(0): the Transpose read only by a Split of its axis 0 into pieces of 1, each
+  // read only by a Squeeze of axis 0; each Squeeze becomes the Slice, Squeeze and
+  // Transpose a Gather of that index becomes, and the Split goes.
+  int split_transpose(int k, int s, const std::vector<int64_t>& perm) {
+    const onnx::NodeProto& split = g_.node(s);
+    const auto* axis = attr(split, "axis");
+    if ((axis && axis->i() != 0) || split.input_size() < 1 || split.input(0) != g_.node(k).output(0)) return 0;
+    std::vector<int64_t> sizes;
+    if (split.input_size() > 1 && !split.input(1).empty()) {
+      const auto v = ints(split.input(1));
+      if (!v) return 0;
+      sizes = *v;
+    } else if (const auto* a = attr(split, "split")) {
+      sizes.assign(a->ints().begin(), a->ints().end());
+    }
+    if (sizes.size() != static_cast<size_t>(split.output_size())) return 0;
+    for (int64_t v : sizes)
+      if (v != 1) return 0;
+    std::vector<std::pair<int, int64_t>> squeezes;
+    for (int j = 0; j < split.output_size(); ++j) {
+      const std::string& piece = split.output(j);
+      if (outputs_.count(piece) || reads_[piece] != 1) return 0;
+      int reader = -1;
+      for (int r = 0; r < g_.node_size(); ++r)
+        for (const auto& i : g_.node(r).input())
+          if (i == piece) reader = r;
+      if (reader < 0) return 0;
+      const onnx::NodeProto& q = g_.node(reader);
+      if (q.op_type() != "Squeeze" || q.input(0) != piece || q.output_size() != 1) return 0;
+      std::vector<int64_t> axes;
+      if (q.input_size() > 1 && !q.input(1).empty()) {
+        const auto v = ints(q.input(1));
+        if (!v) return 0;
+        axes = *v;
+      } else if (const auto* a = attr(q, "axes")) {
+        axes.assign(a->ints().begin(), a->ints().end());
+      }
+      if (axes != std::vector<int64_t>{0}) return 0;
+      squeezes.push_back({reader, j});
+    }
+    const int64_t a = perm[0];
+    std::vector<int64_t> rest;
+    for (size_t d = 1; d < perm.size(); ++d) rest.push_back(perm[d] - (perm[d] > a ? 1 : 0));
+    removed_.insert(k);
+    removed_.insert(s);
+    for (const auto& [r, index] : squeezes) replacement_[r] = {g_.node(k).input(0), a, index, rest};
     return 1;
   }
 
@@ -135,7 +195,7 @@ class WindowPatterns {
         continue;
       }
       const Replacement& r = it->second;
-      const onnx::NodeProto& gather = g_.node(k);
+      const onnx::NodeProto& gather = g_.node(k);  // a Gather, or the Squeeze of a Split's piece
       const std::string y = gather.output(0), base = y + "/window_gather/";
       const int64_t end = r.index == -1 ? std::numeric_limits<int64_t>::max() : r.index + 1;
       add_ints(base + "starts", {r.index});
@@ -191,7 +251,7 @@ bool may_hold_window_patterns(const onnx::ModelProto& model) {
   for (const auto& n : model.graph().node())
     if (n.op_type() == "Transpose" && n.output_size() == 1) transposed.insert(n.output(0));
   for (const auto& n : model.graph().node())
-    if (n.op_type() == "Gather" && n.input_size() > 0 && transposed.count(n.input(0))) return true;
+    if ((n.op_type() == "Gather" || n.op_type() == "Split") && n.input_size() > 0 && transposed.count(n.input(0))) return true;
   return false;
 }
 

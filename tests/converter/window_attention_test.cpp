@@ -28,13 +28,26 @@ constexpr int64_t kTokens = 5, kHeads = 2, kHeadDim = 3;
 
 // x [N, L, 3·heads·d] -> qkv = x.reshape(N, L, 3, heads, d).permute(2, 0, 3, 1, 4), then
 // q, k, v = qkv[0], qkv[1], qkv[2] as torch exports them (the indices a Constant node's
-// scalar, an initializer's, and -1 for v); `tail` adds the nodes that read q, k, v.
-OnnxBuilder qkv_graph(int opset) {
+// scalar, an initializer's, and -1 for v), or, with `unbind`, q, k, v = qkv.unbind(0) (a
+// Split of axis 0 into pieces of 1, each Squeezed; attributes before opset 13).
+OnnxBuilder qkv_graph(int opset, bool unbind = false) {
   OnnxBuilder b(opset);
   b.input("x", {-1, kTokens, 3 * kHeads * kHeadDim}).output("y");
   b.ints("split", {5}, {0, kTokens, 3, kHeads, kHeadDim}).ints("one", {}, {1}).ints("minus_one", {}, {-1});
   b.node("Reshape", "reshape", {"x", "split"}, {"qkv5"});
   OnnxBuilder::attr(b.node("Transpose", "permute", {"qkv5"}, {"qkv"}), "perm", std::vector<int64_t>{2, 0, 3, 1, 4});
+  if (unbind) {
+    b.ints("ones", {3}, {1, 1, 1}).ints("axis0", {1}, {0});
+    auto& split = b.node("Split", "unbind", opset >= 13 ? std::vector<std::string>{"qkv", "ones"} : std::vector<std::string>{"qkv"}, {"q1", "k1", "v1"});
+    OnnxBuilder::attr(split, "axis", int64_t{0});
+    if (opset < 13) OnnxBuilder::attr(split, "split", std::vector<int64_t>{1, 1, 1});
+    for (const char* t : {"q", "k", "v"}) {
+      const std::string piece = std::string(t) + "1";
+      if (opset >= 13) b.node("Squeeze", std::string("squeeze_") + t, {piece, "axis0"}, {t});
+      else OnnxBuilder::attr(b.node("Squeeze", std::string("squeeze_") + t, {piece}, {t}), "axes", std::vector<int64_t>{0});
+    }
+    return b;
+  }
   auto& zero = b.node("Constant", "zero", {}, {"zero"});
   auto* value = zero.add_attribute();
   value->set_name("value");
@@ -77,11 +90,13 @@ std::vector<double> attention_reference(const std::vector<float>& x, int64_t bat
 // The batch-moving permute read by qkv[0], qkv[1], qkv[2] converts (each Gather a Slice,
 // a Squeeze, which are free reshapes or copies, and a Transpose keeping the batch first),
 // and the attention on q, k, v computes what the loops compute, before and after opset 13
-// (Squeeze's axes an attribute, then an input).
+// (Squeeze's axes an attribute, then an input); so does qkv.unbind(0).
 TEST(ConverterWindowAttention, BatchMovingPermuteReadByGathersConverts) {
-  for (int opset : {12, 17}) {
-    SCOPED_TRACE(opset);
-    OnnxBuilder b = qkv_graph(opset);
+  for (int form = 0; form < 4; ++form) {
+    const int opset = form % 2 ? 17 : 12;
+    const bool unbind = form >= 2;
+    SCOPED_TRACE(std::to_string(opset) + (unbind ? " unbind" : " gathers"));
+    OnnxBuilder b = qkv_graph(opset, unbind);
     OnnxBuilder::attr(b.node("Transpose", "kt", {"k"}, {"kt"}), "perm", std::vector<int64_t>{0, 1, 3, 2});
     b.node("MatMul", "scores", {"q", "kt"}, {"s"});
     OnnxBuilder::attr(b.node("Softmax", "softmax", {"s"}, {"a"}), "axis", int64_t{-1});
