@@ -61,7 +61,11 @@ class Unfolder {
     const auto it = a_.values.find(name);
     return !name.empty() && it != a_.values.end() && !it->second.is_const;
   }
-  const Value& value(const std::string& name) const { return a_.values.at(name); }
+  const Value& value(const std::string& name) const {
+    const auto it = a_.values.find(name);
+    if (it == a_.values.end()) throw ConvertError("tensor '" + name + "' is used but never defined");
+    return it->second;
+  }
   int64_t rank(const std::string& name) const { return static_cast<int64_t>(value(name).shape.size()); }
   // A rank-3 fold, [N·k, L, C], is stored [N, k·L, C].
   bool merged(const std::string& name) const { return fold(name) > 1 && rank(name) == 3; }
