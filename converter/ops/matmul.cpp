@@ -1,9 +1,8 @@
 // MatMul from an ONNX MatMul of two run-time tensors of rank 3 ([N, M, K] · [N, K, P],
 // row-major) or 4 ([N, H, M, K] · [N, H or 1, K, P], stored NHWC and read through
-// strides): self-attention's q·kᵀ and attn·v. Rank 5 ([N, G, H, M, K], window attention
-// with its windows unfolded from the batch) is the rank-4 product over the G·H matrices,
-// its operands and output reshaped to and from rank 4 (copies: a rank-4 tensor is stored
-// NHWC); G and H broadcast together. Other ranks are refused by name.
+// strides) or 5 ([N, G, H, M, K] · [N, G, H, K, P], row-major: window attention with its
+// windows unfolded from the batch; G and H broadcast together): self-attention's q·kᵀ and
+// attn·v. Other ranks are refused by name.
 #include "converter/ops/matmul.h"
 
 #include <algorithm>
@@ -56,32 +55,10 @@ void infer_matmul(RuntimeNode& rn) {
   rn.set_output(y);
 }
 
-namespace {
-
-// [N, G, H, M, K] · [N, G, H, K, P]: both operands reshaped to [N, G·H, ...] (rank 4), the
-// rank-4 product, and its output reshaped back.
-void lower_rank5(const Node& n, Lowering& l, int a, int b) {
-  auto to_rank4 = [&](size_t k, int t) {
-    const std::vector<int64_t>& s = l.value(n.inputs[k]).shape;
-    const std::string name = n.outputs[0] + ":operand" + std::to_string(k) + ":rank4";
-    return l.add_op_with_new_tensor(schema::OpKind_Reshape, n, {t}, name, {s[0], s[1] * s[2], s[3], s[4]}).output;
-  };
-  const int a4 = to_rank4(0, a);
-  const int b4 = a == b ? a4 : to_rank4(1, b);
-  const std::vector<int64_t>& y = l.value(n.outputs[0]).shape;
-  const int product = l.add_op_with_new_tensor(schema::OpKind_MatMul, n, a4 == b4 ? std::vector<int>{a4} : std::vector<int>{a4, b4},
-                                               n.outputs[0] + ":rank4", {y[0], y[1] * y[2], y[3], y[4]})
-                          .output;
-  l.add_op(schema::OpKind_Reshape, n, {product});
-}
-
-}  // namespace
-
 void lower_matmul(const Node& n, Lowering& l) {
   const int a = l.tensor(n, 0), b = l.tensor(n, 1);
   if (l.value(n.inputs[0]).shape.size() == 3 && (l.is_nhwc(a) || l.is_nhwc(b)))
     throw ConvertError(where(n) + ": a product of rank-3 maps stored as images (a convolution's output) is not supported; reshape to rank 3 first");
-  if (l.value(n.inputs[0]).shape.size() == 5) return lower_rank5(n, l, a, b);
   if (a == b) l.add_op(schema::OpKind_MatMul, n, {a});
   else l.add_op(schema::OpKind_MatMul, n, {a, b});
 }

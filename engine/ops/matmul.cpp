@@ -1,6 +1,7 @@
-// MatMul: the batched matrix product of two run-time tensors of rank 3 or 4 (attention's
+// MatMul: the batched matrix product of two run-time tensors of rank 3 to 5 (attention's
 // q·kᵀ and attn·v), their batch dims broadcast; no weights.
 #include "engine/ops/op_def.h"
+#include "engine/ops/matmul_rank5.h"
 #include "engine/ops/op_kernel_util.h"
 #include "engine/ops/op_text.h"
 #include "engine/ops/op_validator.h"
@@ -11,7 +12,7 @@ namespace {
 
 class MatMulKernel final : public OpKernel {
  public:
-  MatMulKernel(const KernelArgs& args, const schema::MatMul& op) : a_(op.a()), b_(op.b()), output_(op.output()), shape_(matmul_shape(args, op)) {}
+  MatMulKernel(const KernelArgs& args, const schema::MatMul& op) : a_(op.a()), b_(op.b()), output_(op.output()), shape_(matmul_shape_any_rank(args, op)) {}
   const char* kernel_name() const override { return "matmul"; }
   uint64_t macs() const override {
     return static_cast<uint64_t>(cpu::saturating_product({shape_.batch[0], shape_.batch[1], shape_.m, shape_.n, shape_.k}));
@@ -51,10 +52,10 @@ class MatMulDef final : public OpDef {
     v.expect_float(ta);
     v.expect_float(tb);
     const size_t rank = ta.dims.size();
-    if (rank != 3 && rank != 4) v.fail("operands of rank " + std::to_string(rank) + " (3 or 4 taken)");
+    if (rank < 3 || rank > 5) v.fail("operands of rank " + std::to_string(rank) + " (3 to 5 taken)");
     if (tb.dims.size() != rank) v.fail("the operands' ranks differ");
     const Layout layout = rank == 4 ? Layout::kNHWC : Layout::kRowMajor;
-    if (ta.layout != layout || tb.layout != layout) v.fail(rank == 4 ? "rank-4 operands are not NHWC" : "rank-3 operands are not row-major");
+    if (ta.layout != layout || tb.layout != layout) v.fail(rank == 4 ? "rank-4 operands are not NHWC" : "operands are not row-major");
     const std::vector<int64_t> a = matmul_logical_dims(ta, -1), b = matmul_logical_dims(tb, -1);
     if (a[rank - 1] != b[rank - 2]) v.fail("inner dims differ: " + dims_text(a) + " · " + dims_text(b));
     std::vector<int64_t> y = a;
@@ -63,6 +64,12 @@ class MatMulDef final : public OpDef {
       if (a[1] != b[1] && a[1] != 1 && b[1] != 1) v.fail("batch dims do not broadcast: " + dims_text(a) + " · " + dims_text(b));
       y[1] = std::max(a[1], b[1]);
       y = {y[0], y[2], y[3], y[1]};  // stored NHWC
+    }
+    if (rank == 5) {  // dims 1 and 2 broadcast together (merged into one batch dim)
+      const bool same = a[1] == b[1] && a[2] == b[2], a_one = a[1] == 1 && a[2] == 1, b_one = b[1] == 1 && b[2] == 1;
+      if (!same && !a_one && !b_one) v.fail("batch dims 1 and 2 do not broadcast together: " + dims_text(a) + " · " + dims_text(b));
+      y[1] = std::max(a[1], b[1]);
+      y[2] = std::max(a[2], b[2]);
     }
     const TensorDesc& out = v.define_output(op.output(), y);
     v.expect_float(out);

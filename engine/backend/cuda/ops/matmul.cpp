@@ -1,6 +1,6 @@
 // MatMul on the GPU: batched products of run-time tensors through their strides.
 #include "engine/backend/cuda/cuda_kernel.h"
-#include "engine/ops/op_kernel_util.h"
+#include "engine/ops/matmul_rank5.h"
 #include "kernels_cuda/matmul/matmul.h"
 
 namespace edgegan::cuda {
@@ -8,7 +8,7 @@ namespace {
 
 class MatMulCuda final : public OpKernel {
  public:
-  MatMulCuda(const KernelArgs& a, const schema::MatMul& op) : a_(op.a()), b_(op.b()), output_(op.output()), shape_(matmul_shape(a, op)) {
+  MatMulCuda(const KernelArgs& a, const schema::MatMul& op) : a_(op.a()), b_(op.b()), output_(op.output()), shape_(matmul_shape_any_rank(a, op)) {
     // The launch grid: matrices on z, row tiles on y (at most 65535 each).
     if (shape_.batch[0] * shape_.batch[1] > 65535 || (shape_.m + 15) / 16 > 65535)
       throw KernelRefusal("more than 65535 matrices or 16-row tiles in one product");

@@ -2,7 +2,7 @@
 // (rank-4 operands are stored NHWC; a batch dim of size 1 broadcasts), one invocation
 // per output value (kernels_vulkan/matmul).
 #include "engine/backend/vulkan/vulkan_kernel.h"
-#include "engine/ops/op_kernel_util.h"
+#include "engine/ops/matmul_rank5.h"
 
 namespace edgegan::vulkan {
 namespace {
@@ -13,7 +13,7 @@ class MatMulVulkan final : public SingleDispatchKernel {
   // strides: batch 0, batch 1, row, column.
   MatMulVulkan(const KernelArgs& args, Context& c, const schema::MatMul& op)
       : SingleDispatchKernel(args, c, "matmul", 16, {op.a(), op.b(), op.output()}) {
-    const kernels::MatMulShape s = matmul_shape(args, op);
+    const kernels::MatMulShape s = matmul_shape_any_rank(args, op);
     upload_.set(0, static_cast<int32_t>(s.batch[1]));
     upload_.set(1, static_cast<int32_t>(s.m));
     upload_.set(2, static_cast<int32_t>(s.n));
