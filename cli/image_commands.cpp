@@ -90,6 +90,9 @@ edgegan::ImageToImageOptions model_options(const ImageCommandArgs& a) {
   options.batch = a.batch;
   options.outscale = a.outscale;
   options.alpha = a.alpha == "model" ? edgegan::AlphaMode::kModel : edgegan::AlphaMode::kLanczos;
+  if (a.tile_stats == "exact" && options.backend != edgegan::Backend::kCpu)
+    throw edgegan::Error("--tile-stats exact runs on the cpu backend only; use --tile-stats approx or --backend cpu");
+  options.tile_statistics = a.tile_stats == "approx" ? edgegan::TileStatistics::kPerTile : edgegan::TileStatistics::kWholePicture;
   if (!a.memory_limit.empty()) options.memory_limit_bytes = parse_byte_size(a.memory_limit);
   if (!a.input_range.empty()) options.input = edgegan::PixelNormalisation::parse_range(a.input_range);
   if (!a.mean.empty() || !a.std.empty()) {
@@ -202,9 +205,13 @@ int run_image_command(const ImageCommandArgs& a) {
       }
       const edgegan::TilePlan plan = runner.plan(image.width, image.height, budget);
       if (plan.tiles() > 1 && !runner.whole_image_op().empty() && !warned) {
+        const bool attention = runner.whole_image_op().rfind("MatMul", 0) == 0;
         std::cerr << "edgegan: warning: " << runner.whole_image_op()
-                  << " normalises over the whole image; each tile is normalised on its own, so the tiled result differs from an untiled run"
-                     " everywhere, not only at the seams (use larger tiles or none)\n";
+                  << (attention ? " mixes every position of the image (attention); each tile sees only its own"
+                                : " takes statistics of the whole image; each tile takes its own")
+                  << ", so the tiled result differs from an untiled run everywhere, not only at the seams (use larger tiles or none"
+                  << (attention ? "" : a.backend == "cpu" ? "; --tile-stats exact gathers them over the whole image" : "; on --backend cpu, whole-image statistics are gathered")
+                  << ")\n";
         warned = true;
       }
       ProgressBar bar(std::cerr, plan.tiles(), interactive, "tile");
@@ -228,7 +235,9 @@ int run_image_command(const ImageCommandArgs& a) {
       if (!a.quiet)
         std::cout << "wrote " << output.string() << " (" << result.width << "x" << result.height << ") from " << input.string() << " ("
                   << image.width << "x" << image.height << "): " << plan.tiles() << (plan.tiles() == 1 ? " tile" : " tiles") << " of "
-                  << plan.tile_width << "x" << plan.tile_height << ", arena " << mib(plan.arena_bytes) << ", planned " << mib(plan.total_bytes())
+                  << plan.tile_width << "x" << plan.tile_height
+                  << (plan.statistics_passes > 0 ? " (+" + std::to_string(plan.statistics_passes) + " passes for whole-image statistics)" : std::string())
+                  << ", arena " << mib(plan.arena_bytes) << ", planned " << mib(plan.total_bytes())
                   << ", " << std::fixed << std::setprecision(2) << seconds << " s\n";
     } catch (const std::exception& e) {
       std::cerr << "edgegan: error: " << e.what() << "\n";

@@ -29,6 +29,7 @@ struct ImageCommandArgs {
   int device = 0;                     // Vulkan: the physical device's index
   std::string precision;             // fp32, tf32 or fp16 (SessionOptions::precision); "": the backend's default
   int64_t tile = 0, overlap = 16;
+  std::string tile_stats;             // exact or approx: norms' and SE's statistics over the whole picture or per tile; "": exact where the backend can
   int batch = 1;                      // tiles per model run (frames of a video, tiles of a picture)
   std::string memory_limit;           // "256M", "1G", bytes; empty: none
   std::string input_range, mean, std, output_range;

@@ -8,7 +8,7 @@
 //   edgegan finetune G.egan --data inputs.npy --targets outputs.npy --steps N -o tuned.egan   (paired)
 //   edgegan translate MODEL in.png [more.jpg | folder/]... [--list files.txt] -o out.png|out.jpg|out.webp|folder/ [-f png|jpg|webp] [--quality 95]
 //                     [--tile 256 --overlap 16] [--memory-limit 256M] [--shard I/N] [--backend cpu|cuda]
-//   edgegan upscale MODEL in.jpg -o big.png [-s 2] [--alpha lanczos|model] [--tile N] [--memory-limit 256M] (and translate's options)
+//   edgegan upscale MODEL in.jpg -o big.png [-s 2] [--alpha lanczos|model] [--tile N] [--tile-stats exact|approx] [--memory-limit 256M] (and translate's options)
 //   edgegan verify MODEL...
 // Every command verifies a model's checksums as it loads it, unless --no-verify.
 #include <CLI/CLI.hpp>
@@ -397,6 +397,11 @@ int main(int argc, char** argv) {
     c->add_option("--precision", a.precision, kPrecisionHelp)->check(CLI::IsMember({"fp32", "tf32", "fp16"}));
     c->add_option("--tile", a.tile, "tile side in input pixels (0 = the whole image; rounded down to the model's stride)")->check(CLI::Range(0, 1 << 20));
     c->add_option("--overlap", a.overlap, "input pixels shared by neighbouring tiles, blended")->check(CLI::Range(0, 1 << 16));
+    c->add_option("--tile-stats", a.tile_stats,
+                  "tiles of a model with instance/group norms or squeeze-and-excitation: exact (their statistics gathered over the whole "
+                  "image in extra passes, so tiles equal the untiled run; the default on the cpu backend) or approx (each tile its own: one "
+                  "pass, differs everywhere; the default elsewhere)")
+        ->check(CLI::IsMember({"exact", "approx"}));
     c->add_option("--batch", a.batch, "tiles run through the model together: a video's frames, or a tiled picture's tiles (default 1)")
         ->check(CLI::Range(1, 1024));
     c->add_option("--memory-limit", a.memory_limit,

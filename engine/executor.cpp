@@ -52,13 +52,18 @@ void Executor::write_inputs(const std::vector<const Tensor*>& bound) {
   }
 }
 
-void Executor::forward(std::vector<OpTiming>* timings) {
+void Executor::forward(std::vector<OpTiming>* timings, const ForwardHooks* hooks) {
   RunContext ctx;
   ctx.tensors = &values_;
   ctx.batch = batch_;
   ctx.threads = threads_;
   ctx.stream = stream_->native();
-  if (!timings) {
+  const size_t stop = hooks ? std::min(hooks->stop, plan_.kernels.size()) : plan_.kernels.size();
+  auto kernel = [&](size_t i) -> OpKernel& {
+    OpKernel* substitute = hooks && hooks->substitutes && i < hooks->substitutes->size() ? (*hooks->substitutes)[i] : nullptr;
+    return substitute ? *substitute : *plan_.kernels[i];
+  };
+  if (!timings && !hooks) {
     stream_->run_recorded([&] {
       for (size_t i = 0; i < plan_.kernels.size(); ++i) {
         ctx.workspace = address(plan_.workspace_buffer[i]);
@@ -66,30 +71,42 @@ void Executor::forward(std::vector<OpTiming>* timings) {
       }
     });
   } else {
-    timings->assign(plan_.kernels.size(), OpTiming{});
+    if (timings) timings->assign(stop, OpTiming{});
     const auto& ops = *m_.root->ops();
-    for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+    for (size_t i = 0; i < stop; ++i) {
+      if (hooks && hooks->before) {
+        stream_->synchronize();
+        hooks->before(i);
+      }
       ctx.workspace = address(plan_.workspace_buffer[i]);
       const auto start = std::chrono::steady_clock::now();
-      plan_.kernels[i]->run(ctx);
+      kernel(i).run(ctx);
+      if (!timings) continue;
       stream_->synchronize();
       OpTiming& t = (*timings)[i];
       t.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
       const auto* op = ops.Get(static_cast<uint32_t>(i));
       t.name = op->name() ? op->name()->str() : "op " + std::to_string(i);
-      t.kernel = plan_.kernels[i]->kernel_name();
-      t.macs = plan_.kernels[i]->macs();
+      t.kernel = kernel(i).kernel_name();
+      t.macs = kernel(i).macs();
     }
   }
   stream_->synchronize();
-  for (size_t i = 0; i < plan_.kernels.size(); ++i) {
+  for (size_t i = 0; i < stop; ++i) {
     try {
-      plan_.kernels[i]->check_run();
+      kernel(i).check_run();
     } catch (HalfOverflowError& e) {
       e.tensor = plan_.op_output[i];  // the first layer past the half range, in graph order
       throw;
     }
   }
+}
+
+void Executor::read_tensor(int t, float* host) const {
+  if (!stored_as_halves(t)) return stream_->copy_to_host(host, values_[static_cast<size_t>(t)], tensor_bytes(t));
+  std::vector<uint16_t> halves(elements(t));
+  stream_->copy_to_host(halves.data(), values_[static_cast<size_t>(t)], tensor_bytes(t));
+  cpu::widen_halves(halves.data(), host, static_cast<int64_t>(elements(t)));
 }
 
 uint64_t Executor::output_floats(size_t i) const { return elements(m_.output_tensors[i]); }

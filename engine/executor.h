@@ -6,6 +6,8 @@
 // graph on the GPU: one launch per run).
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -13,6 +15,15 @@
 #include "engine/session_plan.h"
 
 namespace edgegan {
+
+// What a forward pass may do besides running the plan's kernels (ImageToImage's tiles
+// with whole-picture statistics, engine/session_core.h): run another kernel in an op's
+// place, stop before an op, and look at the arena before an op runs.
+struct ForwardHooks {
+  const std::vector<OpKernel*>* substitutes = nullptr;  // per op: run this instead (nullptr: the plan's kernel)
+  size_t stop = SIZE_MAX;                               // ops from this one on do not run
+  std::function<void(size_t op)> before;                // called before each op that runs
+};
 
 class Executor {
  public:
@@ -27,7 +38,12 @@ class Executor {
   // halves in an fp16 plan).
   void write_inputs(const std::vector<const Tensor*>& bound);
   // Runs every op; with `timings`, one entry per op (the clock is read between ops only).
-  void forward(std::vector<OpTiming>* timings = nullptr);
+  // With hooks, the pass is not recorded for replay (it may differ from run to run).
+  void forward(std::vector<OpTiming>* timings = nullptr, const ForwardHooks* hooks = nullptr);
+  // Tensor t's current value, batch x per-sample floats (widened from halves in an fp16
+  // plan), copied to `host`; elements(t) floats.
+  void read_tensor(int t, float* host) const;
+  uint64_t elements(int tensor) const;
   // Graph output i, batch x per-sample floats, copied to `host` (widened from halves in
   // an fp16 plan).
   void read_output(size_t i, float* host) const;
@@ -47,7 +63,6 @@ class Executor {
  private:
   uint8_t* address(int buffer) const { return buffer < 0 ? nullptr : arena_->data() + plan_.buffers[static_cast<size_t>(buffer)].offset; }
   uint64_t tensor_bytes(int tensor) const;  // in the arena
-  uint64_t elements(int tensor) const;
   bool stored_as_halves(int tensor) const;
 
   const Model::Impl& m_;

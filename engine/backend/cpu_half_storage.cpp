@@ -131,6 +131,10 @@ std::unique_ptr<OpKernel> half_storage_kernel(const OpDef& def, const KernelArgs
   return wrap(def.create_cpu_kernel(fp32), def, args);
 }
 
+std::unique_ptr<OpKernel> half_storage_adapter(std::unique_ptr<OpKernel> fp32, const OpDef& def, const KernelArgs& args) {
+  return wrap(std::move(fp32), def, args);
+}
+
 void set_half_storage_native_routes(bool on) { native_routes.store(on); }
 
 }  // namespace edgegan

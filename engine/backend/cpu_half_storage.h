@@ -19,6 +19,10 @@ namespace edgegan {
 // kernel wrapped (or as it is where nothing is converted).
 std::unique_ptr<OpKernel> half_storage_kernel(const OpDef& def, const KernelArgs& args);
 
+// The adapter around an fp32 kernel `fp32` built for op `def` of `args` (as the backend
+// wraps one; a kernel whose output aliases its input comes back as it is).
+std::unique_ptr<OpKernel> half_storage_adapter(std::unique_ptr<OpKernel> fp32, const OpDef& def, const KernelArgs& args);
+
 // Tests: off, every kernel goes through the adapter (the native routes are compared
 // with it); on by default. Read when a kernel is built.
 void set_half_storage_native_routes(bool on);

@@ -19,6 +19,8 @@
 #include "edgegan/image.h"
 #include "edgegan/report.h"
 #include "engine/backend/backend.h"
+#include "engine/image/tile_statistics.h"
+#include "engine/session_core.h"
 #include "engine/session_plan.h"
 
 namespace edgegan {
@@ -162,7 +164,7 @@ class ImageToImage::SessionCache {
   struct Entry {
     int64_t tile_height = 0, tile_width = 0;
     int batch = 0;
-    std::unique_ptr<Session> session;
+    std::unique_ptr<SessionCore> session;
   };
   Entry take(int64_t tile_height, int64_t tile_width, int batch) {
     std::lock_guard lock(mutex_);
@@ -287,10 +289,30 @@ ImageToImage::ImageToImage(std::shared_ptr<const Model> model, const ImageToImag
 
   // Ops whose result at a pixel depends on the whole map: norms, reductions over H or W
   // (squeeze-and-excitation), products of run-time tensors (attention over positions).
-  for (const OpInfo& op : model_->ops()) {
+  // Tiles gather the first two kinds' statistics over the whole picture (on the CPU,
+  // unless told not to); each such op's pass follows every such op upstream of it.
+  const bool gather = options_.tile_statistics == TileStatistics::kWholePicture && options_.backend == Backend::kCpu;
+  const Model::Impl& m = model_->impl();
+  const auto& schema_ops = *m.root->ops();
+  std::vector<int> tensor_pass(m.tensors.size(), 0);  // the latest pass any statistic upstream of the tensor needs
+  const std::vector<OpInfo> infos = model_->ops();
+  for (size_t i = 0; i < infos.size(); ++i) {
+    const OpInfo& op = infos[i];
+    const schema::Op& schema_op = *schema_ops.Get(static_cast<uint32_t>(i));
+    const OpDef& def = op_def(schema_op);
+    int pass = 0;
+    for (int t : def.inputs(schema_op)) pass = std::max(pass, tensor_pass[static_cast<size_t>(t)]);
     const bool map_reduce = op.kind == "Reduce" && !op.input_dims.empty() && op.input_dims[0].size() == 4 && !op.output_dims.empty() &&
                             (op.input_dims[0][1] != op.output_dims[0][1] || op.input_dims[0][2] != op.output_dims[0][2]);
-    if ((op.kind == "GroupNorm" || op.kind == "MatMul" || map_reduce) && whole_image_op_.empty()) whole_image_op_ = op.kind + " '" + op.name + "'";
+    const bool statistic = (op.kind == "GroupNorm" || map_reduce) && statistic_layer(m, static_cast<int>(i)).has_value();
+    if (gather && statistic) {
+      statistic_ops_.push_back(static_cast<int>(i));
+      statistic_pass_.push_back(++pass);
+      statistics_passes_ = std::max(statistics_passes_, pass);
+    } else if ((op.kind == "GroupNorm" || op.kind == "MatMul" || map_reduce) && whole_image_op_.empty()) {
+      whole_image_op_ = op.kind + " '" + op.name + "'";
+    }
+    tensor_pass[static_cast<size_t>(def.output(schema_op))] = pass;
   }
 
   // Normalisations: the caller's, else the model's metadata, else the output's value range.
@@ -329,7 +351,8 @@ TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile
   so.precision = options_.precision;
   so.device = options_.device;
   so.batch = p.batch;
-  const MemoryReport r = memory_report(Model::at_input_size(model_, p.tile_height, p.tile_width), so);
+  const std::shared_ptr<const Model> tile_model = Model::at_input_size(model_, p.tile_height, p.tile_width);
+  const MemoryReport r = memory_report(tile_model, so);
   p.session_bytes = r.totals.session_bytes;
   p.arena_bytes = r.totals.arena_bytes;
   p.mapped_bytes = r.file_bytes;
@@ -341,6 +364,18 @@ TilePlan ImageToImage::plan_for_tile(int64_t width, int64_t height, int64_t tile
                    + b * (th * tw * cin * 4 + th * tw * s * s * cout * 4)                // the batch's input and output tensors
                    + b * s * th * s * static_cast<uint64_t>(wp) * cout * 4               // the blending bands
                    + (static_cast<uint64_t>(hp + wp) * s) * 4 * 2;                       // per-axis weights and sums
+  if (p.tiles() > 1 && !statistic_ops_.empty()) {
+    // A copy of one layer's input for the batch, and per picture and layer its sums
+    // (3 doubles per value, kept for the blending pass) and its frozen values.
+    p.statistics_passes = statistics_passes_;
+    uint64_t largest_input = 0, values = 0;
+    for (int op : statistic_ops_) {
+      const StatisticLayer layer = *statistic_layer(tile_model->impl(), op);
+      largest_input = std::max(largest_input, static_cast<uint64_t>(tile_model->impl().tensors[static_cast<size_t>(layer.input)].per_sample));
+      values += static_cast<uint64_t>(layer.floats_per_sample());
+    }
+    p.buffer_bytes += b * largest_input * 4 + b * values * (3 * 8 + 4) + b * values * 4;
+  }
   return p;
 }
 
@@ -471,15 +506,105 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
     so.precision = options_.precision;
     so.device = options_.device;
     so.batch = batch;
-    lease = {th, tw, batch, std::make_unique<Session>(Model::at_input_size(model_, th, tw), so)};
+    lease = {th, tw, batch, std::make_unique<SessionCore>(Model::at_input_size(model_, th, tw), so)};
   }
-  Session& session = *lease.session;
+  SessionCore& session = *lease.session;
   Tensor x;
   x.name = model_->inputs()[0].name;
   x.layout = Layout::kNHWC;
   x.shape = {batch, th, tw, cin};
   const int64_t tile_in = th * tw * cin, tile_out = th * s * tw * s * cout;
   x.f32.resize(static_cast<size_t>(batch * tile_in));
+  // The batch of items first .. first + count - 1 of tile row i into x (item: picture
+  // item / columns, column item % columns; slots past count repeat the last item).
+  auto item_of = [&](int64_t first, int64_t count, int64_t k) { return first + std::min(k, count - 1); };
+  auto fill = [&](size_t i, int64_t first, int64_t count) {
+    for (int64_t k = 0; k < batch; ++k) {
+      const int64_t item = item_of(first, count, k);
+      const Image& image = images[static_cast<size_t>(item) / xs.size()];
+      const int64_t x0 = xs[static_cast<size_t>(item) % xs.size()];
+      for (int64_t r = 0; r < th; ++r) {
+        const int64_t sy = source_index(ys[i] + r, height);
+        for (int64_t c = 0; c < tw; ++c) {
+          const int64_t sx = source_index(x0 + c, width);
+          const uint8_t* px = image.pixels.data() + (sy * width + sx) * cin;
+          float* dst = x.f32.data() + k * tile_in + (r * tw + c) * cin;
+          for (int ch = 0; ch < cin; ++ch) dst[ch] = (static_cast<float>(px[ch]) / 255.f - input_norm_.mean[ch]) / input_norm_.std[ch];
+        }
+      }
+    }
+  };
+  const bool whole = ys.size() == 1 && xs.size() == 1;
+  // Whole-picture statistics, pass by pass: each runs every tile as far as its layers,
+  // the layers of earlier passes frozen at the whole picture's values, and sums the
+  // positions each tile owns; the blending pass below then runs with all of them frozen.
+  const size_t n_layers = whole ? 0 : statistic_ops_.size();
+  std::vector<std::vector<std::vector<float>>> frozen(n_layers);  // per layer and picture
+  std::vector<float> slot_values;
+  auto freeze_for_batch = [&](int64_t first, int64_t count) {
+    for (size_t l = 0; l < n_layers; ++l) {
+      if (frozen[l].empty()) continue;
+      const size_t per_sample = frozen[l][0].size();
+      slot_values.resize(static_cast<size_t>(batch) * per_sample);
+      for (int64_t k = 0; k < batch; ++k) {
+        const std::vector<float>& v = frozen[l][static_cast<size_t>(item_of(first, count, k)) / xs.size()];
+        std::copy(v.begin(), v.end(), slot_values.begin() + static_cast<std::ptrdiff_t>(static_cast<size_t>(k) * per_sample));
+      }
+      session.freeze_statistics(statistic_ops_[l], slot_values);
+    }
+  };
+  if (n_layers > 0) {
+    const Model::Impl& tile_model = session.m();
+    const std::shared_ptr<const Model> whole_model = Model::at_input_size(model_, hp, wp);
+    std::vector<StatisticLayer> layers;
+    std::vector<std::vector<AxisShare>> rows(n_layers), columns(n_layers);
+    for (size_t l = 0; l < n_layers; ++l) {
+      layers.push_back(*statistic_layer(tile_model, statistic_ops_[l]));
+      const std::vector<int64_t>& map_tile = tile_model.tensors[static_cast<size_t>(layers[l].input)].dims;
+      const std::vector<int64_t>& map_whole = whole_model->impl().tensors[static_cast<size_t>(layers[l].input)].dims;
+      rows[l] = map_shares(ys, th, hp, map_tile[1], map_whole[1]);
+      columns[l] = map_shares(xs, tw, wp, map_tile[2], map_whole[2]);
+    }
+    Tensor observed;
+    for (int pass = 1; pass <= statistics_passes_; ++pass) {
+      std::vector<std::vector<StatisticSums>> sums(n_layers);  // this pass's layers, per picture
+      size_t last = 0;
+      for (size_t l = 0; l < n_layers; ++l)
+        if (statistic_pass_[l] == pass) {
+          sums[l].assign(images.size(), StatisticSums(layers[l]));
+          last = static_cast<size_t>(statistic_ops_[l]);
+        }
+      for (size_t i = 0; i < ys.size(); ++i)
+        for (int64_t first = 0; first < row_items; first += batch) {
+          const int64_t count = std::min<int64_t>(batch, row_items - first);
+          fill(i, first, count);
+          freeze_for_batch(first, count);
+          // Only as far as this pass's last layer (which runs: its input is read first).
+          // A pass run again (fp16: a layer newly kept as fp32) starts again from op 0:
+          // what the first try added is dropped.
+          const std::vector<std::vector<StatisticSums>> before_run = sums;
+          size_t next_op = 0;
+          session.forward({x}, nullptr, "run", last + 1, [&](size_t op) {
+            if (op < next_op) sums = before_run;
+            next_op = op + 1;
+            const auto it = std::find(statistic_ops_.begin(), statistic_ops_.end(), static_cast<int>(op));
+            if (it == statistic_ops_.end() || statistic_pass_[static_cast<size_t>(it - statistic_ops_.begin())] != pass) return;
+            const size_t l = static_cast<size_t>(it - statistic_ops_.begin());
+            session.read_tensor(layers[l].input, observed);
+            const int64_t per_sample = static_cast<int64_t>(observed.f32.size()) / batch, map_width = observed.shape[2];
+            for (int64_t k = 0; k < count; ++k) {
+              const size_t item = static_cast<size_t>(first + k), j = item % xs.size();
+              const AxisShare& r = rows[l][i];
+              const AxisShare& c = columns[l][j];
+              sums[l][item / xs.size()].add(observed.f32.data() + k * per_sample, map_width, r.begin, r.end, c.begin, c.end);
+            }
+          });
+        }
+      for (size_t l = 0; l < n_layers; ++l)
+        if (statistic_pass_[l] == pass)
+          for (const StatisticSums& picture : sums[l]) frozen[l].push_back(picture.values());
+    }
+  }
 
   std::vector<Image> outs(images.size());
   for (Image& out : outs) {
@@ -490,7 +615,6 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
   }
   // One tile per picture (the common case): its output goes straight to 8 bits. Else
   // each picture's tile row is blended in a float band.
-  const bool whole = ys.size() == 1 && xs.size() == 1;
   const int64_t band_w = wp * s, band_rows = th * s, band_size = whole ? 0 : band_rows * band_w * cout;
   std::vector<float> bands(static_cast<size_t>(band_size) * images.size(), 0.f);  // one per picture
   int64_t band_top = 0;  // output row of band row 0
@@ -499,21 +623,10 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
   for (size_t i = 0; i < ys.size(); ++i) {
     for (int64_t first = 0; first < row_items; first += batch) {
       const int64_t count = std::min<int64_t>(batch, row_items - first);
-      for (int64_t k = 0; k < batch; ++k) {  // item first + k: picture (first + k) / columns, column (first + k) % columns
-        const int64_t item = first + std::min(k, count - 1);
-        const Image& image = images[static_cast<size_t>(item) / xs.size()];
-        const int64_t x0 = xs[static_cast<size_t>(item) % xs.size()];
-        for (int64_t r = 0; r < th; ++r) {
-          const int64_t sy = source_index(ys[i] + r, height);
-          for (int64_t c = 0; c < tw; ++c) {
-            const int64_t sx = source_index(x0 + c, width);
-            const uint8_t* px = image.pixels.data() + (sy * width + sx) * cin;
-            float* dst = x.f32.data() + k * tile_in + (r * tw + c) * cin;
-            for (int ch = 0; ch < cin; ++ch) dst[ch] = (static_cast<float>(px[ch]) / 255.f - input_norm_.mean[ch]) / input_norm_.std[ch];
-          }
-        }
-      }
-      const std::vector<Tensor> y = session.run({x});
+      fill(i, first, count);
+      freeze_for_batch(first, count);
+      session.forward({x}, nullptr, "run");
+      const std::vector<Tensor> y = session.outputs();
       for (int64_t k = 0; k < count; ++k) {
         const int64_t item = first + k;
         const size_t picture = static_cast<size_t>(item) / xs.size(), j = static_cast<size_t>(item) % xs.size();
@@ -568,6 +681,7 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
     }
     band_top = next_top;
   }
+  for (size_t l = 0; l < n_layers; ++l) session.freeze_statistics(statistic_ops_[l], {});  // the kept Session computes its own again
   sessions_->give_back(std::move(lease));
   return outs;
 }

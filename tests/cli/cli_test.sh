@@ -368,6 +368,14 @@ expect_ok "upscale a JPEG and a folder into a folder" "$edgegan" upscale "$work/
 expect_ok "translate" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/t.png"
 [ "$(png_size "$work/t.png")" = "41x30" ] && ok || bad "translate wrote $(png_size "$work/t.png"), not 41x30"
 grep -q "model metadata" "$work/out.txt" && ok || bad "translate did not use the recorded normalisation: $(cat "$work/out.txt")"
+# Tiles of a model with instance norms: their statistics gathered over the whole picture
+# (no warning, the passes said), or per tile with --tile-stats approx (the warning).
+expect_ok "translate in tiles, whole-picture statistics" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/t_tiled.png" --tile 24 --overlap 8
+grep -q "passes for whole-image statistics" "$work/out.txt" && ! grep -q "warning" "$work/err.txt" && ok || bad "exact tiles: $(cat "$work/out.txt" "$work/err.txt")"
+expect_ok "translate in tiles, --tile-stats approx" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/t_tiled.png" --tile 24 --overlap 8 --tile-stats approx
+grep -q "warning: GroupNorm .*takes statistics of the whole image" "$work/err.txt" && ok || bad "approx tiles gave no warning: $(cat "$work/err.txt")"
+expect_error "--tile-stats exact off the cpu" "cpu backend only|CUDA" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/x.png" --tile-stats exact --backend cuda
+expect_error "--tile-stats nonsense" "tile-stats" "$edgegan" translate "$work/cyc.egan" "$images/photo.jpg" -o "$work/x.png" --tile-stats sometimes
 # Formats, alpha, --outscale, folders, --list, --shard.
 png_colour_type() { od -An -tu1 -j25 -N1 "$1" | tr -d ' '; }
 magic() { head -c 12 "$1" | od -An -c | tr -d ' \n'; }

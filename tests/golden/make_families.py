@@ -18,6 +18,9 @@ Families:
   BatchNorm a per-sample gain and bias; nearest upsampling and 3x3 convs; BigGAN's
   self-attention block (1x1 theta/phi/g convs, 2x2 max pools, bmm, softmax, bmm, 1x1
   conv, x + gamma * o) at 8x8.
+* A small translator with the whole-map statistics tiles must gather over the picture
+  (ImageToImage's exact tiles): GroupNorm with 4 and with 2 groups, a stride-2 conv,
+  squeeze-and-excitation after the second norm, a 4x4 stride-2 transposed conv back.
 Each case also gets backward/: PyTorch autograd's input gradients (GoldenAutograd).
 """
 import math
@@ -205,6 +208,30 @@ class SaganGenerator(nn.Module):
         return self.out(x)
 
 
+# ----------------------------------------------------------------------------- group norms and SE
+class NormSeTranslator(nn.Module):
+    def __init__(self, width=16):
+        super().__init__()
+        self.inp = nn.Conv2d(3, width, 3, padding=1)
+        self.gn1 = nn.GroupNorm(4, width)
+        self.down = nn.Conv2d(width, width, 3, stride=2, padding=1)
+        self.gn2 = nn.GroupNorm(2, width)
+        self.se1 = nn.Conv2d(width, 4, 1)
+        self.se2 = nn.Conv2d(4, width, 1)
+        self.up = nn.ConvTranspose2d(width, width, 4, stride=2, padding=1)
+        self.out = nn.Conv2d(width, 3, 3, padding=1)
+        for gn in (self.gn1, self.gn2):  # not the identity affine map
+            nn.init.normal_(gn.weight, 1.0, 0.3)
+            nn.init.normal_(gn.bias, 0.0, 0.3)
+
+    def forward(self, x):
+        x = F.relu(self.gn1(self.inp(x)))
+        x = F.relu(self.gn2(self.down(x)))
+        x = x * torch.sigmoid(self.se2(F.relu(self.se1(x.mean((2, 3), keepdim=True)))))
+        x = F.relu(self.up(x))
+        return torch.tanh(self.out(x))
+
+
 # ----------------------------------------------------------------------------- cases
 def families():
     torch.manual_seed(0)
@@ -216,6 +243,9 @@ def families():
                                 "Real-CUGAN-style 2x U-Net (width 8, SE blocks, unpadded convs, negative pads), 12x10 in."),
         "family_sagan": (SaganGenerator(), {"z": torch.randn(2, 24, generator=g)},
                          "SAGAN/BigGAN-style generator (z 3x8 chunks, conditional BN, self-attention at 8x8), 16x16 out."),
+        "family_norm_se_translator": (NormSeTranslator(), {"image": torch.randn(2, 3, 12, 10, generator=g)},
+                                      "A translator with GroupNorm (4 and 2 groups of 16 channels), a stride-2 conv, "
+                                      "squeeze-and-excitation and a 4x4 stride-2 transposed conv, 12x10 in."),
     }
 
 

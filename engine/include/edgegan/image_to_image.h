@@ -49,6 +49,17 @@ enum class AlphaMode {
   kModel,
 };
 
+// How tiles treat layers that take statistics of the whole map (instance and group
+// norms, squeeze-and-excitation's mean over H and W).
+enum class TileStatistics {
+  // Gathered over the whole picture, tile by tile, in one extra pass over the tiles per
+  // layer that depends on another's (a CycleGAN ResNet generator: one per norm), then
+  // used by every tile: the tiled picture equals the untiled one as for a model without
+  // such layers. CPU backend only; on the others, kPerTile.
+  kWholePicture,
+  kPerTile,  // each tile its own (faster, one pass; differs from the untiled picture everywhere)
+};
+
 struct ImageToImageOptions {
   int threads = 0;                   // 0: all cores
   // Where the tiles run. The constructor throws Error, with the reason, for a backend
@@ -72,6 +83,7 @@ struct ImageToImageOptions {
   // either, the output's known value range, else [0, 1], is used for both).
   std::optional<PixelNormalisation> input = std::nullopt, output = std::nullopt;
   AlphaMode alpha = AlphaMode::kLanczos;
+  TileStatistics tile_statistics = TileStatistics::kWholePicture;
 };
 
 // How an image of a given size is cut and what running it takes.
@@ -85,6 +97,11 @@ struct TilePlan {
   int batch = 1;                             // tiles per model run (ImageToImageOptions::batch)
   uint64_t buffer_bytes = 0;                 // images, tile tensors and the blending bands, for `batch` pictures
   uint64_t mapped_bytes = 0;                 // the model file, mapped
+  // Passes over the tiles before the one that blends, gathering whole-picture statistics
+  // (TileStatistics::kWholePicture on a tiled model with such layers); 0: none. Their
+  // buffers (a copy of one layer's input per tile of a batch, each picture's sums) are in
+  // buffer_bytes.
+  int statistics_passes = 0;
   uint64_t total_bytes() const { return session_bytes + buffer_bytes + mapped_bytes; }
   int64_t tiles() const { return tiles_x * tiles_y; }
 };
@@ -107,10 +124,13 @@ class ImageToImage {
   const PixelNormalisation& input_normalisation() const { return input_norm_; }
   const PixelNormalisation& output_normalisation() const { return output_norm_; }
   std::string normalisation_source() const { return norm_source_; }  // "model metadata", "option", ...
-  // The first op whose output depends on the whole image (a GroupNorm/InstanceNorm
-  // normalises with the statistics of its whole map), as "GroupNorm 'name'"; "" when
-  // none. Tiles of such a model are normalised each on its own, so a tiled result
-  // differs from the whole-image one everywhere, not only at the seams.
+  // The first op whose output depends on the whole image in a way tiles do not
+  // reproduce, as "GroupNorm 'name'"; "" when none. With TileStatistics::kWholePicture on
+  // the CPU that is attention (a MatMul of run-time tensors) or a Reduce over only H or
+  // W; norms and squeeze-and-excitation are gathered over the whole picture. Otherwise
+  // also a GroupNorm/InstanceNorm or a Reduce over the map, each tile then normalised
+  // on its own. A tiled result of such a model differs from the whole-image one
+  // everywhere, not only at the seams.
   const std::string& whole_image_op() const { return whole_image_op_; }
 
   // The tiles for a width x height image (Error if no tile fits memory_limit_bytes).
@@ -151,6 +171,10 @@ class ImageToImage {
   PixelNormalisation input_norm_, output_norm_;
   std::string norm_source_;
   std::string whole_image_op_;
+  // Ops whose whole-map statistics tiled runs gather (empty unless kWholePicture on the
+  // CPU), in op order, and each one's pass: 1 + the most passes among those upstream.
+  std::vector<int> statistic_ops_, statistic_pass_;
+  int statistics_passes_ = 0;
   std::shared_ptr<SessionCache> sessions_;  // shared by copies of this object
 };
 
