@@ -228,7 +228,7 @@ class NormSeTranslator(nn.Module):
         x = F.relu(self.gn1(self.inp(x)))
         x = F.relu(self.gn2(self.down(x)))
         x = x * torch.sigmoid(self.se2(F.relu(self.se1(x.mean((2, 3), keepdim=True)))))
-        x = F.relu(self.up(x))
+        x = F.leaky_relu(self.up(x), 0.2)
         return torch.tanh(self.out(x))
 
 
