@@ -214,7 +214,7 @@ int run_image_command(const ImageCommandArgs& a) {
                   << ")\n";
         warned = true;
       }
-      ProgressBar bar(std::cerr, plan.tiles(), interactive, "tile");
+      ProgressBar bar(std::cerr, plan.tiles() * (1 + plan.statistics_passes), interactive, "tile");
       const std::string label = "image " + std::to_string(i + 1) + "/" + std::to_string(jobs.size()) + " " + input.filename().string();
       edgegan::Image result;
       try {

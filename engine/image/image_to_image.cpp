@@ -553,6 +553,9 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
       session.freeze_statistics(statistic_ops_[l], slot_values);
     }
   };
+  // Progress counts the tiles of every pass, the statistics' passes first.
+  const int64_t total = p.tiles() * static_cast<int64_t>(images.size()) * (1 + (n_layers > 0 ? statistics_passes_ : 0));
+  int64_t done = 0;
   if (n_layers > 0) {
     const Model::Impl& tile_model = session.m();
     const std::shared_ptr<const Model> whole_model = Model::at_input_size(model_, hp, wp);
@@ -599,6 +602,8 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
               sums[l][item / xs.size()].add(observed.f32.data() + k * per_sample, map_width, r.begin, r.end, c.begin, c.end);
             }
           });
+          for (int64_t k = 0; k < count; ++k)
+            if (progress) progress(++done, total);
         }
       for (size_t l = 0; l < n_layers; ++l)
         if (statistic_pass_[l] == pass)
@@ -618,8 +623,6 @@ std::vector<Image> ImageToImage::run_model(const std::vector<Image>& images, con
   const int64_t band_w = wp * s, band_rows = th * s, band_size = whole ? 0 : band_rows * band_w * cout;
   std::vector<float> bands(static_cast<size_t>(band_size) * images.size(), 0.f);  // one per picture
   int64_t band_top = 0;  // output row of band row 0
-  const int64_t total = p.tiles() * static_cast<int64_t>(images.size());
-  int64_t done = 0;
   for (size_t i = 0; i < ys.size(); ++i) {
     for (int64_t first = 0; first < row_items; first += batch) {
       const int64_t count = std::min<int64_t>(batch, row_items - first);

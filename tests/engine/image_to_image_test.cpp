@@ -192,7 +192,11 @@ TEST(ImageToImage, TiledStatisticsEqualTheWholePicture) {
     EXPECT_EQ(approx.plan(c.width, c.height).statistics_passes, 0);
     EXPECT_GT(plan.buffer_bytes, approx.plan(c.width, c.height).buffer_bytes);  // the statistics' buffers are planned
     EXPECT_TRUE(exact.whole_image_op().empty()) << exact.whole_image_op();
-    const std::vector<Image> tiled = exact.run_batch(in), per_tile = approx.run_batch(in);
+    int64_t last_done = 0, last_total = 0;
+    const std::vector<Image> tiled = exact.run_batch(in, [&](int64_t done, int64_t total) { last_done = done, last_total = total; });
+    const std::vector<Image> per_tile = approx.run_batch(in);
+    EXPECT_EQ(last_total, plan.tiles() * 2 * (1 + plan.statistics_passes));  // every pass's tiles of both pictures
+    EXPECT_EQ(last_done, last_total);
     for (size_t n = 0; n < in.size(); ++n) {
       const Difference d = compare(tiled[n], reference[n]);
       EXPECT_LE(d.max, 1) << "picture " << n;

@@ -142,7 +142,8 @@ class ImageToImage {
   // Runs `image`: grey, grey + alpha, RGB or RGBA. Grey is widened for an RGB model (a
   // colour picture for a grey model is an Error); the model's output comes back in its
   // own channels, with the input's alpha plane appended: Lanczos-resized to the output
-  // size, or through the model (options.alpha). `progress(done, total)` after each tile.
+  // size, or through the model (options.alpha). `progress(done, total)` after each tile
+  // (of every pass: tiles() x (1 + statistics_passes)).
   Image run(const Image& image, const std::function<void(int64_t, int64_t)>& progress = {}) const;
   // ... as `plan` (made for this image's size) cuts it, so a caller that showed the plan
   // does not have it worked out twice.
