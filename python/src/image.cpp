@@ -119,7 +119,7 @@ void bind_image(nb::module_& m) {
       .def(
           "__init__",
           [](PyImageToImage* self, nb::handle model, const std::string& backend, int threads, int64_t tile, int64_t overlap, int batch,
-             std::optional<uint64_t> memory_limit, std::optional<double> outscale, const std::string& alpha) {
+             std::optional<uint64_t> memory_limit, std::optional<double> outscale, const std::string& alpha, const std::string& tile_stats) {
             edgegan::ImageToImageOptions o;
             if (threads < 0) throw nb::value_error(("threads must be 0 (all cores) or more, got " + std::to_string(threads)).c_str());
             if (tile < 0) throw nb::value_error(("tile must be 0 (the whole picture) or more, got " + std::to_string(tile)).c_str());
@@ -131,6 +131,8 @@ void bind_image(nb::module_& m) {
             if (outscale && !(*outscale > 0 && *outscale <= 64)) throw nb::value_error("outscale must be above 0 and at most 64");
             if (alpha == "model") o.alpha = edgegan::AlphaMode::kModel;
             else if (alpha != "lanczos") throw nb::value_error(("alpha must be 'lanczos' or 'model', got '" + alpha + "'").c_str());
+            if (tile_stats == "approx") o.tile_statistics = edgegan::TileStatistics::kPerTile;
+            else if (tile_stats != "exact") throw nb::value_error(("tile_stats must be 'exact' or 'approx', got '" + tile_stats + "'").c_str());
             o.threads = threads;
             o.tile = tile;
             o.overlap = overlap;
@@ -146,7 +148,7 @@ void bind_image(nb::module_& m) {
             new (self) PyImageToImage{std::move(loaded), std::move(runner), o, {}};
           },
           "model"_a, nb::kw_only(), "backend"_a = "cpu", "threads"_a = 0, "tile"_a = 0, "overlap"_a = 16, "batch"_a = 1, "memory_limit"_a = nb::none(),
-          "outscale"_a = nb::none(), "alpha"_a = "lanczos",
+          "outscale"_a = nb::none(), "alpha"_a = "lanczos", "tile_stats"_a = "exact",
           "model: an edgegan.Model or a .egan path. backend: 'cpu', 'cuda' or 'vulkan' (where it cannot run, an edgegan.Error with its reason). threads: CPU threads (0: all cores). tile: tile side in "
           "input pixels (0: the whole picture unless memory_limit). overlap: input pixels neighbouring tiles share, blended. batch: "
           "tiles run through the model together (of the pictures given to run_batch, or of one picture's tile row). "
@@ -154,7 +156,9 @@ void bind_image(nb::module_& m) {
           "buffers together, not the CUDA runtime's own). outscale: final size = input size x outscale, "
           "by a Lanczos resize after the model's own scale (default: the model's scale). alpha: a transparent picture's alpha plane, "
           "'lanczos' (resized on its own) or 'model' (run through the model as a grey picture, its output's luma the new alpha, as "
-          "Real-ESRGAN's script does).")
+          "Real-ESRGAN's script does). tile_stats: tiles of a model with instance/group norms or squeeze-and-excitation, 'exact' "
+          "(their statistics gathered over the whole picture first, in extra passes; the tiled picture equals the untiled one; CPU) "
+          "or 'approx' (each tile its own: one pass, different everywhere).")
       .def(
           "run",
           [](PyImageToImage& s, nb::handle image) {

@@ -93,6 +93,11 @@ def test_alpha_through_the_model(sr_model):
     assert np.abs(luma - through[..., 3]).max() <= 0.5 + 1e-3
     with pytest.raises(ValueError, match="alpha must be 'lanczos' or 'model'"):
         edgegan.ImageToImage(sr_model, alpha="nearest")
+    with pytest.raises(ValueError, match="tile_stats must be 'exact' or 'approx'"):
+        edgegan.ImageToImage(sr_model, tile_stats="sometimes")
+    # A model without whole-map statistics: both ways are the same tiles.
+    a = edgegan.ImageToImage(sr_model, tile=8, overlap=2, tile_stats="approx").run(rgba)
+    assert np.array_equal(a, edgegan.ImageToImage(sr_model, tile=8, overlap=2).run(rgba))
 
 
 def test_run_batch_equals_runs_alone(sr_model):
