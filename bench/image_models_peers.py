@@ -3,7 +3,7 @@
 people run them: edgegan against PyTorch (eager), ONNX Runtime and ncnn (converted with
 its own pnnx), at 1 and 2 threads. Median time and the process's peak RSS, each engine
 in its own process (measured with wait4), run one after another. Every engine's output
-is checked against PyTorch's first (max |diff| <= 1e-3 * max(1, max|y|)).
+is checked against PyTorch's first (max |diff| <= 1e-3 * max(1, max|y|), --tolerance).
 
 Each (model, threads) row is measured in --rounds rounds, every engine once per round,
 one after another: a row's figure is the median of its rounds' medians, and the table's
