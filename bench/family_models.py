@@ -8,7 +8,8 @@ here from the papers. Random weights: speed does not depend on them.
   8 mapping layers, channels 512 at 4..32, then 256, 128, 64 (rosinality's port at channel
   multiplier 1), skip toRGB; batch 1 at a fixed shape, as its users export it.
 * biggan_128: BigGAN (Brock et al. 2019) at 128x128, ch 96: z 120 in six chunks of 20, a
-  one-hot class vector of 1000 through the shared 128-wide embedding, five residual
+  class vector of 1000 (one-hot in use; the benchmark feeds random values, which cost the
+  same) through the shared 128-wide embedding as a product, five residual
   up-sampling blocks (16, 16, 8, 4, 2, 1 x ch) with conditional BatchNorm from
   [chunk, embedding], self-attention at 64x64, BN + ReLU + 3x3 conv + tanh.
 * realcugan_up2x_256: Real-CUGAN's UpCunet2x (UNet1 with the deconv tail, then UNet2, the
