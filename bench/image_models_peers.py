@@ -3,7 +3,7 @@
 people run them: edgegan against PyTorch (eager), ONNX Runtime and ncnn (converted with
 its own pnnx), at 1 and 2 threads. Median time and the process's peak RSS, each engine
 in its own process (measured with wait4), run one after another. Every engine's output
-is checked against PyTorch's first (max |diff| <= 1e-3 * max(1, max|y|)).
+is checked against PyTorch's first (max |diff| <= 1e-3 * max(1, max|y|), --tolerance).
 
 Each (model, threads) row is measured in --rounds rounds, every engine once per round,
 one after another: a row's figure is the median of its rounds' medians, and the table's
@@ -14,6 +14,11 @@ rounds spread it over all of them.
 
   /usr/bin/python3 bench/image_models_peers.py BUILD_DIR [--models a,b] [--threads 1 2]
         [--repeat 10] [--rounds 3] [--venv VENV] [--out DIR]
+
+--models families: the famous GAN generator families at realistic sizes (StyleGAN2 256
+fused and non-fused, BigGAN 128, Real-CUGAN 2x on 256, SwinIR-light x4 on 64), defined in
+bench/family_models.py from the goldens' PyTorch definitions; their inputs are latents or
+pictures by name, ncnn is left out (--peers pytorch,onnxruntime) and --tolerance 1e-4.
 
 VENV (default BUILD_DIR/bench/peers_venv, as bench/peers.sh makes it) must hold
 onnxruntime, ncnn and pnnx from PyPI (pip install onnxruntime ncnn pnnx) and see the
@@ -46,8 +51,21 @@ MODELS = {
 }
 
 
+def family_models():
+    """bench/family_models.py (imports torch and the golden makers)."""
+    sys.path.insert(0, HERE)
+    import family_models as f
+    return f
+
+
+def is_family(name):
+    return name not in MODELS
+
+
 def build_torch_model(name):
     import torch
+    if is_family(name):
+        return family_models().build(name)
     sys.path.insert(0, os.path.join(ROOT, "tests", "published"))
     import architectures as a  # noqa: F401
     torch.manual_seed(0)
@@ -56,42 +74,63 @@ def build_torch_model(name):
 
 
 def input_shape(name):
-    """(channels, height, width) of the model's input."""
+    """(channels, height, width) of an image model's input."""
     spec = MODELS[name][1]
     return spec if isinstance(spec, tuple) else (3, spec, spec)
 
 
-def export_onnx(model, x, path):
+def input_shapes(name):
+    """{input name: shape} at batch 1."""
+    if is_family(name):
+        return family_models().MODELS[name][1]
+    return {"x": (1,) + input_shape(name)}
+
+
+def load_inputs(base):
+    """The inputs prepare() wrote, {name: array}."""
+    import numpy as np
+    with np.load(base + ".inputs.npz") as z:
+        return {k: z[k] for k in z.files}
+
+
+def export_onnx(model, xs, path, dynamic_batch=False):
     """One .onnx file with its weights inside (edgegan-convert reads no external data), by
     the TorchScript exporter where torch has both (from 2.9 the dynamo one is the default
     and writes the weights beside the file)."""
     import torch
-    kwargs = dict(opset_version=17, input_names=["x"], output_names=["y"])
+    kwargs = dict(opset_version=17, input_names=list(xs), output_names=["y"])
+    if dynamic_batch:
+        kwargs["dynamic_axes"] = {k: {0: "n"} for k in list(xs) + ["y"]}
+    args = tuple(xs.values())
     try:
-        torch.onnx.export(model, x, path, dynamo=False, **kwargs)
+        torch.onnx.export(model, args, path, dynamo=False, **kwargs)
     except TypeError:  # a torch without the dynamo exporter
-        torch.onnx.export(model, x, path, **kwargs)
+        torch.onnx.export(model, args, path, **kwargs)
 
 
-def prepare(name, out, build, venv):
-    """Writes NAME.onnx, NAME.egan, NAME.pth (weights), NAME.in.npy and NAME.torch.npy, and
-    NAME.ncnn.param/.bin; returns why ncnn failed, or None."""
+def prepare(name, out, build, venv, with_ncnn):
+    """Writes NAME.onnx, NAME.egan, NAME.pth (weights), NAME.inputs.npz, NAME.in.INPUT.npy
+    and NAME.torch.npy, and NAME.ncnn.param/.bin; returns why ncnn failed, or None."""
     import numpy as np
     import torch
-    c, h, w = input_shape(name)
     model = build_torch_model(name)
-    x = torch.randn(1, c, h, w, generator=torch.Generator().manual_seed(1))
+    g = torch.Generator().manual_seed(1)
+    xs = {k: torch.randn(*shape, generator=g) for k, shape in input_shapes(name).items()}
     base = os.path.join(out, name)
     with torch.no_grad():
-        y = model(x)
-    np.save(base + ".in.npy", x.numpy())
+        y = model(*xs.values())
+    np.savez(base + ".inputs.npz", **{k: v.numpy() for k, v in xs.items()})
+    for k, v in xs.items():
+        np.save(base + ".in." + k + ".npy", v.numpy())
     np.save(base + ".torch.npy", y.numpy())
     torch.save(model.state_dict(), base + ".pth")
     if not os.path.exists(base + ".onnx"):
-        export_onnx(model, x, base + ".onnx")
+        export_onnx(model, xs, base + ".onnx", is_family(name) and family_models().MODELS[name][2])
     subprocess.run([os.path.join(build, "converter", "edgegan-convert"), "-q", base + ".onnx", "-o", base + ".egan"], check=True)
-    if os.path.exists(base + ".ncnn.param"):
+    if not with_ncnn or os.path.exists(base + ".ncnn.param"):
         return None
+    x = xs["x"]
+    c, h, w = x.shape[1:]
     traced = torch.jit.trace(model, x)
     traced.save(base + ".pt")
     r = subprocess.run([os.path.join(venv, "bin", "pnnx"), base + ".pt", "inputshape=[1,%d,%d,%d]" % (c, h, w)],
@@ -106,7 +145,7 @@ def prepare(name, out, build, venv):
 def child(args):
     import numpy as np
     base = os.path.join(args.out, args.model)
-    x = np.load(base + ".in.npy")
+    xs = load_inputs(base)
     t = args.threads
     if args.peer == "onnxruntime":
         import onnxruntime as ort
@@ -115,30 +154,30 @@ def child(args):
         so.inter_op_num_threads = 1
         so.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
         sess = ort.InferenceSession(base + ".onnx", so, providers=["CPUExecutionProvider"])
-        run = lambda: sess.run(None, {"x": x})[0]  # noqa: E731
+        run = lambda: sess.run(None, xs)[0]  # noqa: E731
     elif args.peer == "ncnn":
         from ncnn_fp32 import extractor_run, fp32_net
         net = fp32_net(t)
         if net.load_param(base + ".ncnn.param") != 0 or net.load_model(base + ".ncnn.bin") != 0:
             raise RuntimeError("ncnn could not load the model")
-        extract = extractor_run(net, x[0], "in0", "out0")
+        extract = extractor_run(net, xs["x"][0], "in0", "out0")
         run = lambda: np.array(extract())[None]  # noqa: E731
     elif args.peer == "pytorch":
         import torch
-        torch.set_num_threads(t)
         model = build_torch_model(args.model)
         model.load_state_dict(torch.load(base + ".pth"))
-        xt = torch.from_numpy(x)
+        torch.set_num_threads(t)  # after the build: the golden makers' imports set 1
+        xt = [torch.from_numpy(v) for v in xs.values()]
 
         def run():
             with torch.inference_mode():
-                return model(xt).numpy()
+                return model(*xt).numpy()
     else:
         raise ValueError(args.peer)
     y = run()
     want = np.load(base + ".torch.npy")
     err = float(np.max(np.abs(y.reshape(want.shape) - want))) if y.size == want.size else float("inf")
-    if not err <= 1e-3 * max(1.0, float(np.max(np.abs(want)))):
+    if not err <= args.tolerance * max(1.0, float(np.max(np.abs(want)))):
         print(json.dumps({"status": "mismatch", "max_abs_diff": err}))
         return
     times = []
@@ -164,18 +203,19 @@ def run_child(cmd):
         return r.returncode, r.stdout, r.stderr, (float(kib[-1]) / 1024.0 if kib else float("nan"))
 
 
-def edgegan_record(build, out, name, threads, repeat):
+def edgegan_record(build, out, name, threads, repeat, tolerance):
     base = os.path.join(out, name)
     edgegan = os.path.join(build, "cli", "edgegan")
     # The check: `edgegan run` on the same input against PyTorch.
     import numpy as np
-    rc = subprocess.run([edgegan, "run", base + ".egan", "-i", "x=" + base + ".in.npy", "-o", base + ".edgegan.npy", "--threads", str(threads)],
+    inputs = [a for k in input_shapes(name) for a in ("-i", k + "=" + base + ".in." + k + ".npy")]
+    rc = subprocess.run([edgegan, "run", base + ".egan"] + inputs + ["-o", base + ".edgegan.npy", "--threads", str(threads)],
                         capture_output=True, text=True)
     if rc.returncode != 0:
         return {"status": "error", "why": rc.stderr.strip()[-300:]}
     y, want = np.load(base + ".edgegan.npy"), np.load(base + ".torch.npy")
     err = float(np.max(np.abs(y - want)))
-    if not err <= 1e-3 * max(1.0, float(np.max(np.abs(want)))):
+    if not err <= tolerance * max(1.0, float(np.max(np.abs(want)))):
         return {"status": "mismatch", "max_abs_diff": err}
     code, stdout, stderr, rss = run_child([edgegan, "bench", base + ".egan", "--threads", str(threads), "--repeat", str(repeat), "--warmup", "1", "--json"])
     if code != 0:
@@ -205,6 +245,8 @@ def main():
     ap.add_argument("--repeat", type=int, default=10)
     ap.add_argument("--rounds", type=int, default=3, help="measure every engine this many times, interleaved; report the median")
     ap.add_argument("--budget-s", type=float, default=20.0, help="stop timing a measurement after this long (at least 3 runs)")
+    ap.add_argument("--tolerance", type=float, default=1e-3, help="largest |diff| from PyTorch's output, relative to max(1, max|y|)")
+    ap.add_argument("--peers", default="pytorch,onnxruntime,ncnn", help="which peers to measure")
     ap.add_argument("--venv", default=None)
     ap.add_argument("--out", default=None)
     ap.add_argument("--child", default=None, help=argparse.SUPPRESS)
@@ -222,20 +264,29 @@ def main():
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     family = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("cpu family")), "?")
     print("machine: %s (CPU family %s), %d cores, load %s" % (cpu, family, os.cpu_count(), open("/proc/loadavg").read().split()[0]))
+    names = [n for m in args.models.split(",") for n in (family_models().MODELS if m == "families" else [m])]
+    for name in names:
+        if is_family(name) and name not in family_models().MODELS:
+            sys.exit("image_models_peers.py: no model %r; the names are %s and families (%s)" % (name, ", ".join(MODELS), ", ".join(family_models().MODELS)))
+    wanted_peers = args.peers.split(",")
     results = []
-    for name in args.models.split(","):
-        ncnn_problem = prepare(name, args.out, args.build, venv)
+    for name in names:
+        ncnn_problem = prepare(name, args.out, args.build, venv, "ncnn" in wanted_peers)
         for t in args.threads:
             rounds = {engine: [] for engine in ["edgegan", "pytorch", "onnxruntime", "ncnn"]}
             for _ in range(max(1, args.rounds)):
-                rounds["edgegan"].append(edgegan_record(args.build, args.out, name, t, args.repeat))
+                rounds["edgegan"].append(edgegan_record(args.build, args.out, name, t, args.repeat, args.tolerance))
                 for peer in ["pytorch", "onnxruntime", "ncnn"]:
+                    if peer not in wanted_peers:
+                        rounds[peer].append({"status": "n/a", "why": "not asked for"})
+                        continue
                     if peer == "ncnn" and ncnn_problem:
                         rounds[peer].append({"status": "n/a", "why": ncnn_problem})
                         continue
                     python = sys.executable if peer == "pytorch" else os.path.join(venv, "bin", "python")
                     code, stdout, stderr, rss = run_child([python, os.path.abspath(__file__), args.build, "--child", peer, "--model", name,
                                                            "--threads", str(t), "--repeat", str(args.repeat), "--budget-s", str(args.budget_s),
+                                                           "--tolerance", str(args.tolerance),
                                                            "--out", args.out])
                     if code != 0 or not stdout.strip():
                         rounds[peer].append({"status": "error", "why": stderr.strip()[-300:]})

@@ -21,19 +21,26 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-// Inputs for any model: standard-normal values for the float input (noise, or an
-// image for a discriminator), class 0.. cycling for a label input.
+// Inputs for any model, each by its name: standard-normal values for every float input
+// (noise, an image for a discriminator, BigGAN's latent and class vector; the first drawn
+// from seed 1, the next from 2, ...), class 0.. cycling for a label input.
 std::vector<edgegan::Tensor> bench_inputs(const edgegan::Model& model, int batch) {
-  int64_t per_sample = 1;
-  for (const edgegan::InputInfo& in : model.inputs())
-    if (in.dtype == edgegan::DType::kFloat32) {
-      per_sample = 1;
-      for (size_t d = 1; d < in.dims.size(); ++d) per_sample *= in.dims[d];
+  std::vector<edgegan::Tensor> inputs;
+  uint64_t seed = 1;
+  for (const edgegan::InputInfo& info : model.inputs()) {
+    edgegan::Tensor t{info.name, info.dtype, info.layout, info.dims, {}, {}};
+    t.shape[0] = batch;
+    int64_t count = 1;
+    for (int64_t d : t.shape) count *= d;
+    if (info.dtype == edgegan::DType::kInt64) {
+      const int64_t classes = std::max<int64_t>(1, model.label_count());
+      for (int64_t i = 0; i < count; ++i) t.i64.push_back(i % classes);
+    } else {
+      t.f32 = edgegan::normal_noise(static_cast<size_t>(count), seed++);
     }
-  std::vector<int64_t> labels;
-  if (model.label_count() > 0)
-    for (int i = 0; i < batch; ++i) labels.push_back(i % model.label_count());
-  return edgegan::batch_inputs(model, batch, edgegan::normal_noise(static_cast<size_t>(per_sample * batch), 1), labels);
+    inputs.push_back(std::move(t));
+  }
+  return inputs;
 }
 
 }  // namespace

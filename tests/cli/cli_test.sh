@@ -125,6 +125,11 @@ expect_ok "report table says the precision" "$edgegan" report "$work/dcgan.egan"
 head -1 "$work/out.txt" | grep -q ", cpu, fp32, algorithm split" && ok || bad "report's heading lacks the precision: $(head -1 "$work/out.txt")"
 expect_ok "bench json says the precision" "$edgegan" bench "$work/dcgan.egan" --repeat 1 --warmup 0 --json
 grep -q '"precision": "fp32"' "$work/out.txt" && ok || bad "bench --json lacks the precision"
+# bench fills every input by name: two float inputs (BigGAN's latent and class vector
+# alike), and a label beside the latent.
+expect_ok "convert a two-input model" "$convert" -q "$src/tests/golden/cases/binary_residual_block/model.onnx" -o "$work/two_inputs.egan"
+expect_ok "bench a model with two float inputs" "$edgegan" bench "$work/two_inputs.egan" --repeat 1 --warmup 0
+expect_ok "bench a conditional model" "$edgegan" bench "$work/cgan.egan" --repeat 1 --warmup 0 --batch 3
 expect_ok "inspect says the precisions" "$edgegan" inspect "$work/dcgan.egan"
 grep -Eq "^precision: cpu fp32 fp16;" "$work/out.txt" && ok || bad "inspect lacks the precision line: $(grep precision "$work/out.txt")"
 grep -Eq "^cuda convolutions: (the project's kernels|not in this build)" "$work/out.txt" && ok || bad "inspect lacks the cuda convolutions line"

@@ -137,17 +137,26 @@ class ResidualSwinGroup(nn.Module):
 
 
 class SwinIR(nn.Module):
-    def __init__(self, hw, dim=16, ws=4, heads=2, scale=2):
+    """groups residual Swin groups of depth blocks each. upsampler "pixelshuffle": SwinIR's
+    classical 2x tail (conv + LeakyReLU, conv to 4C, PixelShuffle, conv to RGB); "direct":
+    the lightweight models' pixelshuffledirect (one conv to 3 * scale^2, PixelShuffle)."""
+
+    def __init__(self, hw, dim=16, ws=4, heads=2, scale=2, groups=1, depth=2, upsampler="pixelshuffle"):
         super().__init__()
         self.ws, self.hw = ws, hw
         self.conv_first = nn.Conv2d(3, dim, 3, padding=1)
         self.patch_norm = nn.LayerNorm(dim)
-        self.group = ResidualSwinGroup(dim, hw, ws, heads)
+        self.group = ResidualSwinGroup(dim, hw, ws, heads, depth)
+        self.more_groups = nn.ModuleList([ResidualSwinGroup(dim, hw, ws, heads, depth) for _ in range(groups - 1)])
         self.norm = nn.LayerNorm(dim)
         self.conv_after_body = nn.Conv2d(dim, dim, 3, padding=1)
-        self.before_up = nn.Sequential(nn.Conv2d(dim, dim, 3, padding=1), nn.LeakyReLU(inplace=True))
-        self.up = nn.Sequential(nn.Conv2d(dim, 4 * dim, 3, padding=1), nn.PixelShuffle(scale))
-        self.conv_last = nn.Conv2d(dim, 3, 3, padding=1)
+        if upsampler == "direct":
+            self.tail = nn.Sequential(nn.Conv2d(dim, 3 * scale * scale, 3, padding=1), nn.PixelShuffle(scale))
+        else:
+            assert scale == 2, "the classical tail here is the 2x one"
+            self.tail = nn.Sequential(nn.Conv2d(dim, dim, 3, padding=1), nn.LeakyReLU(inplace=True),
+                                      nn.Conv2d(dim, 4 * dim, 3, padding=1), nn.PixelShuffle(scale),
+                                      nn.Conv2d(dim, 3, 3, padding=1))
         self.scale = scale
         with torch.no_grad():  # LayerNorms with non-trivial affine parameters
             for m in self.modules():
@@ -162,10 +171,13 @@ class SwinIR(nn.Module):
         feat = self.conv_first(x)
         b, c = feat.shape[0], feat.shape[1]
         t = self.patch_norm(feat.flatten(2).transpose(1, 2))
-        t = self.norm(self.group(t))
+        t = self.group(t)
+        for group in self.more_groups:
+            t = group(t)
+        t = self.norm(t)
         body = t.transpose(1, 2).view(b, c, *self.hw)
         feat = self.conv_after_body(body) + feat
-        y = self.conv_last(self.up(self.before_up(feat)))
+        y = self.tail(feat)
         return y[:, :, : h * self.scale, : w * self.scale]
 
 

@@ -40,6 +40,31 @@ TEST(Transpose, FastEqualsReferenceAndBackwardInverts) {
   }
 }
 
+// Dims larger than the fast path's 16 x 16 tiles, partial tiles included, where the
+// output's last axis is not the input's (attention's kᵀ): spans past the tiled path's
+// threshold and below it.
+TEST(Transpose, TiledPathEqualsReference) {
+  std::mt19937 rng(61);
+  for (int trial = 0; trial < 24; ++trial) {
+    TransposeShape s;
+    s.rank = uniform_int(rng, 2, 5);
+    for (int k = 0; k < s.rank; ++k) s.in[k] = uniform_int(rng, 1, s.rank > 3 ? 24 : s.rank == 3 ? 70 : 200);
+    do {
+      std::iota(s.perm, s.perm + s.rank, 0);
+      std::shuffle(s.perm + 1, s.perm + s.rank, rng);
+    } while (s.rank > 2 && s.perm[s.rank - 1] == s.rank - 1);
+    if (s.rank == 2) s.perm[0] = 1, s.perm[1] = 0;
+    const std::vector<float> x = random_floats(rng, static_cast<size_t>(transpose_elements(s)));
+    std::vector<float> want(x.size());
+    transpose_reference(s, x.data(), want.data());
+    for (int threads : {1, 2}) {
+      std::vector<float> got(x.size(), NAN);
+      transpose(s, x.data(), got.data(), threads);
+      ASSERT_EQ(got, want) << "trial " << trial;
+    }
+  }
+}
+
 TEST(Transpose, SwapsTheLastTwoAxes) {
   TransposeShape s;
   s.rank = 3;
