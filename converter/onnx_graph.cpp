@@ -110,8 +110,15 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
                        std::to_string(kNewestOpset) + "; re-export with torch.onnx.export(..., opset_version=17))");
   const auto& g = model.graph();
   for (const auto& t : g.initializer()) initializers_[t.name()] = decode_tensor(t, "initializer '" + t.name() + "'");
+  bool fixed_batch = true;
   for (const auto& in : g.input()) {
     if (initializers_.count(in.name())) continue;  // old exporters list initializers as inputs
+    if (in.type().has_tensor_type() && in.type().tensor_type().shape().dim_size() > 0) {
+      const auto& d0 = in.type().tensor_type().shape().dim(0);
+      const int64_t b = d0.has_dim_value() ? d0.dim_value() : 0;
+      if (b < 1 || (export_batch_ != 0 && b != export_batch_)) fixed_batch = false;
+      else export_batch_ = b;
+    }
     GraphInput gi;
     gi.name = in.name();
     if (!in.type().has_tensor_type()) throw ConvertError("graph input '" + in.name() + "' is not a tensor");
@@ -131,6 +138,7 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
     inputs_.push_back(gi);
   }
   if (inputs_.empty()) throw ConvertError("the graph has no inputs");
+  if (!fixed_batch) export_batch_ = 0;
   for (const auto& out : g.output()) outputs_.push_back(out.name());
   if (outputs_.empty()) throw ConvertError("the graph has no outputs");
   for (int k = 0; k < g.node_size(); ++k) {
@@ -149,6 +157,7 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
 AnalysisPass OnnxGraph::analyse(int64_t batch) const {
   AnalysisPass pass;
   pass.batch = batch;
+  pass.export_batch = export_batch_;
   auto& values = pass.values;
   for (const auto& [name, t] : initializers_) {
     Value v;

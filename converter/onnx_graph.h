@@ -46,6 +46,7 @@ struct GraphInput {
 
 struct AnalysisPass {
   int64_t batch = 0;
+  int64_t export_batch = 0;       // OnnxGraph::export_batch()
   std::map<std::string, Value> values;
   // The graph's nodes in execution order, with every If replaced by the nodes
   // of the branch its (constant) condition selects.
@@ -63,6 +64,9 @@ class OnnxGraph {
   const std::vector<GraphInput>& inputs() const { return inputs_; }
   const std::vector<std::string>& outputs() const { return outputs_; }
   int64_t opset() const { return opset_; }
+  // The batch every graph input declares (torch.onnx.export without dynamic axes), or 0
+  // where one varies or they differ.
+  int64_t export_batch() const { return export_batch_; }
 
   AnalysisPass analyse(int64_t batch) const;
 
@@ -76,6 +80,7 @@ class OnnxGraph {
   std::vector<std::string> outputs_;
   std::map<std::string, ConstTensor> initializers_;
   int64_t opset_ = 0;
+  int64_t export_batch_ = 0;
 };
 
 // A node computed at run time, as its kind's shape inference sees it
@@ -85,6 +90,7 @@ class RuntimeNode {
   RuntimeNode(const Node& n, AnalysisPass& pass) : node(n), pass_(pass) {}
   const Node& node;
   int64_t batch() const { return pass_.batch; }
+  int64_t export_batch() const { return pass_.export_batch; }
   bool has_input(size_t k) const { return k < node.inputs.size() && !node.inputs[k].empty(); }
   const Value& input(size_t k) const;                              // defined before this node
   const Value& runtime_input(size_t k) const;                      // ... and computed at run time

@@ -17,7 +17,11 @@ class ReshapeLowering final : public OpLowering {
     const Value& x = rn.runtime_input(0);
     if (n.op == "Reshape") {
       check_attributes(n, {"allowzero"});
-      rn.set_output(reshape_target(n, x.shape, as_ints(rn.input(1), n, "shape")));
+      std::vector<int64_t> target = as_ints(rn.input(1), n, "shape");
+      // Exported at a fixed batch, torch writes x.size(0) as that number: a target that
+      // starts with it, over a tensor whose dim 0 is the batch, keeps the batch.
+      if (rn.export_batch() > 0 && !target.empty() && target[0] == rn.export_batch() && !x.shape.empty() && x.shape[0] == rn.batch()) target[0] = rn.batch();
+      rn.set_output(reshape_target(n, x.shape, std::move(target)));
     } else if (n.op == "Flatten") {
       check_attributes(n, {"axis"});
       int64_t axis = attr_int(n, "axis", 1);
