@@ -101,6 +101,21 @@ std::vector<int64_t> axes_of(const Node& n, const std::map<std::string, Value>& 
 }
 
 
+int64_t declared_batch(const onnx::GraphProto& g) {
+  std::set<std::string> initializers;
+  for (const auto& t : g.initializer()) initializers.insert(t.name());
+  int64_t batch = 0;
+  for (const auto& in : g.input()) {
+    if (initializers.count(in.name())) continue;
+    const auto& shape = in.type().tensor_type().shape();
+    if (shape.dim_size() == 0 || !shape.dim(0).has_dim_value()) return 0;
+    const int64_t b = shape.dim(0).dim_value();
+    if (b < 1 || (batch != 0 && b != batch)) return 0;
+    batch = b;
+  }
+  return batch;
+}
+
 OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
   for (const auto& op : model.opset_import())
     if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
@@ -110,15 +125,9 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
                        std::to_string(kNewestOpset) + "; re-export with torch.onnx.export(..., opset_version=17))");
   const auto& g = model.graph();
   for (const auto& t : g.initializer()) initializers_[t.name()] = decode_tensor(t, "initializer '" + t.name() + "'");
-  bool fixed_batch = true;
+  export_batch_ = declared_batch(g);
   for (const auto& in : g.input()) {
     if (initializers_.count(in.name())) continue;  // old exporters list initializers as inputs
-    if (in.type().has_tensor_type() && in.type().tensor_type().shape().dim_size() > 0) {
-      const auto& d0 = in.type().tensor_type().shape().dim(0);
-      const int64_t b = d0.has_dim_value() ? d0.dim_value() : 0;
-      if (b < 1 || (export_batch_ != 0 && b != export_batch_)) fixed_batch = false;
-      else export_batch_ = b;
-    }
     GraphInput gi;
     gi.name = in.name();
     if (!in.type().has_tensor_type()) throw ConvertError("graph input '" + in.name() + "' is not a tensor");
@@ -138,7 +147,6 @@ OnnxGraph::OnnxGraph(const onnx::ModelProto& model) {
     inputs_.push_back(gi);
   }
   if (inputs_.empty()) throw ConvertError("the graph has no inputs");
-  if (!fixed_batch) export_batch_ = 0;
   for (const auto& out : g.output()) outputs_.push_back(out.name());
   if (outputs_.empty()) throw ConvertError("the graph has no outputs");
   for (int k = 0; k < g.node_size(); ++k) {

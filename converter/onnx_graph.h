@@ -46,7 +46,7 @@ struct GraphInput {
 
 struct AnalysisPass {
   int64_t batch = 0;
-  int64_t export_batch = 0;       // OnnxGraph::export_batch()
+  int64_t export_batch = 0;       // declared_batch() of the graph
   std::map<std::string, Value> values;
   // The graph's nodes in execution order, with every If replaced by the nodes
   // of the branch its (constant) condition selects.
@@ -64,9 +64,7 @@ class OnnxGraph {
   const std::vector<GraphInput>& inputs() const { return inputs_; }
   const std::vector<std::string>& outputs() const { return outputs_; }
   int64_t opset() const { return opset_; }
-  // The batch every graph input declares (torch.onnx.export without dynamic axes), or 0
-  // where one varies or they differ.
-  int64_t export_batch() const { return export_batch_; }
+  int64_t export_batch() const { return export_batch_; }  // declared_batch() of the graph
 
   AnalysisPass analyse(int64_t batch) const;
 
@@ -104,6 +102,10 @@ class RuntimeNode {
  private:
   AnalysisPass& pass_;
 };
+
+// The batch every graph input declares (torch.onnx.export without dynamic axes), or 0
+// where one is symbolic or they differ.
+int64_t declared_batch(const onnx::GraphProto& g);
 
 // ---- shape arithmetic shared by constant folding and the run-time ops (errors name the node)
 int64_t product(const std::vector<int64_t>& v, size_t from = 0);

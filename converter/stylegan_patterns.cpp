@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "converter/const_tensor.h"
+#include "converter/onnx_graph.h"
 
 namespace edgegan::converter {
 namespace {
@@ -90,16 +91,8 @@ class Patterns {
   }
   // The batch all graph inputs are declared with (torch's export without dynamic axes), or 0.
   int64_t fixed_batch() const {
-    int64_t b = 0;
-    for (const auto& in : g_.input()) {
-      if (inits_.count(in.name())) continue;
-      const auto& shape = in.type().tensor_type().shape();
-      if (shape.dim_size() == 0 || !shape.dim(0).has_dim_value()) return 0;
-      const int64_t d = shape.dim(0).dim_value();
-      if (d < 1 || d > kMaxBatch || (b != 0 && d != b)) return 0;
-      b = d;
-    }
-    return b;
+    const int64_t b = declared_batch(g_);
+    return b <= kMaxBatch ? b : 0;
   }
 
   // ---- constants
